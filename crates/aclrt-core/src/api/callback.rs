@@ -1,0 +1,161 @@
+//! Host callbacks, host functions and the exception callback.
+
+use std::time::{Duration, Instant};
+
+use super::stream::submit;
+use super::{
+    call, initialized, lookup_stream, not_in_callback, stream_for_work, stream_to_observe,
+};
+use crate::codes::*;
+use crate::consts::{ACL_CALLBACK_BLOCK, ACL_CALLBACK_NO_BLOCK};
+use crate::error::{bail, Result};
+use crate::exception::{self, ExceptionCallback};
+use crate::handle::StreamHandle;
+use crate::runtime::RUNTIME;
+use crate::sync::lock;
+use crate::task::{HostFn, TaskKind, TaskMeta, Work};
+use crate::thread_state::{os_thread_id, pthread_id};
+
+/// `aclrtSubscribeReport`: `thread_id` (a `pthread_self()` value) will run the stream's
+/// callbacks in `aclrtProcessReport`.
+pub fn subscribe_report(thread_id: u64, stream: StreamHandle) -> Result<()> {
+    call(|| {
+        initialized()?;
+        let stream = stream_to_observe(lookup_stream(stream)?)?;
+        let mut slot = lock(&stream.subscriber);
+        if let Some(existing) = slot.as_ref() {
+            bail!(
+                ACL_ERROR_RT_STREAM_SUBSCRIBE,
+                "stream {} is already subscribed by thread {:#x}",
+                stream.id,
+                existing.thread_id
+            );
+        }
+        let subscriber =
+            RUNTIME
+                .reports
+                .subscribe(thread_id, stream.context.device.id, stream.handle)?;
+        *slot = Some(subscriber);
+        Ok(())
+    })
+}
+
+/// `aclrtUnSubscribeReport`.
+pub fn unsubscribe_report(thread_id: u64, stream: StreamHandle) -> Result<()> {
+    call(|| {
+        initialized()?;
+        let stream = stream_to_observe(lookup_stream(stream)?)?;
+        let mut slot = lock(&stream.subscriber);
+        let Some(subscriber) = slot.as_ref() else {
+            bail!(
+                ACL_ERROR_RT_STREAM_SUBSCRIBE,
+                "stream {} is not subscribed",
+                stream.id
+            );
+        };
+        if subscriber.thread_id != thread_id {
+            bail!(
+                ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                "stream {} is served by thread {:#x}, not {thread_id:#x}",
+                stream.id,
+                subscriber.thread_id
+            );
+        }
+        let subscriber = slot.take().expect("checked above");
+        RUNTIME.reports.unsubscribe(&subscriber, stream.handle);
+        Ok(())
+    })
+}
+
+/// `aclrtLaunchCallback`: `body` runs on the stream's subscribed thread once every earlier
+/// task finished. `ACL_CALLBACK_BLOCK` holds later tasks until it returns.
+pub fn launch_callback(body: HostFn, block_type: u32, stream: StreamHandle) -> Result<()> {
+    call(|| {
+        initialized()?;
+        let block = match block_type {
+            ACL_CALLBACK_NO_BLOCK => false,
+            ACL_CALLBACK_BLOCK => true,
+            other => bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "block type {other} is not ACL_CALLBACK_NO_BLOCK (0) or ACL_CALLBACK_BLOCK (1)"
+            ),
+        };
+        let stream = stream_for_work(lookup_stream(stream)?, "aclrtLaunchCallback")?;
+        let Some(subscriber) = lock(&stream.subscriber).clone() else {
+            bail!(
+                ACL_ERROR_RT_STREAM_NO_CB_REG,
+                "stream {} has no subscribed thread: call aclrtSubscribeReport first",
+                stream.id
+            );
+        };
+        let meta = TaskMeta {
+            submitter_thread: os_thread_id(),
+            ..TaskMeta::default()
+        };
+        let work = Work::Callback {
+            body,
+            subscriber,
+            block,
+        };
+        submit(&stream, TaskKind::Callback, work, meta).map(|_| ())
+    })
+}
+
+/// `aclrtProcessReport`: waits up to `timeout_ms` (-1 forever) for due callbacks of the
+/// calling thread's streams and runs them here.
+pub fn process_report(timeout_ms: i32) -> Result<()> {
+    call(|| {
+        initialized()?;
+        let deadline = match timeout_ms {
+            -1 => None,
+            ms if ms > 0 => Some(Instant::now() + Duration::from_millis(ms as u64)),
+            ms => bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "timeout {ms} is invalid: use -1 (wait forever) or a positive number of milliseconds"
+            ),
+        };
+        let me = pthread_id();
+        let Some(subscriber) = RUNTIME.reports.find(me) else {
+            bail!(
+                ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                "the calling thread ({me:#x}) is not subscribed to any stream"
+            );
+        };
+        not_in_callback("aclrtProcessReport")?;
+        if !super::traced_wait("aclrtProcessReport", || subscriber.process(deadline)) {
+            bail!(
+                ACL_ERROR_RT_REPORT_TIMEOUT,
+                "no callback became due within {timeout_ms} ms"
+            );
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtLaunchHostFunc`: `body` runs on a runtime thread when the stream reaches it; later
+/// tasks wait until it returns.
+pub fn launch_host_func(stream: StreamHandle, body: HostFn) -> Result<()> {
+    call(|| {
+        initialized()?;
+        let stream = stream_for_work(lookup_stream(stream)?, "aclrtLaunchHostFunc")?;
+        let meta = TaskMeta {
+            submitter_thread: os_thread_id(),
+            ..TaskMeta::default()
+        };
+        submit(&stream, TaskKind::HostFunc, Work::HostFunc(body), meta).map(|_| ())
+    })
+}
+
+/// `aclrtSetExceptionInfoCallback`: one process-wide slot; `None` clears it.
+pub fn set_exception_info_callback(callback: Option<ExceptionCallback>) -> Result<()> {
+    call(|| {
+        initialized()?;
+        exception::set_callback(callback);
+        Ok(())
+    })
+}
+
+/// Refuses blocking calls from callbacks (exposed for faces with their own blocking calls).
+pub fn ensure_not_in_callback(name: &str) -> Result<()> {
+    call(|| not_in_callback(name))
+}

@@ -1,0 +1,90 @@
+//! Contexts: own streams, and hold the stop-on-failure state shared by their streams.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::device::Device;
+use crate::handle::ContextHandle;
+use crate::stream::{Failure, Stream};
+use crate::sync::lock;
+
+/// A context: the default one of a device, or one made by `aclrtCreateContext`.
+pub(crate) struct Context {
+    pub(crate) handle: ContextHandle,
+    pub(crate) device: Arc<Device>,
+    pub(crate) is_default: bool,
+    /// Whether CUDA stream semantics apply (the legacy default stream synchronises with
+    /// blocking streams).
+    pub(crate) cuda: bool,
+    pub(crate) default_stream: OnceLock<Arc<Stream>>,
+    /// Every live stream of the context, the default stream included. The context holds its
+    /// streams; a stream holds its context; the cycle is broken when a stream is destroyed
+    /// (removed here) and when the context is destroyed (list cleared).
+    streams: Mutex<Vec<Arc<Stream>>>,
+    /// Set once by the first failure on a stream in stop-on-failure mode.
+    stopped: OnceLock<Failure>,
+    destroyed: AtomicBool,
+}
+
+impl Context {
+    pub(crate) fn new(
+        handle: ContextHandle,
+        device: Arc<Device>,
+        is_default: bool,
+        cuda: bool,
+    ) -> Self {
+        Self {
+            handle,
+            device,
+            is_default,
+            cuda,
+            default_stream: OnceLock::new(),
+            streams: Mutex::new(Vec::new()),
+            stopped: OnceLock::new(),
+            destroyed: AtomicBool::new(false),
+        }
+    }
+
+    pub(crate) fn default_stream(&self) -> &Arc<Stream> {
+        self.default_stream
+            .get()
+            .expect("a context gets its default stream at creation")
+    }
+
+    pub(crate) fn add_stream(&self, stream: Arc<Stream>) {
+        lock(&self.streams).push(stream);
+    }
+
+    pub(crate) fn remove_stream(&self, stream: &Stream) {
+        lock(&self.streams).retain(|s| !std::ptr::eq(Arc::as_ptr(s), stream));
+    }
+
+    pub(crate) fn streams(&self) -> Vec<Arc<Stream>> {
+        lock(&self.streams).clone()
+    }
+
+    pub(crate) fn take_streams(&self) -> Vec<Arc<Stream>> {
+        std::mem::take(&mut *lock(&self.streams))
+    }
+
+    pub(crate) fn stopped(&self) -> Option<&Failure> {
+        self.stopped.get()
+    }
+
+    /// Stops every stream of the context after a failure in stop-on-failure mode.
+    pub(crate) fn stop(&self, failure: Failure) {
+        if self.stopped.set(failure).is_ok() {
+            for stream in self.streams() {
+                stream.wake_worker();
+            }
+        }
+    }
+
+    pub(crate) fn is_destroyed(&self) -> bool {
+        self.destroyed.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_destroyed(&self) {
+        self.destroyed.store(true, Ordering::Release);
+    }
+}

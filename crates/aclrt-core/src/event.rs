@@ -1,0 +1,197 @@
+//! Events: records (snapshots of a stream's progress) and legacy SYNC flags.
+//!
+//! A record task carries a [`RecordState`], created at enqueue time and completed when the
+//! task runs: snapshot waits, queries and synchronise all look at the latest record's state.
+//! A legacy SYNC event additionally owns a *flag* latch that record sets, reset clears (by
+//! swapping in a fresh latch) and waits read when they execute, so a wait may be queued before
+//! the record it waits for.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::consts::{ACL_EVENT_DEVICE_USE_ONLY, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE};
+use crate::context::Context;
+use crate::device::Device;
+use crate::handle::EventHandle;
+use crate::runtime::RUNTIME;
+use crate::stream::Failure;
+use crate::sync::{lock, Latch};
+
+/// Which creation call made an event; it decides most of the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Family {
+    /// `aclrtCreateEvent`: snapshot, timing, may be waited on.
+    Default,
+    /// `aclrtCreateEventWithFlag`: SYNC events are legacy flags.
+    Flag,
+    /// `aclrtCreateEventExWithFlag`: snapshot, reusable without reset.
+    Ex,
+    /// `cuEventCreate`: snapshot.
+    Cuda,
+}
+
+/// Completion state of one record.
+pub(crate) struct RecordState {
+    done: Latch,
+    /// Nanoseconds since the device epoch at which the record task ran.
+    timestamp_ns: AtomicU64,
+    /// A failure of the stream that the record's capture includes.
+    failure: OnceLock<Failure>,
+    /// Stream whose pending failure an event synchronise reports and clears.
+    pub(crate) stream: std::sync::Weak<crate::stream::Stream>,
+}
+
+impl RecordState {
+    pub(crate) fn new(stream: &Arc<crate::stream::Stream>) -> Self {
+        Self {
+            done: Latch::new(),
+            timestamp_ns: AtomicU64::new(0),
+            failure: OnceLock::new(),
+            stream: Arc::downgrade(stream),
+        }
+    }
+
+    pub(crate) fn done(&self) -> &Latch {
+        &self.done
+    }
+
+    pub(crate) fn is_done(&self) -> bool {
+        self.done.is_set()
+    }
+
+    pub(crate) fn timestamp_ns(&self) -> u64 {
+        self.timestamp_ns.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn failure(&self) -> Option<&Failure> {
+        self.failure.get()
+    }
+
+    /// Runs when the record task executes or is discarded.
+    pub(crate) fn complete(&self, failure: Option<Failure>, flag_event: Option<&Event>) {
+        self.timestamp_ns.store(RUNTIME.now_ns(), Ordering::Release);
+        if let Some(f) = failure {
+            let _ = self.failure.set(f);
+        }
+        if let Some(event) = flag_event {
+            lock(&event.state).flag.set();
+        }
+        self.done.set();
+    }
+}
+
+pub(crate) struct EventState {
+    /// The latest record; `None` before the first one (or after a reset that forgets it).
+    pub(crate) latest: Option<Arc<RecordState>>,
+    /// Legacy SYNC flag.
+    pub(crate) flag: Arc<Latch>,
+    /// Whether this event holds one of the device's SYNC event resources.
+    pub(crate) holds_sync_resource: bool,
+}
+
+/// An event.
+pub(crate) struct Event {
+    pub(crate) handle: EventHandle,
+    pub(crate) family: Family,
+    pub(crate) flags: u32,
+    pub(crate) device: Arc<Device>,
+    /// The creating context: CUDA refuses an event and stream of different contexts.
+    #[allow(dead_code)]
+    pub(crate) context: Arc<Context>,
+    /// `aclrtGetEventId`.
+    pub(crate) id: u32,
+    pub(crate) state: Mutex<EventState>,
+    /// Wait tasks queued on this event and not yet executed.
+    pending_waits: AtomicUsize,
+}
+
+impl Event {
+    pub(crate) fn new(
+        handle: EventHandle,
+        family: Family,
+        flags: u32,
+        context: Arc<Context>,
+        holds_sync_resource: bool,
+    ) -> Self {
+        let device = context.device.clone();
+        Self {
+            handle,
+            family,
+            flags,
+            id: device.next_event_id(),
+            device,
+            context,
+            state: Mutex::new(EventState {
+                latest: None,
+                flag: Arc::new(Latch::new()),
+                holds_sync_resource,
+            }),
+            pending_waits: AtomicUsize::new(0),
+        }
+    }
+
+    pub(crate) fn has_sync(&self) -> bool {
+        self.flags & ACL_EVENT_SYNC != 0
+    }
+
+    pub(crate) fn is_device_only(&self) -> bool {
+        self.flags & ACL_EVENT_DEVICE_USE_ONLY != 0
+    }
+
+    pub(crate) fn has_timing(&self) -> bool {
+        self.flags & ACL_EVENT_TIME_LINE != 0
+    }
+
+    /// Legacy flag semantics: waits follow the flag, not the latest snapshot.
+    pub(crate) fn uses_flag(&self) -> bool {
+        self.family == Family::Flag && self.has_sync()
+    }
+
+    /// Whether the SYNC resource is taken at the first record rather than at creation.
+    pub(crate) fn counts_while_recorded(&self) -> bool {
+        match self.family {
+            Family::Default => true,
+            Family::Ex => self.has_sync(),
+            Family::Flag | Family::Cuda => false,
+        }
+    }
+
+    pub(crate) fn latest(&self) -> Option<Arc<RecordState>> {
+        lock(&self.state).latest.clone()
+    }
+
+    pub(crate) fn current_flag(&self) -> Arc<Latch> {
+        lock(&self.state).flag.clone()
+    }
+
+    pub(crate) fn wait_queued(&self) {
+        self.pending_waits.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn wait_executed(&self) {
+        self.pending_waits.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    pub(crate) fn pending_waits(&self) -> usize {
+        self.pending_waits.load(Ordering::Acquire)
+    }
+
+    /// Runs when a reset task executes on a legacy SYNC event: clears the flag and forgets a
+    /// finished record, so the event reads as not recorded again.
+    pub(crate) fn reset_executed(&self) {
+        let mut state = lock(&self.state);
+        if state.flag.is_set() {
+            state.flag = Arc::new(Latch::new());
+        }
+        if state.latest.as_ref().is_some_and(|r| r.is_done()) {
+            state.latest = None;
+        }
+    }
+
+    /// Gives back the SYNC resource, if held.
+    pub(crate) fn release_sync_resource(&self, state: &mut EventState) {
+        if std::mem::take(&mut state.holds_sync_resource) {
+            self.device.release_sync_event();
+        }
+    }
+}

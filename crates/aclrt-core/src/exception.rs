@@ -1,0 +1,55 @@
+//! The process-wide exception callback (`aclrtSetExceptionInfoCallback`).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, RwLock};
+
+use crate::stream::Failure;
+
+/// What the exception callback learns about a failed task (`aclrtExceptionInfo`).
+///
+/// `repr(C)` so a C face can hand out a pointer to it as the opaque `aclrtExceptionInfo*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub struct ExceptionInfo {
+    /// Task id within its stream.
+    pub task_id: u32,
+    /// Stream id.
+    pub stream_id: u32,
+    /// Low 32 bits of the submitting thread's `gettid()`.
+    pub thread_id: u32,
+    /// Logical device id.
+    pub device_id: u32,
+    /// The `aclError` the task failed with.
+    pub error_code: u32,
+}
+
+impl From<&Failure> for ExceptionInfo {
+    fn from(f: &Failure) -> Self {
+        Self {
+            task_id: f.task_id as u32,
+            stream_id: f.stream_id,
+            thread_id: f.thread_id,
+            device_id: f.device_id as u32,
+            error_code: f.code as u32,
+        }
+    }
+}
+
+/// The callback type.
+pub type ExceptionCallback = Arc<dyn Fn(&ExceptionInfo) + Send + Sync>;
+
+static CALLBACK: RwLock<Option<ExceptionCallback>> = RwLock::new(None);
+
+/// Installs (or with `None` clears) the process-wide callback; the last call wins.
+pub(crate) fn set_callback(callback: Option<ExceptionCallback>) {
+    *CALLBACK.write().unwrap_or_else(|e| e.into_inner()) = callback;
+}
+
+/// Tells the callback, if any, about a failed task. Runs on the stream's worker thread.
+pub(crate) fn report(failure: &Failure) {
+    let callback = CALLBACK.read().unwrap_or_else(|e| e.into_inner()).clone();
+    if let Some(callback) = callback {
+        let info = ExceptionInfo::from(failure);
+        let _ = catch_unwind(AssertUnwindSafe(|| callback(&info)));
+    }
+}

@@ -1,0 +1,61 @@
+//! # aclrt: the AscendCL runtime model on an emulated device
+//!
+//! Streams, events, host callbacks and synchronisation with the exact semantics and error codes
+//! of the AscendCL runtime (and the CUDA driver's event API), executed by host threads.
+//!
+//! Layers, from the outside in:
+//! - [`api`]: one validated function per ACL call, returning [`Result`] with the exact
+//!   `aclError` code; the C and Python faces are thin wrappers over it.
+//! - runtime objects (`context`, `stream`, `event`, `callback`, `memory`): the model itself.
+//! - [`sync`]: the wait/wake protocol every blocking path uses (model-checked with loom).
+//!
+//! ```
+//! use aclrt::{api, StreamHandle};
+//! api::init().ok();
+//! api::set_device(0).unwrap();
+//! let stream = api::create_stream().unwrap();
+//! let start = api::create_event().unwrap();
+//! let end = api::create_event().unwrap();
+//! api::record_event(start, stream).unwrap();
+//! api::launch_kernel(stream, "sleep", Default::default(), Box::new(|| {
+//!     std::thread::sleep(std::time::Duration::from_millis(5));
+//!     Ok(())
+//! }))
+//! .unwrap();
+//! api::record_event(end, stream).unwrap();
+//! api::synchronize_stream(stream).unwrap();
+//! assert!(api::event_elapsed_time(start, end).unwrap() >= 5.0);
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod api;
+mod callback;
+pub mod codes;
+pub mod config;
+pub mod consts;
+mod context;
+pub mod cuda;
+mod device;
+mod error;
+mod event;
+mod exception;
+mod handle;
+mod memory;
+mod runtime;
+mod stream;
+pub mod sync;
+mod task;
+mod thread_state;
+pub mod trace;
+
+pub use callback::MAX_CALLBACK_THREADS;
+pub use config::Config;
+pub use device::{MAX_STREAMS_PER_DEVICE, MAX_SYNC_EVENTS_PER_DEVICE};
+pub use error::{AclError, Error, Result};
+pub use exception::{ExceptionCallback, ExceptionInfo};
+pub use handle::{ContextHandle, EventHandle, StreamHandle};
+pub use memory::ALIGNMENT;
+pub use stream::Failure;
+pub use task::{HostFn, KernelFn, MemRange, TaskKind, TaskMeta};
+pub use thread_state::{os_thread_id, pthread_id};

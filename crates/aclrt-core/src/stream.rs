@@ -1,0 +1,521 @@
+//! Streams and their workers.
+//!
+//! Each stream owns one worker thread, started with its first task, that runs the stream's
+//! tasks strictly in order and parks when the queue is empty. A stream blocked on an event holds
+//! only its own worker, so no wait order among streams can deadlock the device, and N streams
+//! really run N tasks at once.
+//!
+//! # Progress
+//! `submitted` counts tasks ever queued, `retired` tasks finished (run or discarded); both only
+//! grow, and `retired <= submitted`. "Everything submitted so far is done" is
+//! `retired >= submitted-at-the-time`, which is what stream and device synchronise wait for.
+
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::{JoinHandle, Thread};
+use std::time::Instant;
+
+use crate::callback::Subscriber;
+use crate::codes::*;
+use crate::consts::{ACL_STOP_ON_FAILURE, ACL_STREAM_FAST_SYNC};
+use crate::context::Context;
+use crate::error::{err, AclError, Result};
+use crate::event::RecordState;
+use crate::exception;
+use crate::handle::StreamHandle;
+use crate::sync::{lock, Latch, SpinPolicy, WaitList};
+use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
+use crate::thread_state::CallbackScope;
+use crate::trace;
+
+/// A failed task, as reported to synchronise calls and the exception callback.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The `aclError` the task failed with.
+    pub code: AclError,
+    /// What went wrong.
+    pub message: String,
+    /// Task id within its stream.
+    pub task_id: u64,
+    /// Stream id.
+    pub stream_id: u32,
+    /// Logical device id.
+    pub device_id: i32,
+    /// OS thread id of the thread that submitted the task.
+    pub thread_id: u32,
+}
+
+/// Spins a worker makes looking for new work before it parks.
+const WORKER_IDLE_SPINS: u32 = 4_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WorkerState {
+    NotStarted,
+    Running,
+    Sleeping,
+    Exited,
+}
+
+struct Queue {
+    tasks: VecDeque<Task>,
+    worker: WorkerState,
+    /// No more tasks are accepted; the worker exits once the queue is empty.
+    closed: bool,
+}
+
+/// A stream: an in-order task queue with its worker.
+pub(crate) struct Stream {
+    pub(crate) handle: StreamHandle,
+    pub(crate) id: u32,
+    pub(crate) context: Arc<Context>,
+    pub(crate) is_default: bool,
+    pub(crate) priority: u32,
+    pub(crate) flags: u32,
+    /// CUDA: created without `CU_STREAM_NON_BLOCKING`, so it synchronises with the legacy
+    /// default stream.
+    pub(crate) cuda_blocking: bool,
+    queue: Mutex<Queue>,
+    submitted: AtomicU64,
+    retired: AtomicU64,
+    progress: WaitList,
+    worker_thread: OnceLock<Thread>,
+    worker_join: Mutex<Option<JoinHandle<()>>>,
+    aborted: AtomicBool,
+    failure_mode: OnceLock<u32>,
+    pending_failure: Mutex<Option<Failure>>,
+    pub(crate) subscriber: Mutex<Option<Arc<Subscriber>>>,
+}
+
+impl Stream {
+    pub(crate) fn new(
+        handle: StreamHandle,
+        id: u32,
+        context: Arc<Context>,
+        is_default: bool,
+        priority: u32,
+        flags: u32,
+        cuda_blocking: bool,
+    ) -> Self {
+        Self {
+            handle,
+            id,
+            context,
+            is_default,
+            priority,
+            flags,
+            cuda_blocking,
+            queue: Mutex::new(Queue {
+                tasks: VecDeque::new(),
+                worker: WorkerState::NotStarted,
+                closed: false,
+            }),
+            submitted: AtomicU64::new(0),
+            retired: AtomicU64::new(0),
+            progress: WaitList::new(),
+            worker_thread: OnceLock::new(),
+            worker_join: Mutex::new(None),
+            aborted: AtomicBool::new(false),
+            failure_mode: OnceLock::new(),
+            pending_failure: Mutex::new(None),
+            subscriber: Mutex::new(None),
+        }
+    }
+
+    /// Queues a task; returns its task id.
+    pub(crate) fn submit(
+        self: &Arc<Self>,
+        kind: TaskKind,
+        work: Work,
+        meta: TaskMeta,
+    ) -> Result<u64> {
+        if self.context.stopped().is_some() {
+            return err(
+                ACL_ERROR_RT_STREAM_ABORT,
+                "the context stopped after a task failure (stop-on-failure mode): no new work is accepted",
+            );
+        }
+        if self.aborted.load(Ordering::Acquire) {
+            return err(ACL_ERROR_RT_STREAM_ABORT, "the stream is being aborted");
+        }
+        let tracing = trace::enabled();
+        let (id, spawn, wake) = {
+            let mut q = lock(&self.queue);
+            if q.closed {
+                return err(ACL_ERROR_RT_INVALID_HANDLE, "the stream has been destroyed");
+            }
+            let id = self.submitted.load(Ordering::Relaxed);
+            if tracing {
+                trace::task_submitted(self, id, kind, &meta);
+            }
+            q.tasks.push_back(Task {
+                id,
+                kind,
+                work,
+                meta,
+            });
+            self.submitted.store(id + 1, Ordering::SeqCst);
+            let previous = q.worker;
+            if matches!(previous, WorkerState::NotStarted | WorkerState::Sleeping) {
+                q.worker = WorkerState::Running;
+            }
+            (
+                id,
+                previous == WorkerState::NotStarted,
+                previous == WorkerState::Sleeping,
+            )
+        };
+        if spawn {
+            self.spawn_worker();
+        } else if wake {
+            self.wake_worker();
+        }
+        Ok(id)
+    }
+
+    fn spawn_worker(self: &Arc<Self>) {
+        let stream = Arc::clone(self);
+        let handle = std::thread::Builder::new()
+            .name(format!(
+                "aclrt-stream-{}-{}",
+                self.context.device.id, self.id
+            ))
+            .spawn(move || stream.run_worker())
+            .expect("the OS refused to start a stream worker thread");
+        let _ = self.worker_thread.set(handle.thread().clone());
+        *lock(&self.worker_join) = Some(handle);
+    }
+
+    /// Unparks the worker so it re-checks its queue and abort conditions.
+    pub(crate) fn wake_worker(&self) {
+        if let Some(t) = self.worker_thread.get() {
+            t.unpark();
+        }
+    }
+
+    fn run_worker(self: Arc<Self>) {
+        while let Some(task) = self.next_task() {
+            self.run(task);
+        }
+    }
+
+    fn next_task(&self) -> Option<Task> {
+        loop {
+            {
+                let mut q = lock(&self.queue);
+                if let Some(task) = q.tasks.pop_front() {
+                    return Some(task);
+                }
+                if q.closed {
+                    q.worker = WorkerState::Exited;
+                    return None;
+                }
+            }
+            // Every task taken so far has retired, so new work shows as submitted > retired.
+            let mut spins = 0;
+            while spins < WORKER_IDLE_SPINS
+                && self.submitted.load(Ordering::Acquire) == self.retired.load(Ordering::Acquire)
+                && !self.aborted.load(Ordering::Relaxed)
+            {
+                std::hint::spin_loop();
+                spins += 1;
+            }
+            {
+                let mut q = lock(&self.queue);
+                if !q.tasks.is_empty() || q.closed {
+                    continue;
+                }
+                q.worker = WorkerState::Sleeping;
+            }
+            std::thread::park();
+        }
+    }
+
+    /// Whether queued work should be dropped instead of run.
+    fn abort_reason(&self) -> Option<Failure> {
+        if let Some(f) = self.context.stopped() {
+            return Some(f.clone());
+        }
+        if self.aborted.load(Ordering::Acquire) {
+            return Some(self.failure_for(
+                0,
+                ACL_ERROR_RT_STREAM_ABORT,
+                "the stream was destroyed with work still queued",
+                0,
+            ));
+        }
+        None
+    }
+
+    fn is_aborting(&self) -> bool {
+        self.aborted.load(Ordering::Acquire) || self.context.stopped().is_some()
+    }
+
+    fn failure_for(&self, task_id: u64, code: AclError, message: &str, thread_id: u32) -> Failure {
+        Failure {
+            code,
+            message: message.to_owned(),
+            task_id,
+            stream_id: self.id,
+            device_id: self.context.device.id,
+            thread_id,
+        }
+    }
+
+    fn run(&self, task: Task) {
+        let Task {
+            id,
+            kind,
+            work,
+            meta,
+        } = task;
+        if let Some(failure) = self.abort_reason() {
+            discard(work, &failure);
+            self.retire(id);
+            return;
+        }
+        let tracing = trace::enabled();
+        if tracing {
+            trace::task_started(self, id, kind);
+        }
+        let outcome = self.execute(id, work);
+        if tracing {
+            trace::task_finished(self, id, kind, outcome.as_ref().err().map(|(c, _)| *c));
+        }
+        if let Err((code, message)) = outcome {
+            self.fail(self.failure_for(id, code, &message, meta.submitter_thread));
+        }
+        self.retire(id);
+    }
+
+    fn execute(&self, task_id: u64, work: Work) -> Result<(), (AclError, String)> {
+        match work {
+            Work::Kernel(kernel) => {
+                let _scope = CallbackScope::enter();
+                match catch_unwind(AssertUnwindSafe(kernel)) {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(code)) => Err((
+                        code,
+                        format!("host kernel (task {task_id}) returned error {code}"),
+                    )),
+                    Err(panic) => Err((
+                        ACL_ERROR_RT_AICORE_EXCEPTION,
+                        format!(
+                            "host kernel (task {task_id}) panicked: {}",
+                            panic_text(&panic)
+                        ),
+                    )),
+                }
+            }
+            Work::Record(record, flag_event) => {
+                let failure = lock(&self.pending_failure).clone();
+                record.complete(failure, flag_event.as_deref());
+                Ok(())
+            }
+            Work::Wait {
+                target,
+                event,
+                timeout,
+            } => {
+                let deadline = timeout.map(|t| Instant::now() + t);
+                let released = match &target {
+                    WaitTarget::Snapshot(record) => {
+                        record
+                            .done()
+                            .wait_or(|| self.is_aborting(), deadline, SpinPolicy::Brief)
+                    }
+                    WaitTarget::Flag(event) => {
+                        let flag = event.current_flag();
+                        flag.wait_or(|| self.is_aborting(), deadline, SpinPolicy::Brief)
+                    }
+                };
+                event.wait_executed();
+                if released || self.is_aborting() {
+                    Ok(())
+                } else {
+                    Err((
+                        ACL_ERROR_RT_TASK_TIMEOUT,
+                        format!(
+                            "stream wait on event {} timed out after {} ms",
+                            event.id,
+                            timeout.map_or(0, |t| t.as_millis())
+                        ),
+                    ))
+                }
+            }
+            Work::Reset(event) => {
+                event.reset_executed();
+                Ok(())
+            }
+            Work::Callback {
+                body,
+                subscriber,
+                block,
+            } => {
+                if block {
+                    let done = Arc::new(Latch::new());
+                    subscriber.deliver(self.handle, body, Some(done.clone()));
+                    done.wait_or(|| self.is_aborting(), None, SpinPolicy::Brief);
+                } else {
+                    subscriber.deliver(self.handle, body, None);
+                }
+                Ok(())
+            }
+            Work::HostFunc(body) => {
+                let _scope = CallbackScope::enter();
+                catch_unwind(AssertUnwindSafe(body)).map_err(|panic| {
+                    (
+                        ACL_ERROR_RT_AICORE_EXCEPTION,
+                        format!(
+                            "host function (task {task_id}) panicked: {}",
+                            panic_text(&panic)
+                        ),
+                    )
+                })
+            }
+            Work::StreamWait { stream, until } => {
+                stream.progress.wait_until(
+                    || stream.retired.load(Ordering::SeqCst) >= until || self.is_aborting(),
+                    None,
+                    SpinPolicy::Brief,
+                );
+                Ok(())
+            }
+        }
+    }
+
+    fn retire(&self, task_id: u64) {
+        self.retired.store(task_id + 1, Ordering::SeqCst);
+        self.progress.wake_all();
+    }
+
+    fn fail(&self, failure: Failure) {
+        exception::report(&failure);
+        {
+            let mut pending = lock(&self.pending_failure);
+            if pending.is_none() {
+                *pending = Some(failure.clone());
+            }
+        }
+        if self.failure_mode.get() == Some(&ACL_STOP_ON_FAILURE) {
+            self.context.stop(failure);
+        }
+    }
+
+    /// Sets the failure mode; only once per stream.
+    pub(crate) fn set_failure_mode(&self, mode: u32) -> Result<()> {
+        self.failure_mode.set(mode).or_else(|_| {
+            err(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "the failure mode of a stream can be set only once",
+            )
+        })
+    }
+
+    /// Task ids handed out so far.
+    pub(crate) fn submitted(&self) -> u64 {
+        self.submitted.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn is_idle(&self) -> bool {
+        self.retired.load(Ordering::SeqCst) >= self.submitted.load(Ordering::SeqCst)
+    }
+
+    /// Waits until every task submitted before the call has retired; `false` on timeout.
+    pub(crate) fn wait_idle(&self, deadline: Option<Instant>) -> bool {
+        let target = self.submitted();
+        let spin = if self.flags & ACL_STREAM_FAST_SYNC != 0 {
+            SpinPolicy::Always
+        } else {
+            SpinPolicy::Brief
+        };
+        self.progress.wait_until(
+            || self.retired.load(Ordering::SeqCst) >= target,
+            deadline,
+            spin,
+        )
+    }
+
+    /// The failure a synchronise must report now, cleared for continue-mode streams.
+    pub(crate) fn take_failure(&self) -> Option<Failure> {
+        if let Some(f) = self.context.stopped() {
+            return Some(f.clone());
+        }
+        lock(&self.pending_failure).take()
+    }
+
+    /// Clears the pending failure if it is `failure` (reported through an event instead).
+    pub(crate) fn clear_failure(&self, failure: &Failure) {
+        let mut pending = lock(&self.pending_failure);
+        if pending.as_ref() == Some(failure) {
+            *pending = None;
+        }
+    }
+
+    /// Stops accepting work; with `discard`, queued tasks are dropped (their waiters released)
+    /// and only a task already running finishes.
+    pub(crate) fn close(&self, discard: bool) {
+        if discard {
+            self.aborted.store(true, Ordering::SeqCst);
+        }
+        let wake = {
+            let mut q = lock(&self.queue);
+            q.closed = true;
+            let idle = q.worker == WorkerState::Sleeping;
+            if idle {
+                q.worker = WorkerState::Running;
+            }
+            idle || discard
+        };
+        if wake {
+            self.wake_worker();
+        }
+    }
+
+    /// Waits for the worker thread to exit (after [`Stream::close`]). Must not be called from
+    /// the worker itself.
+    pub(crate) fn join_worker(&self) {
+        let handle = lock(&self.worker_join).take();
+        if let Some(handle) = handle {
+            if handle.thread().id() != std::thread::current().id() {
+                let _ = handle.join();
+            }
+        }
+    }
+
+    /// Tasks submitted but not yet retired.
+    pub(crate) fn pending(&self) -> u64 {
+        self.submitted()
+            .saturating_sub(self.retired.load(Ordering::SeqCst))
+    }
+}
+
+/// Drops work without running it, releasing anything that waits for it.
+fn discard(work: Work, failure: &Failure) {
+    match work {
+        Work::Record(record, flag_event) => {
+            record.complete(Some(failure.clone()), flag_event.as_deref())
+        }
+        Work::Wait { event, .. } => event.wait_executed(),
+        Work::Kernel(_)
+        | Work::Reset(_)
+        | Work::Callback { .. }
+        | Work::HostFunc(_)
+        | Work::StreamWait { .. } => {}
+    }
+}
+
+pub(crate) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_owned()
+    }
+}
+
+// Keeps the record type reachable for docs of the progress invariant.
+#[allow(dead_code)]
+type _RecordState = RecordState;

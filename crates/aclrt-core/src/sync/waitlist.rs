@@ -1,0 +1,117 @@
+use std::time::Instant;
+
+use super::shim::{self, AtomicUsize, Mutex, Ordering, Thread};
+
+/// How a thread waits before it parks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpinPolicy {
+    /// Spin a short, bounded while, then sleep. The default for every wait.
+    Brief,
+    /// Never sleep: spin (yielding the core) until the condition holds or the deadline passes.
+    /// Used by `ACL_STREAM_FAST_SYNC` streams.
+    Always,
+}
+
+/// Spins before parking: long enough to catch a wake-up from a task that is about to finish,
+/// short enough that an idle wait costs nothing measurable.
+const BRIEF_SPINS: u32 = 2_000;
+
+/// A list of parked threads waiting for some condition owned by the caller.
+///
+/// # Protocol
+/// The condition is always a plain atomic load done by the waiter; the producer makes the
+/// condition true with a `SeqCst` store *before* calling [`WaitList::wake_all`]. A waiter
+/// announces itself (`waiting += 1`, `SeqCst`) before its last check of the condition. One of the
+/// two therefore sees the other: either the producer sees `waiting > 0` and unparks every
+/// registered thread, or the waiter's check sees the condition already true. A thread is pushed
+/// onto `threads` under the lock before that check, so a producer that takes the lock afterwards
+/// always finds it; unpark tokens make an unpark that races ahead of `park` harmless.
+#[derive(Debug, Default)]
+pub struct WaitList {
+    waiting: AtomicUsize,
+    threads: Mutex<Vec<Thread>>,
+}
+
+impl WaitList {
+    /// An empty wait list.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Wakes every thread waiting now. Call after making the condition true.
+    pub fn wake_all(&self) {
+        if self.waiting.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        for t in threads.iter() {
+            t.unpark();
+        }
+    }
+
+    /// Blocks until `ready()` returns true or `deadline` passes; returns whether `ready()` held.
+    ///
+    /// `ready` must be cheap and side-effect free; it may be called many times.
+    pub fn wait_until(
+        &self,
+        ready: impl Fn() -> bool,
+        deadline: Option<Instant>,
+        spin: SpinPolicy,
+    ) -> bool {
+        if ready() {
+            return true;
+        }
+        match spin {
+            SpinPolicy::Brief => {
+                for _ in 0..BRIEF_SPINS {
+                    std::hint::spin_loop();
+                    if ready() {
+                        return true;
+                    }
+                }
+            }
+            SpinPolicy::Always => loop {
+                if ready() {
+                    return true;
+                }
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return false;
+                }
+                std::thread::yield_now();
+            },
+        }
+        self.park_until(ready, deadline)
+    }
+
+    fn park_until(&self, ready: impl Fn() -> bool, deadline: Option<Instant>) -> bool {
+        let me = shim::current();
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        self.threads
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(me.clone());
+        let satisfied = loop {
+            if ready() {
+                break true;
+            }
+            match deadline {
+                None => shim::park(),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        break ready();
+                    }
+                    shim::park_timeout(d - now);
+                }
+            }
+        };
+        {
+            let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(i) = threads.iter().position(|t| t.id() == me.id()) {
+                threads.swap_remove(i);
+            }
+        }
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        satisfied
+    }
+}

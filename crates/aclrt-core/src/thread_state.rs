@@ -1,0 +1,79 @@
+//! Per-thread state: the current context, the last error and the recent error message.
+//!
+//! ACL keeps these per calling thread; so does the core, so every face (C, Python) reports the
+//! same values for the same thread.
+
+use std::cell::{Cell, RefCell};
+
+use crate::error::{AclError, Error};
+use crate::handle::ContextHandle;
+
+thread_local! {
+    static CURRENT_CONTEXT: Cell<Option<ContextHandle>> = const { Cell::new(None) };
+    static LAST_ERROR: Cell<AclError> = const { Cell::new(0) };
+    static RECENT_MESSAGE: RefCell<Option<String>> = const { RefCell::new(None) };
+    static IN_CALLBACK: Cell<u32> = const { Cell::new(0) };
+}
+
+pub(crate) fn current_context() -> Option<ContextHandle> {
+    CURRENT_CONTEXT.with(Cell::get)
+}
+
+pub(crate) fn set_current_context(ctx: Option<ContextHandle>) {
+    CURRENT_CONTEXT.with(|c| c.set(ctx));
+}
+
+/// Notes a failed call for `aclrtGetLastError` and `aclGetRecentErrMsg`.
+pub(crate) fn note_failure(error: &Error) {
+    LAST_ERROR.with(|c| c.set(error.code()));
+    RECENT_MESSAGE.with(|m| *m.borrow_mut() = Some(error.to_string()));
+}
+
+/// `aclGetRecentErrMsg`: the calling thread's latest message, cleared by reading it.
+pub fn take_recent_message() -> Option<String> {
+    RECENT_MESSAGE.with(|m| m.borrow_mut().take())
+}
+
+/// `aclrtPeekAtLastError`: the calling thread's last error, left in place.
+pub fn peek_last_error() -> AclError {
+    LAST_ERROR.with(Cell::get)
+}
+
+/// `aclrtGetLastError`: the calling thread's last error, cleared.
+pub fn take_last_error() -> AclError {
+    LAST_ERROR.with(|c| c.replace(0))
+}
+
+/// Whether the calling thread is running a callback, host function or host kernel, where
+/// blocking runtime calls would deadlock the stream that runs it.
+pub(crate) fn in_callback() -> bool {
+    IN_CALLBACK.with(Cell::get) > 0
+}
+
+/// Marks the calling thread as running user code on behalf of a stream until dropped.
+pub(crate) struct CallbackScope(());
+
+impl CallbackScope {
+    pub(crate) fn enter() -> Self {
+        IN_CALLBACK.with(|c| c.set(c.get() + 1));
+        CallbackScope(())
+    }
+}
+
+impl Drop for CallbackScope {
+    fn drop(&mut self) {
+        IN_CALLBACK.with(|c| c.set(c.get() - 1));
+    }
+}
+
+/// The OS thread id (`gettid`) of the calling thread.
+pub fn os_thread_id() -> u32 {
+    // SAFETY: gettid has no preconditions.
+    (unsafe { libc::syscall(libc::SYS_gettid) }) as u32
+}
+
+/// The `pthread_self()` value of the calling thread: the id `aclrtSubscribeReport` takes.
+pub fn pthread_id() -> u64 {
+    // SAFETY: pthread_self has no preconditions.
+    (unsafe { libc::pthread_self() }) as u64
+}
