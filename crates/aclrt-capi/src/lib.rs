@@ -1,0 +1,1 @@
+//! The ACL C ABI (`libascendcl`).

@@ -1,0 +1,2 @@
+use clap as _;
+fn main() {}

@@ -1,0 +1,1 @@
+//! The CUDA driver event API as a C library.

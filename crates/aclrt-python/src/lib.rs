@@ -1,0 +1,1 @@
+//! The `acl` Python module.
