@@ -225,9 +225,9 @@ acl_consts! {
         pub const ACL_MEMCPY_DEFAULT: u32 = 4;
         /// Host to device through a staging buffer.
         pub const ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: u32 = 5;
-        /// Within one device (SPEC §7: refused by `aclrtMemcpy`).
+        /// Within one device (refused by `aclrtMemcpy` on the emulated device).
         pub const ACL_MEMCPY_INNER_DEVICE_TO_DEVICE: u32 = 6;
-        /// Between two devices (SPEC §7: refused by `aclrtMemcpy`).
+        /// Between two devices (refused by `aclrtMemcpy` on the emulated device).
         pub const ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: u32 = 7;
     }
 
@@ -288,9 +288,9 @@ acl_consts! {
 
 /// Values SPEC.md (§3.1) uses that have no public name in the header; not in [`ALL`] or [`GROUPS`].
 pub mod spec_internal {
-    /// Internal "legacy sync" event bit that `aclrtCreateEvent` sets (SPEC §3.1; no header name).
+    /// Internal "legacy sync" event bit that `aclrtCreateEvent` sets (the public headers give it no name).
     pub const LEGACY_EVENT_SYNC_BIT: u32 = 0x4;
-    /// Flags an `aclrtCreateEvent` event behaves as: legacy sync, `TIME_LINE`, `CAPTURE_STREAM_PROGRESS` (SPEC §3.1).
+    /// Flags an `aclrtCreateEvent` event behaves as: legacy sync, `TIME_LINE`, `CAPTURE_STREAM_PROGRESS`.
     pub const CREATE_EVENT_FLAGS: u32 = LEGACY_EVENT_SYNC_BIT
         | super::ACL_EVENT_TIME_LINE
         | super::ACL_EVENT_CAPTURE_STREAM_PROGRESS;

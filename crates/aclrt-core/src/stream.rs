@@ -22,7 +22,6 @@ use crate::codes::*;
 use crate::consts::{ACL_STOP_ON_FAILURE, ACL_STREAM_FAST_SYNC};
 use crate::context::Context;
 use crate::error::{err, AclError, Result};
-use crate::event::RecordState;
 use crate::exception;
 use crate::handle::StreamHandle;
 use crate::sync::{lock, Latch, SpinPolicy, WaitList};
@@ -515,7 +514,3 @@ pub(crate) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
         "non-string panic payload".to_owned()
     }
 }
-
-// Keeps the record type reachable for docs of the progress invariant.
-#[allow(dead_code)]
-type _RecordState = RecordState;
