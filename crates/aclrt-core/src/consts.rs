@@ -1,7 +1,6 @@
 //! Public ACL enum values and flag macros, with the exact numbers of the vendor C headers.
 //!
-//! Source: `hicann/runtime` (CANN runtime 1.17.0), `include/external/acl/acl_rt.h`, checked
-//! against `/work/shared/SPEC.md` §3.1, §4, §5, §7 (no disagreement). Each submodule is named after
+//! Source: the CANN runtime 1.17.0 public header `acl/acl_rt.h`. Each submodule is named after
 //! the C enum type it mirrors (or, for `#define` flag families, after what the flags are for); every
 //! constant is also re-exported at this level, so `consts::ACL_HBM_MEM` works.
 //! [`ALL`] lists every name and value once and [`GROUPS`] keeps them per C type, for the C-header
@@ -286,7 +285,7 @@ acl_consts! {
     }
 }
 
-/// Values SPEC.md (§3.1) uses that have no public name in the header; not in [`ALL`] or [`GROUPS`].
+/// Values the runtime behaves by that have no public name in the header; not in [`ALL`] or [`GROUPS`].
 pub mod spec_internal {
     /// Internal "legacy sync" event bit that `aclrtCreateEvent` sets (the public headers give it no name).
     pub const LEGACY_EVENT_SYNC_BIT: u32 = 0x4;
