@@ -397,7 +397,8 @@ impl Stream {
                 *pending = Some(failure.clone());
             }
         }
-        if self.failure_mode.get() == Some(&ACL_STOP_ON_FAILURE) {
+        // In a CUDA context every task failure is sticky, as device faults are there.
+        if self.failure_mode.get() == Some(&ACL_STOP_ON_FAILURE) || self.context.cuda {
             self.context.stop(failure);
         }
     }

@@ -21,7 +21,7 @@ use crate::thread_state::os_thread_id;
 const VALID_FLAG_BITS: u32 = 0x3F;
 const EX_COMBINABLE: u32 = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE;
 
-fn create(family: Family, flags: u32) -> Result<EventHandle> {
+pub(crate) fn create(family: Family, flags: u32) -> Result<EventHandle> {
     initialized()?;
     let ctx = current_context()?;
     let holds = family == Family::Flag && flags & ACL_EVENT_SYNC != 0;

@@ -1,0 +1,642 @@
+//! The `cu*` calls, one function each, over the validated ACL front.
+//!
+//! Check order, as for ACL: not initialised → handles → current context → sticky context error
+//! → the call's own rules. Faces check NULL out-pointers after [`ensure_initialized`].
+//! Events, streams and contexts share the core's handle tables; the special stream handles
+//! `NULL`, [`CU_STREAM_LEGACY`](super::CU_STREAM_LEGACY) and
+//! [`CU_STREAM_PER_THREAD`](super::CU_STREAM_PER_THREAD) are resolved here.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use super::codes::*;
+use super::{
+    CU_EVENT_BLOCKING_SYNC, CU_EVENT_DISABLE_TIMING, CU_EVENT_INTERPROCESS,
+    CU_EVENT_RECORD_DEFAULT, CU_EVENT_RECORD_EXTERNAL, CU_EVENT_WAIT_DEFAULT,
+    CU_EVENT_WAIT_EXTERNAL, CU_STREAM_NON_BLOCKING,
+};
+use crate::api as acl;
+use crate::consts::{
+    ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEM_MALLOC_HUGE_FIRST,
+    ACL_STREAM_STATUS_COMPLETE,
+};
+use crate::context::Context;
+use crate::event::{Event, Family};
+use crate::handle::{ContextHandle, EventHandle, StreamHandle};
+use crate::runtime::RUNTIME;
+use crate::stream::{Failure, Stream};
+use crate::sync::SpinPolicy;
+use crate::thread_state;
+
+/// `CUdevice`.
+pub type CuDevice = i32;
+/// `CUdeviceptr`.
+pub type CuDevicePtr = u64;
+/// A CUDA host kernel: `Err(code)` fails the task with that `CUresult` (sticky on the context).
+pub type CuKernelFn = Box<dyn FnOnce() -> Result<(), CuResult> + Send>;
+
+const CTX_FLAG_BITS: u32 = 0x1F;
+const EVENT_FLAG_BITS: u32 =
+    CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
+
+/// Whether `cuInit` succeeded once in this process: calls after a finalize then report
+/// `CUDA_ERROR_DEINITIALIZED` rather than `CUDA_ERROR_NOT_INITIALIZED`.
+static CU_INITIALIZED: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// `CU_STREAM_PER_THREAD`: this thread's stream per context (raw context handle).
+    static PER_THREAD: RefCell<HashMap<u64, StreamHandle>> = RefCell::new(HashMap::new());
+}
+
+pub(crate) fn was_initialized() -> bool {
+    CU_INITIALIZED.load(Ordering::Acquire)
+}
+
+fn fail<T>(code: CuResult, message: impl Into<String>) -> CuResultOf<T> {
+    Err(CuError::new(code, message))
+}
+
+/// `CUDA_ERROR_NOT_INITIALIZED` (or `..._DEINITIALIZED`) unless the runtime is up; faces call
+/// this before their own NULL checks.
+pub fn ensure_initialized() -> CuResultOf<()> {
+    acl::initialized().map_err(CuError::from)
+}
+
+fn failure_error(f: &Failure) -> CuError {
+    CuError::new(from_acl(f.code), acl::failure_error(f).message())
+}
+
+/// The sticky error of a context that a failed task stopped.
+fn sticky(ctx: &Context) -> CuResultOf<()> {
+    match ctx.stopped() {
+        Some(f) => Err(failure_error(f)),
+        None => Ok(()),
+    }
+}
+
+/// The current context, refusing one with a sticky error.
+fn current() -> CuResultOf<Arc<Context>> {
+    let ctx = acl::current_context()?;
+    sticky(&ctx)?;
+    Ok(ctx)
+}
+
+/// A live event made by `cuEventCreate`.
+fn cuda_event(handle: EventHandle) -> CuResultOf<Arc<Event>> {
+    let ev = acl::lookup_event(handle)?;
+    if ev.family != Family::Cuda {
+        return fail(
+            CUDA_ERROR_INVALID_HANDLE,
+            format!("{handle:?} is an ACL event, not one made by cuEventCreate"),
+        );
+    }
+    Ok(ev)
+}
+
+/// Resolves the special stream handles to the core's: NULL and `CU_STREAM_LEGACY` are the
+/// current context's default stream, `CU_STREAM_PER_THREAD` this thread's stream (made on first
+/// use). Other handles pass through unchecked.
+fn resolve(handle: StreamHandle) -> CuResultOf<StreamHandle> {
+    match handle.as_raw() {
+        0 | 1 => Ok(StreamHandle::NULL),
+        2 => per_thread_stream(),
+        _ => Ok(handle),
+    }
+}
+
+fn per_thread_stream() -> CuResultOf<StreamHandle> {
+    let ctx = current()?;
+    let key = ctx.handle.as_raw();
+    if let Some(h) = PER_THREAD.with(|m| m.borrow().get(&key).copied()) {
+        // Handles never come back to life, so a live one is still this thread's stream.
+        if RUNTIME.streams.get(h.as_raw()).is_some() {
+            return Ok(h);
+        }
+    }
+    // A blocking stream: it synchronises with the legacy stream and with nothing else.
+    let h = acl::create_stream_with_config(0, super::CU_STREAM_DEFAULT)?;
+    PER_THREAD.with(|m| m.borrow_mut().insert(key, h));
+    Ok(h)
+}
+
+/// The stream object behind a resolved handle (NULL: the current context's default stream).
+fn stream_of(resolved: StreamHandle) -> CuResultOf<Arc<Stream>> {
+    if resolved.is_null() {
+        return Ok(acl::current_context()?.default_stream().clone());
+    }
+    RUNTIME.streams.get(resolved.as_raw()).ok_or_else(|| {
+        CuError::new(
+            CUDA_ERROR_INVALID_HANDLE,
+            format!("{resolved:?} is not a live stream"),
+        )
+    })
+}
+
+// ---- initialisation, devices, contexts -------------------------------------------------------
+
+/// `cuInit(flags)`: `flags` must be 0. Initialises the runtime if it is not up yet.
+pub fn init(flags: u32) -> CuResultOf<()> {
+    if flags != 0 {
+        return fail(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("cuInit: flags must be 0, not {flags:#x}"),
+        );
+    }
+    if !RUNTIME.is_initialized() {
+        match acl::init() {
+            Ok(()) => {}
+            Err(e) if e.code() == crate::codes::ACL_ERROR_REPEAT_INITIALIZE => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    CU_INITIALIZED.store(true, Ordering::Release);
+    Ok(())
+}
+
+/// `cuDeviceGet`.
+pub fn device_get(ordinal: i32) -> CuResultOf<CuDevice> {
+    ensure_initialized()?;
+    if RUNTIME.device(ordinal).is_none() {
+        return fail(
+            CUDA_ERROR_INVALID_DEVICE,
+            format!(
+                "device ordinal {ordinal} is out of range: {} device(s)",
+                RUNTIME.device_count()
+            ),
+        );
+    }
+    Ok(ordinal)
+}
+
+/// `cuDeviceGetCount`.
+pub fn device_get_count() -> CuResultOf<i32> {
+    ensure_initialized()?;
+    Ok(RUNTIME.device_count() as i32)
+}
+
+/// `cuCtxCreate(flags, dev)`: a new context with CUDA stream semantics, made current.
+/// `flags` are the scheduling flags (bits up to 0x1F), accepted and otherwise ignored.
+pub fn ctx_create(flags: u32, dev: CuDevice) -> CuResultOf<ContextHandle> {
+    ensure_initialized()?;
+    let Some(device) = RUNTIME.device(dev) else {
+        return fail(
+            CUDA_ERROR_INVALID_DEVICE,
+            format!("cuCtxCreate: device {dev} does not exist"),
+        );
+    };
+    if flags & !CTX_FLAG_BITS != 0 {
+        return fail(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("cuCtxCreate: unknown context flags {flags:#x}"),
+        );
+    }
+    let ctx = acl::new_context(&device, false, true)?;
+    RUNTIME.start_clock();
+    thread_state::set_current_context(Some(ctx.handle));
+    Ok(ctx.handle)
+}
+
+fn lookup_context(handle: ContextHandle) -> CuResultOf<Arc<Context>> {
+    match RUNTIME.contexts.get(handle.as_raw()) {
+        Some(ctx) if !ctx.is_destroyed() => Ok(ctx),
+        _ => fail(
+            CUDA_ERROR_INVALID_CONTEXT,
+            format!("{handle:?} is not a live context"),
+        ),
+    }
+}
+
+/// `cuCtxDestroy`: waits for the context's work, then destroys its streams and events. Works
+/// after a sticky error (that is how a program recovers).
+pub fn ctx_destroy(handle: ContextHandle) -> CuResultOf<()> {
+    ensure_initialized()?;
+    let ctx = lookup_context(handle)?;
+    acl::destroy_context(handle)?;
+    for (raw, ev) in RUNTIME.events.values() {
+        if Arc::ptr_eq(&ev.context, &ctx) {
+            RUNTIME.events.remove(raw);
+        }
+    }
+    Ok(())
+}
+
+/// `cuCtxSetCurrent`; NULL leaves the thread without a current context.
+pub fn ctx_set_current(handle: ContextHandle) -> CuResultOf<()> {
+    ensure_initialized()?;
+    if handle.is_null() {
+        thread_state::set_current_context(None);
+        return Ok(());
+    }
+    let ctx = lookup_context(handle)?;
+    thread_state::set_current_context(Some(ctx.handle));
+    Ok(())
+}
+
+/// `cuCtxGetCurrent`: NULL when the thread has no (live) current context.
+pub fn ctx_get_current() -> CuResultOf<ContextHandle> {
+    ensure_initialized()?;
+    Ok(acl::current_context()
+        .map(|c| c.handle)
+        .unwrap_or(ContextHandle::NULL))
+}
+
+/// `cuCtxSynchronize`: waits for every stream of the current context; reports a failure.
+pub fn ctx_synchronize() -> CuResultOf<()> {
+    ensure_initialized()?;
+    current()?;
+    Ok(acl::synchronize_device()?)
+}
+
+// ---- streams ---------------------------------------------------------------------------------
+
+/// `cuStreamCreate(flags)`: `CU_STREAM_DEFAULT` (blocking: synchronises with the legacy stream)
+/// or `CU_STREAM_NON_BLOCKING`.
+pub fn stream_create(flags: u32) -> CuResultOf<StreamHandle> {
+    ensure_initialized()?;
+    current()?;
+    if flags & !CU_STREAM_NON_BLOCKING != 0 {
+        return fail(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("cuStreamCreate: flags {flags:#x} are not CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING"),
+        );
+    }
+    Ok(acl::create_stream_with_config(0, flags)?)
+}
+
+/// `cuStreamDestroy`: waits for the stream's work, then destroys it. The special handles are
+/// not streams one can destroy.
+pub fn stream_destroy(handle: StreamHandle) -> CuResultOf<()> {
+    ensure_initialized()?;
+    if handle.as_raw() <= 2 {
+        return fail(
+            CUDA_ERROR_INVALID_HANDLE,
+            "cuStreamDestroy: NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD cannot be destroyed",
+        );
+    }
+    stream_of(handle)?;
+    Ok(acl::destroy_stream(handle)?)
+}
+
+/// `cuStreamQuery`: `Ok` when all work on the stream is done, `CUDA_ERROR_NOT_READY` otherwise.
+pub fn stream_query(handle: StreamHandle) -> CuResultOf<()> {
+    ensure_initialized()?;
+    let h = resolve(handle)?;
+    let stream = stream_of(h)?;
+    sticky(&stream.context)?;
+    if acl::stream_query(h)? == ACL_STREAM_STATUS_COMPLETE {
+        Ok(())
+    } else {
+        fail(
+            CUDA_ERROR_NOT_READY,
+            format!("stream {} still has work pending", stream.id),
+        )
+    }
+}
+
+/// `cuStreamSynchronize`: waits for the stream; returns a failure of its work (or the
+/// context's sticky error).
+pub fn stream_synchronize(handle: StreamHandle) -> CuResultOf<()> {
+    ensure_initialized()?;
+    let h = resolve(handle)?;
+    stream_of(h)?;
+    Ok(acl::synchronize_stream(h)?)
+}
+
+/// `cuStreamWaitEvent(stream, event, flags)`: later work on the stream waits for the event's
+/// latest record as it is now. The event may come from another context.
+pub fn stream_wait_event(stream: StreamHandle, event: EventHandle, flags: u32) -> CuResultOf<()> {
+    ensure_initialized()?;
+    cuda_event(event)?;
+    let h = resolve(stream)?;
+    let s = stream_of(h)?;
+    current()?;
+    sticky(&s.context)?;
+    match flags {
+        CU_EVENT_WAIT_DEFAULT => {}
+        CU_EVENT_WAIT_EXTERNAL => {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                "cuStreamWaitEvent: CU_EVENT_WAIT_EXTERNAL is valid only during stream capture",
+            )
+        }
+        other => {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                format!("cuStreamWaitEvent: unknown flags {other:#x}"),
+            )
+        }
+    }
+    Ok(acl::stream_wait_event(h, event)?)
+}
+
+/// `cuLaunchHostFunc`: `body` runs on a runtime thread after earlier work on the stream, and
+/// later work waits for it. Skipped if the context hits a sticky error first.
+pub fn launch_host_func(stream: StreamHandle, body: crate::HostFn) -> CuResultOf<()> {
+    ensure_initialized()?;
+    let h = resolve(stream)?;
+    stream_of(h)?;
+    current()?;
+    Ok(acl::launch_host_func(h, body)?)
+}
+
+/// Launches a host kernel on a CUDA stream (an extension for tests and examples: the emulated
+/// device's stand-in for `cuLaunchKernel`). A kernel returning `Err(code)` fails with that
+/// `CUresult`: `CUDA_ERROR_ILLEGAL_ADDRESS` stays itself, anything else is
+/// `CUDA_ERROR_LAUNCH_FAILED`; either is sticky on the context. A panic is a launch failure.
+pub fn launch_host_kernel(stream: StreamHandle, name: &str, kernel: CuKernelFn) -> CuResultOf<()> {
+    ensure_initialized()?;
+    let h = resolve(stream)?;
+    stream_of(h)?;
+    current()?;
+    let body: crate::KernelFn = Box::new(move || kernel().map_err(to_acl_task_code));
+    acl::launch_kernel(h, name, Default::default(), body)?;
+    Ok(())
+}
+
+// ---- memory ----------------------------------------------------------------------------------
+
+/// `cuMemAlloc`: device memory, zeroed; size 0 → `CUDA_ERROR_INVALID_VALUE`.
+pub fn mem_alloc(size: usize) -> CuResultOf<CuDevicePtr> {
+    ensure_initialized()?;
+    current()?;
+    Ok(acl::malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)? as CuDevicePtr)
+}
+
+/// `cuMemFree`.
+pub fn mem_free(ptr: CuDevicePtr) -> CuResultOf<()> {
+    ensure_initialized()?;
+    Ok(acl::free(ptr as usize)?)
+}
+
+/// Waits for the legacy stream after a synchronous copy or set went through it, so the
+/// call is ordered with the legacy stream (hence with every blocking stream) and reports
+/// earlier asynchronous failures.
+fn finish_on_legacy() -> CuResultOf<()> {
+    Ok(acl::synchronize_stream(StreamHandle::NULL)?)
+}
+
+/// `cuMemcpyHtoD`: ordered on the legacy stream; returns when the copy is done.
+///
+/// # Safety
+/// `src` must be readable for `count` bytes and `dst` writable.
+pub unsafe fn memcpy_htod(dst: CuDevicePtr, src: *const u8, count: usize) -> CuResultOf<()> {
+    // SAFETY: forwarded to the caller.
+    unsafe { memcpy_htod_async(dst, src, count, StreamHandle::NULL)? };
+    finish_on_legacy()
+}
+
+/// `cuMemcpyHtoDAsync`.
+///
+/// # Safety
+/// As [`memcpy_htod`], until the copy has run.
+pub unsafe fn memcpy_htod_async(
+    dst: CuDevicePtr,
+    src: *const u8,
+    count: usize,
+    stream: StreamHandle,
+) -> CuResultOf<()> {
+    ensure_initialized()?;
+    let h = resolve(stream)?;
+    stream_of(h)?;
+    current()?;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        acl::memcpy_async(
+            dst as usize,
+            count,
+            src as usize,
+            count,
+            ACL_MEMCPY_HOST_TO_DEVICE,
+            h,
+        )?
+    };
+    Ok(())
+}
+
+/// `cuMemcpyDtoH`: ordered on the legacy stream; returns when the copy is done.
+///
+/// # Safety
+/// `src` must be readable for `count` bytes and `dst` writable.
+pub unsafe fn memcpy_dtoh(dst: *mut u8, src: CuDevicePtr, count: usize) -> CuResultOf<()> {
+    // SAFETY: forwarded to the caller.
+    unsafe { memcpy_dtoh_async(dst, src, count, StreamHandle::NULL)? };
+    finish_on_legacy()
+}
+
+/// `cuMemcpyDtoHAsync`.
+///
+/// # Safety
+/// As [`memcpy_dtoh`], until the copy has run.
+pub unsafe fn memcpy_dtoh_async(
+    dst: *mut u8,
+    src: CuDevicePtr,
+    count: usize,
+    stream: StreamHandle,
+) -> CuResultOf<()> {
+    ensure_initialized()?;
+    let h = resolve(stream)?;
+    stream_of(h)?;
+    current()?;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        acl::memcpy_async(
+            dst as usize,
+            count,
+            src as usize,
+            count,
+            ACL_MEMCPY_DEVICE_TO_HOST,
+            h,
+        )?
+    };
+    Ok(())
+}
+
+/// `cuMemsetD8`: ordered on the legacy stream; returns when the set is done.
+///
+/// # Safety
+/// `dst` must be writable for `count` bytes.
+pub unsafe fn memset_d8(dst: CuDevicePtr, value: u8, count: usize) -> CuResultOf<()> {
+    // SAFETY: forwarded to the caller.
+    unsafe { memset_d8_async(dst, value, count, StreamHandle::NULL)? };
+    finish_on_legacy()
+}
+
+/// `cuMemsetD8Async`.
+///
+/// # Safety
+/// As [`memset_d8`], until the set has run.
+pub unsafe fn memset_d8_async(
+    dst: CuDevicePtr,
+    value: u8,
+    count: usize,
+    stream: StreamHandle,
+) -> CuResultOf<()> {
+    ensure_initialized()?;
+    let h = resolve(stream)?;
+    stream_of(h)?;
+    current()?;
+    // SAFETY: forwarded to the caller.
+    unsafe { acl::memset_async(dst as usize, count, i32::from(value), count, h)? };
+    Ok(())
+}
+
+// ---- events ----------------------------------------------------------------------------------
+
+/// `cuEventCreate(flags)`: a snapshot event of the current context. `CU_EVENT_INTERPROCESS`
+/// needs `CU_EVENT_DISABLE_TIMING`.
+pub fn event_create(flags: u32) -> CuResultOf<EventHandle> {
+    ensure_initialized()?;
+    current()?;
+    if flags & !EVENT_FLAG_BITS != 0 {
+        return fail(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("cuEventCreate: unknown event flags {flags:#x}"),
+        );
+    }
+    if flags & CU_EVENT_INTERPROCESS != 0 && flags & CU_EVENT_DISABLE_TIMING == 0 {
+        return fail(
+            CUDA_ERROR_INVALID_VALUE,
+            "cuEventCreate: CU_EVENT_INTERPROCESS requires CU_EVENT_DISABLE_TIMING",
+        );
+    }
+    Ok(acl::create(Family::Cuda, flags)?)
+}
+
+/// `cuEventDestroy`: returns at once, even while recorded work is pending.
+pub fn event_destroy(event: EventHandle) -> CuResultOf<()> {
+    ensure_initialized()?;
+    cuda_event(event)?;
+    Ok(acl::destroy_event(event)?)
+}
+
+/// `cuEventRecord`: captures the work submitted to the stream so far (on the legacy stream,
+/// that includes the blocking streams' work it implicitly waits for).
+pub fn event_record(event: EventHandle, stream: StreamHandle) -> CuResultOf<()> {
+    event_record_with_flags(event, stream, CU_EVENT_RECORD_DEFAULT)
+}
+
+/// `cuEventRecordWithFlags`: `CU_EVENT_RECORD_EXTERNAL` is refused outside stream capture
+/// (which this runtime does not have). The event and the stream must share a context.
+pub fn event_record_with_flags(
+    event: EventHandle,
+    stream: StreamHandle,
+    flags: u32,
+) -> CuResultOf<()> {
+    ensure_initialized()?;
+    let ev = cuda_event(event)?;
+    let h = resolve(stream)?;
+    let s = stream_of(h)?;
+    current()?;
+    if !Arc::ptr_eq(&ev.context, &s.context) {
+        return fail(
+            CUDA_ERROR_INVALID_HANDLE,
+            format!(
+                "cuEventRecord: event {} and stream {} belong to different contexts",
+                ev.id, s.id
+            ),
+        );
+    }
+    sticky(&s.context)?;
+    match flags {
+        CU_EVENT_RECORD_DEFAULT => {}
+        CU_EVENT_RECORD_EXTERNAL => return fail(
+            CUDA_ERROR_INVALID_VALUE,
+            "cuEventRecordWithFlags: CU_EVENT_RECORD_EXTERNAL is valid only during stream capture",
+        ),
+        other => {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                format!("cuEventRecordWithFlags: unknown flags {other:#x}"),
+            )
+        }
+    }
+    Ok(acl::record_event(event, h)?)
+}
+
+/// `cuEventQuery`: `Ok` when the captured work is done (or nothing was ever recorded),
+/// `CUDA_ERROR_NOT_READY` while it is pending.
+pub fn event_query(event: EventHandle) -> CuResultOf<()> {
+    ensure_initialized()?;
+    let ev = cuda_event(event)?;
+    sticky(&ev.context)?;
+    match ev.latest() {
+        None => Ok(()),
+        Some(r) if !r.is_done() => fail(
+            CUDA_ERROR_NOT_READY,
+            format!("event {}: captured work is still pending", ev.id),
+        ),
+        Some(r) => match r.failure() {
+            Some(f) => Err(failure_error(f)),
+            None => Ok(()),
+        },
+    }
+}
+
+/// `cuEventSynchronize`: waits for the captured work; spins unless the event was created with
+/// `CU_EVENT_BLOCKING_SYNC`, which sleeps.
+pub fn event_synchronize(event: EventHandle) -> CuResultOf<()> {
+    ensure_initialized()?;
+    let ev = cuda_event(event)?;
+    sticky(&ev.context)?;
+    acl::ensure_not_in_callback("cuEventSynchronize")?;
+    let spin = if ev.flags & CU_EVENT_BLOCKING_SYNC != 0 {
+        SpinPolicy::Brief
+    } else {
+        SpinPolicy::Always
+    };
+    acl::wait_for_record(&ev, None, spin)?;
+    Ok(())
+}
+
+fn elapsed(start: EventHandle, end: EventHandle, report_sticky: bool) -> CuResultOf<f32> {
+    ensure_initialized()?;
+    let s = cuda_event(start)?;
+    let e = cuda_event(end)?;
+    if report_sticky {
+        sticky(&s.context)?;
+        sticky(&e.context)?;
+    }
+    for ev in [&s, &e] {
+        if ev.flags & CU_EVENT_DISABLE_TIMING != 0 {
+            return fail(
+                CUDA_ERROR_INVALID_HANDLE,
+                format!(
+                    "event {} was created with CU_EVENT_DISABLE_TIMING and has no timestamps",
+                    ev.id
+                ),
+            );
+        }
+    }
+    let times = [acl::completion_time_ns(&s), acl::completion_time_ns(&e)];
+    use acl::NoTime;
+    if times
+        .iter()
+        .any(|t| matches!(t, Err(NoTime::NeverRecorded)))
+    {
+        return fail(
+            CUDA_ERROR_INVALID_HANDLE,
+            "cuEventElapsedTime: an event has never been recorded",
+        );
+    }
+    match times {
+        [Ok(t0), Ok(t1)] => Ok(((t1 as f64 - t0 as f64) / 1e6) as f32),
+        _ => fail(
+            CUDA_ERROR_NOT_READY,
+            "cuEventElapsedTime: a recorded event has not completed yet",
+        ),
+    }
+}
+
+/// `cuEventElapsedTime`: milliseconds between the two events' completions (nanosecond
+/// timestamps, so finer than the 0.5 µs CUDA promises). Reports a sticky context error first.
+pub fn event_elapsed_time(start: EventHandle, end: EventHandle) -> CuResultOf<f32> {
+    elapsed(start, end, true)
+}
+
+/// `cuEventElapsedTime_v2`: as [`event_elapsed_time`], but does not report errors of pending
+/// work: completion is for [`event_query`] to poll.
+pub fn event_elapsed_time_v2(start: EventHandle, end: EventHandle) -> CuResultOf<f32> {
+    elapsed(start, end, false)
+}

@@ -1,0 +1,81 @@
+//! CUDA driver semantics over the same core: the `cu*` calls (as Rust functions returning
+//! [`CuError`] with an exact `CUresult`) and the legacy default stream.
+//!
+//! In a CUDA context the default stream is the *legacy* stream: work on it first waits for all
+//! blocking streams (created without `CU_STREAM_NON_BLOCKING`) and blocking streams wait for it.
+//! Both are expressed as implicit `StreamWait` tasks queued just before the new work. Any task
+//! failure in a CUDA context is sticky: it stops the context, as an unrecoverable device error
+//! does on real hardware.
+
+mod api;
+pub mod codes;
+
+pub use api::*;
+pub use codes::{CuError, CuResult, CuResultOf};
+
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::handle::StreamHandle;
+use crate::stream::Stream;
+use crate::task::{TaskKind, TaskMeta, Work};
+
+/// `CU_STREAM_DEFAULT`.
+pub const CU_STREAM_DEFAULT: u32 = 0;
+/// `CU_STREAM_NON_BLOCKING`: no implicit synchronisation with the legacy stream.
+pub const CU_STREAM_NON_BLOCKING: u32 = 1;
+
+/// `CU_EVENT_DEFAULT`.
+pub const CU_EVENT_DEFAULT: u32 = 0;
+/// `CU_EVENT_BLOCKING_SYNC`: synchronise sleeps instead of spinning.
+pub const CU_EVENT_BLOCKING_SYNC: u32 = 0x1;
+/// `CU_EVENT_DISABLE_TIMING`: no timestamps (elapsed time refuses the event).
+pub const CU_EVENT_DISABLE_TIMING: u32 = 0x2;
+/// `CU_EVENT_INTERPROCESS`: only together with `CU_EVENT_DISABLE_TIMING`.
+pub const CU_EVENT_INTERPROCESS: u32 = 0x4;
+/// `CU_EVENT_RECORD_DEFAULT`.
+pub const CU_EVENT_RECORD_DEFAULT: u32 = 0;
+/// `CU_EVENT_RECORD_EXTERNAL`: valid only while the stream is being captured.
+pub const CU_EVENT_RECORD_EXTERNAL: u32 = 0x1;
+/// `CU_EVENT_WAIT_DEFAULT`.
+pub const CU_EVENT_WAIT_DEFAULT: u32 = 0;
+/// `CU_EVENT_WAIT_EXTERNAL`: valid only while the stream is being captured.
+pub const CU_EVENT_WAIT_EXTERNAL: u32 = 0x1;
+
+/// `CU_STREAM_LEGACY`: the legacy default stream of the current context (as NULL).
+pub const CU_STREAM_LEGACY: StreamHandle = StreamHandle::from_raw(0x1);
+/// `CU_STREAM_PER_THREAD`: the calling thread's own stream in the current context; it
+/// synchronises with the legacy stream only.
+pub const CU_STREAM_PER_THREAD: StreamHandle = StreamHandle::from_raw(0x2);
+
+/// Queues the implicit waits the legacy default stream needs before new work on `stream`.
+pub(crate) fn add_implicit_waits(stream: &Arc<Stream>) -> Result<()> {
+    let ctx = &stream.context;
+    let waits: Vec<Arc<Stream>> = if stream.is_default {
+        ctx.streams()
+            .into_iter()
+            .filter(|s| s.cuda_blocking && !s.is_default && !s.is_idle())
+            .collect()
+    } else if stream.cuda_blocking {
+        let legacy = ctx.default_stream();
+        if legacy.is_idle() {
+            Vec::new()
+        } else {
+            vec![legacy.clone()]
+        }
+    } else {
+        Vec::new()
+    };
+    for other in waits {
+        let until = other.submitted();
+        stream.submit(
+            TaskKind::StreamWait,
+            Work::StreamWait {
+                stream: other,
+                until,
+            },
+            TaskMeta::default(),
+        )?;
+    }
+    Ok(())
+}
