@@ -1,1 +1,88 @@
-//! The `acl` Python module.
+//! The native part of the `acl` Python package: pyACL's functions over the aclrt core.
+//!
+//! Conventions (pyACL's): calls that produce a value return `(value, ret)`, actions return
+//! `ret`; handles and pointers are ints, 0 being the default stream; blocking calls release the
+//! GIL. The package's Python side (`acl/__init__.py`) exposes the submodules built here as
+//! `acl.rt`, `acl.util`, `acl.ext` and `acl.constants`, and adds the Stream/Event layer.
+
+mod args;
+mod callbacks;
+mod ext;
+mod rt;
+mod util;
+
+use aclrt::api;
+use aclrt::codes::ACL_ERROR_INVALID_FILE;
+use pyo3::prelude::*;
+use pyo3::types::PyModule;
+
+/// `acl.init(config_path=None)`: the configuration file, when given, must exist; its content
+/// is not read (the emulated device takes its settings from the environment).
+#[pyfunction]
+#[pyo3(signature = (config_path = None))]
+fn init(py: Python<'_>, config_path: Option<&str>) -> i32 {
+    if let Some(path) = config_path.filter(|p| !p.is_empty()) {
+        if !std::path::Path::new(path).is_file() {
+            return api::fail(
+                ACL_ERROR_INVALID_FILE,
+                format!("aclInit: configuration file {path:?} does not exist"),
+            )
+            .code();
+        }
+    }
+    args::ret(py.detach(api::init))
+}
+
+#[pyfunction]
+fn finalize(py: Python<'_>) -> i32 {
+    args::ret(py.detach(api::finalize))
+}
+
+#[pyfunction]
+fn get_recent_err_msg() -> Option<String> {
+    api::get_recent_err_msg()
+}
+
+/// Run at interpreter exit: stops the runtime's threads while Python can still serve them.
+#[pyfunction]
+fn _shutdown(py: Python<'_>) {
+    if api::ensure_initialized().is_ok() {
+        let _ = py.detach(api::finalize);
+    }
+    api::get_last_error();
+    api::get_recent_err_msg();
+}
+
+fn submodule<'py>(
+    parent: &Bound<'py, PyModule>,
+    name: &str,
+    fill: impl FnOnce(&Bound<'py, PyModule>) -> PyResult<()>,
+) -> PyResult<()> {
+    let m = PyModule::new(parent.py(), &format!("acl.{name}"))?;
+    fill(&m)?;
+    parent.add(name, m)
+}
+
+fn constants(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    for info in aclrt::codes::ALL {
+        m.add(info.name, info.code)?;
+    }
+    for (name, value) in aclrt::consts::ALL {
+        m.add(*name, *value)?;
+    }
+    Ok(())
+}
+
+#[pymodule]
+#[pyo3(name = "_acl")]
+fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(init, m)?)?;
+    m.add_function(wrap_pyfunction!(finalize, m)?)?;
+    m.add_function(wrap_pyfunction!(get_recent_err_msg, m)?)?;
+    m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
+    submodule(m, "rt", rt::register)?;
+    submodule(m, "util", util::register)?;
+    submodule(m, "ext", ext::register)?;
+    submodule(m, "constants", constants)?;
+    Ok(())
+}

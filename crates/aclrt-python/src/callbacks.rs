@@ -1,0 +1,176 @@
+//! Python code the runtime calls back: host callbacks, host functions and the exception
+//! callback.
+//!
+//! Every entry into Python takes the GIL (the runtime's threads never hold it otherwise), and
+//! every blocking call releases it, so a callback can always run while its host thread waits.
+//! A Python exception raised by a callback is never dropped: it goes to `sys.unraisablehook`
+//! (printed by default) and is also returned to whoever can see it.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use aclrt::codes::ACL_ERROR_RT_AICORE_EXCEPTION;
+use aclrt::{api, ExceptionInfo};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use crate::args::*;
+
+type Any<'py> = Bound<'py, PyAny>;
+
+thread_local! {
+    /// The first exception raised by a callback that `process_report` ran on this thread.
+    static CALLBACK_FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// The text Python's own traceback printer would produce for `err`.
+pub fn format_exception(py: Python<'_>, err: &PyErr) -> String {
+    let formatted = (|| -> PyResult<String> {
+        let lines = py.import("traceback")?.call_method1(
+            "format_exception",
+            (err.get_type(py), err.value(py), err.traceback(py)),
+        )?;
+        PyString::new(py, "").call_method1("join", (lines,))?.extract()
+    })();
+    formatted.unwrap_or_else(|_| err.to_string())
+}
+
+/// Reports an exception nobody can catch, the way CPython does for `__del__` and threads.
+pub fn report_unraisable(py: Python<'_>, err: PyErr, origin: &Bound<'_, PyAny>) {
+    err.write_unraisable(py, Some(origin));
+}
+
+#[pyfunction]
+fn process_report(py: Python<'_>, timeout: &Any) -> PyResult<i32> {
+    let ms = i32_arg(timeout, "timeout")?;
+    let result = py.detach(|| api::process_report(ms));
+    if result.is_ok() {
+        if let Some(text) = CALLBACK_FAILURE.with(|f| f.borrow_mut().take()) {
+            let e = api::fail(
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                format!("a callback run by aclrtProcessReport raised an exception:\n{text}"),
+            );
+            return Ok(e.code());
+        }
+    }
+    Ok(ret(result))
+}
+
+#[pyfunction]
+fn launch_callback(fn_: &Any, user_data: &Any, block_type: &Any, stream: &Any) -> PyResult<i32> {
+    let f = callable_arg(fn_, "fn")?.unbind();
+    let data = user_data.clone().unbind();
+    let block = u32_arg(block_type, "block_type")?;
+    let s = stream_arg(stream)?;
+    let body = Box::new(move || {
+        Python::attach(|py| {
+            if let Err(err) = f.call1(py, (data,)) {
+                let text = format_exception(py, &err);
+                CALLBACK_FAILURE.with(|slot| {
+                    slot.borrow_mut().get_or_insert(text);
+                });
+                report_unraisable(py, err, f.bind(py));
+            }
+            drop(f);
+        });
+    });
+    Ok(ret(api::launch_callback(body, block, s)))
+}
+
+#[pyfunction]
+fn launch_host_func(stream: &Any, fn_: &Any, args: &Any) -> PyResult<i32> {
+    let s = stream_arg(stream)?;
+    let f = callable_arg(fn_, "fn")?.unbind();
+    let data = args.clone().unbind();
+    let body = Box::new(move || {
+        Python::attach(|py| {
+            if let Err(err) = f.call1(py, (data,)) {
+                report_unraisable(py, err, f.bind(py));
+            }
+            drop(f);
+        });
+    });
+    Ok(ret(api::launch_host_func(s, body)))
+}
+
+/// Addresses of the `aclrtExceptionInfo`s being handed to Python right now. The getters read
+/// only these, so a stale or made-up int yields the "invalid" answer instead of a crash.
+static LIVE_INFOS: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
+
+fn live_infos() -> std::sync::MutexGuard<'static, Option<HashSet<usize>>> {
+    LIVE_INFOS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[pyfunction]
+fn set_exception_info_callback(callback: &Any) -> PyResult<i32> {
+    if callback.is_none() {
+        return Ok(ret(api::set_exception_info_callback(None)));
+    }
+    let f = callable_arg(callback, "callback")?.unbind();
+    let hook: aclrt::ExceptionCallback = Arc::new(move |info: &ExceptionInfo| {
+        let addr = info as *const ExceptionInfo as usize;
+        Python::attach(|py| {
+            live_infos().get_or_insert_with(HashSet::new).insert(addr);
+            let result = f.call1(py, (addr,));
+            if let Some(set) = live_infos().as_mut() {
+                set.remove(&addr);
+            }
+            if let Err(err) = result {
+                report_unraisable(py, err, f.bind(py));
+            }
+        });
+    });
+    Ok(ret(api::set_exception_info_callback(Some(hook))))
+}
+
+const INVALID_INFO: u32 = 0xFFFF_FFFF;
+
+fn read_info(info: &Any, field: impl Fn(&ExceptionInfo) -> u32) -> PyResult<u32> {
+    let addr = usize_arg(info, "info")?;
+    let guard = live_infos();
+    if addr == 0 || !guard.as_ref().is_some_and(|s| s.contains(&addr)) {
+        return Ok(INVALID_INFO);
+    }
+    // SAFETY: the address is in LIVE_INFOS, so the info it points to is alive until it is
+    // removed, which needs the lock held here.
+    Ok(field(unsafe { &*(addr as *const ExceptionInfo) }))
+}
+
+#[pyfunction]
+fn get_task_id_from_exception_info(info: &Any) -> PyResult<u32> {
+    read_info(info, |i| i.task_id)
+}
+
+#[pyfunction]
+fn get_stream_id_from_exception_info(info: &Any) -> PyResult<u32> {
+    read_info(info, |i| i.stream_id)
+}
+
+#[pyfunction]
+fn get_thread_id_from_exception_info(info: &Any) -> PyResult<u32> {
+    read_info(info, |i| i.thread_id)
+}
+
+#[pyfunction]
+fn get_device_id_from_exception_info(info: &Any) -> PyResult<u32> {
+    read_info(info, |i| i.device_id)
+}
+
+#[pyfunction]
+fn get_error_code_from_exception_info(info: &Any) -> PyResult<u32> {
+    read_info(info, |i| i.error_code)
+}
+
+pub fn register_rt(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(process_report, m)?)?;
+    m.add_function(wrap_pyfunction!(launch_callback, m)?)?;
+    m.add_function(wrap_pyfunction!(launch_host_func, m)?)?;
+    m.add_function(wrap_pyfunction!(set_exception_info_callback, m)?)?;
+    m.add_function(wrap_pyfunction!(get_task_id_from_exception_info, m)?)?;
+    m.add_function(wrap_pyfunction!(get_stream_id_from_exception_info, m)?)?;
+    m.add_function(wrap_pyfunction!(get_thread_id_from_exception_info, m)?)?;
+    m.add_function(wrap_pyfunction!(get_device_id_from_exception_info, m)?)?;
+    m.add_function(wrap_pyfunction!(get_error_code_from_exception_info, m)?)?;
+    Ok(())
+}

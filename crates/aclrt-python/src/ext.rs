@@ -1,0 +1,119 @@
+//! `acl.ext`: what aclrt offers beyond pyACL. Host kernels give Python programs real work to
+//! put on a stream (the emulated device has no compiled operators).
+
+use std::panic::resume_unwind;
+
+use aclrt::api::{self, KernelAccess};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyInt};
+
+use crate::args::*;
+use crate::callbacks::format_exception;
+
+type Any<'py> = Bound<'py, PyAny>;
+
+enum KernelError {
+    Code(i32),
+    Raised(String),
+}
+
+/// Queues `fn(args)` as a kernel on `stream`; returns `(task_id, ret)`.
+///
+/// The function runs on the stream's worker thread, holding the GIL. Returning a non-zero int
+/// fails the task with that code; raising fails it with `ACL_ERROR_RT_AICORE_EXCEPTION`, the
+/// traceback becoming the failure's message and going to `sys.stderr`.
+#[pyfunction]
+#[pyo3(signature = (fn_, args, stream, name = ""))]
+fn launch_host_kernel(fn_: &Any, args: &Any, stream: &Any, name: &str) -> PyResult<(u64, i32)> {
+    let f = callable_arg(fn_, "fn")?.unbind();
+    let data = args.clone().unbind();
+    let s = stream_arg(stream)?;
+    let label = if name.is_empty() {
+        f.bind(fn_.py())
+            .getattr("__qualname__")
+            .and_then(|n| n.extract::<String>())
+            .unwrap_or_else(|_| "python kernel".to_owned())
+    } else {
+        name.to_owned()
+    };
+    let task_label = label.clone();
+    let kernel = Box::new(move || {
+        let outcome = Python::attach(|py| {
+            let outcome = match f.call1(py, (data,)) {
+                Ok(v) => kernel_return(v.bind(py)),
+                Err(err) => {
+                    let text = format_exception(py, &err);
+                    let header = format!("Python exception in host kernel '{task_label}':\n");
+                    if let Ok(stderr) = py.import("sys").and_then(|s| s.getattr("stderr")) {
+                        let _ = stderr.call_method1("write", (format!("{header}{text}"),));
+                    }
+                    Err(KernelError::Raised(format!("{header}{text}")))
+                }
+            };
+            drop(f);
+            outcome
+        });
+        match outcome {
+            Ok(()) => Ok(()),
+            Err(KernelError::Code(code)) => Err(code),
+            // The core turns an unwinding kernel into ACL_ERROR_RT_AICORE_EXCEPTION with the
+            // payload as its message; resume_unwind skips the panic hook's own printing.
+            Err(KernelError::Raised(text)) => resume_unwind(Box::new(text)),
+        }
+    });
+    Ok(value(
+        api::launch_kernel(s, &label, KernelAccess::default(), kernel),
+        0,
+    ))
+}
+
+fn kernel_return(v: &Bound<'_, PyAny>) -> Result<(), KernelError> {
+    if v.is_none() || v.is_instance_of::<PyBool>() || !v.is_instance_of::<PyInt>() {
+        return Ok(());
+    }
+    match int_bits(v, "return value") {
+        Ok(0) => Ok(()),
+        Ok(bits) => Err(KernelError::Code(bits as i32)),
+        Err(_) => Ok(()),
+    }
+}
+
+/// The name of an `aclError` value (the primary one where several share the number).
+#[pyfunction]
+fn error_name(code: &Any) -> PyResult<Option<&'static str>> {
+    Ok(aclrt::codes::name_of(i32_arg(code, "code")?))
+}
+
+/// A one-line description of an `aclError` value.
+#[pyfunction]
+fn error_description(code: &Any) -> PyResult<Option<&'static str>> {
+    Ok(aclrt::codes::describe(i32_arg(code, "code")?))
+}
+
+/// Counts of live runtime objects (for leak checks).
+#[pyfunction]
+fn live_objects(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let live = api::live_objects();
+    let d = PyDict::new(py);
+    d.set_item("contexts", live.contexts)?;
+    d.set_item("streams", live.streams)?;
+    d.set_item("events", live.events)?;
+    d.set_item("allocations", live.allocations)?;
+    d.set_item("callback_threads", live.callback_threads)?;
+    Ok(d)
+}
+
+/// The calling thread's `pthread_self()` (equal to `threading.get_ident()` on Linux).
+#[pyfunction]
+fn pthread_self() -> u64 {
+    aclrt::pthread_id()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(launch_host_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(error_name, m)?)?;
+    m.add_function(wrap_pyfunction!(error_description, m)?)?;
+    m.add_function(wrap_pyfunction!(live_objects, m)?)?;
+    m.add_function(wrap_pyfunction!(pthread_self, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,417 @@
+//! `acl.rt`: the runtime calls, named after the C functions in snake case.
+
+use aclrt::api;
+use aclrt::StreamHandle;
+use pyo3::prelude::*;
+
+use crate::args::*;
+use crate::callbacks;
+
+type Any<'py> = Bound<'py, PyAny>;
+
+#[pyfunction]
+fn set_device(device_id: &Any) -> PyResult<i32> {
+    Ok(ret(api::set_device(i32_arg(device_id, "device_id")?)))
+}
+
+#[pyfunction]
+fn reset_device(py: Python<'_>, device_id: &Any) -> PyResult<i32> {
+    let id = i32_arg(device_id, "device_id")?;
+    Ok(ret(py.detach(|| api::reset_device(id))))
+}
+
+#[pyfunction]
+fn get_device() -> (i32, i32) {
+    value(api::get_device(), 0)
+}
+
+#[pyfunction]
+fn get_device_count() -> (u32, i32) {
+    value(api::get_device_count(), 0)
+}
+
+#[pyfunction]
+fn create_context(device_id: &Any) -> PyResult<(u64, i32)> {
+    let id = i32_arg(device_id, "device_id")?;
+    Ok(value(api::create_context(id).map(|c| c.as_raw()), 0))
+}
+
+#[pyfunction]
+fn destroy_context(py: Python<'_>, context: &Any) -> PyResult<i32> {
+    let ctx = context_arg(context)?;
+    Ok(ret(py.detach(|| api::destroy_context(ctx))))
+}
+
+#[pyfunction]
+fn set_context(context: &Any) -> PyResult<i32> {
+    Ok(ret(api::set_current_context(context_arg(context)?)))
+}
+
+#[pyfunction]
+fn get_context() -> (u64, i32) {
+    value(api::get_current_context().map(|c| c.as_raw()), 0)
+}
+
+#[pyfunction]
+fn create_stream() -> (u64, i32) {
+    value(api::create_stream().map(StreamHandle::as_raw), 0)
+}
+
+#[pyfunction]
+fn create_stream_with_config(priority: &Any, flag: &Any) -> PyResult<(u64, i32)> {
+    let priority = u32_arg(priority, "priority")?;
+    let flag = u32_arg(flag, "flag")?;
+    Ok(value(
+        api::create_stream_with_config(priority, flag).map(StreamHandle::as_raw),
+        0,
+    ))
+}
+
+#[pyfunction]
+fn destroy_stream(py: Python<'_>, stream: &Any) -> PyResult<i32> {
+    let s = stream_arg(stream)?;
+    Ok(ret(py.detach(|| api::destroy_stream(s))))
+}
+
+#[pyfunction]
+fn destroy_stream_force(py: Python<'_>, stream: &Any) -> PyResult<i32> {
+    let s = stream_arg(stream)?;
+    Ok(ret(py.detach(|| api::destroy_stream_force(s))))
+}
+
+#[pyfunction]
+fn synchronize_stream(py: Python<'_>, stream: &Any) -> PyResult<i32> {
+    let s = stream_arg(stream)?;
+    Ok(ret(py.detach(|| api::synchronize_stream(s))))
+}
+
+#[pyfunction]
+fn synchronize_stream_with_timeout(py: Python<'_>, stream: &Any, timeout: &Any) -> PyResult<i32> {
+    let s = stream_arg(stream)?;
+    let ms = i32_arg(timeout, "timeout")?;
+    Ok(ret(py.detach(|| api::synchronize_stream_with_timeout(s, ms))))
+}
+
+#[pyfunction]
+fn stream_query(stream: &Any) -> PyResult<(u32, i32)> {
+    Ok(value(api::stream_query(stream_arg(stream)?), 0))
+}
+
+#[pyfunction]
+fn stream_get_id(stream: &Any) -> PyResult<(i32, i32)> {
+    Ok(value(api::stream_get_id(stream_arg(stream)?), 0))
+}
+
+#[pyfunction]
+fn set_stream_failure_mode(stream: &Any, mode: &Any) -> PyResult<i32> {
+    let s = stream_arg(stream)?;
+    let mode = int_bits(mode, "mode")?;
+    Ok(ret(api::set_stream_failure_mode(s, mode)))
+}
+
+#[pyfunction]
+fn synchronize_device(py: Python<'_>) -> i32 {
+    ret(py.detach(api::synchronize_device))
+}
+
+#[pyfunction]
+fn synchronize_device_with_timeout(py: Python<'_>, timeout: &Any) -> PyResult<i32> {
+    let ms = i32_arg(timeout, "timeout")?;
+    Ok(ret(py.detach(|| api::synchronize_device_with_timeout(ms))))
+}
+
+#[pyfunction]
+fn create_event() -> (u64, i32) {
+    value(api::create_event().map(|e| e.as_raw()), 0)
+}
+
+#[pyfunction]
+fn create_event_with_flag(flag: &Any) -> PyResult<(u64, i32)> {
+    let flag = u32_arg(flag, "flag")?;
+    Ok(value(api::create_event_with_flag(flag).map(|e| e.as_raw()), 0))
+}
+
+#[pyfunction]
+fn create_event_ex_with_flag(flag: &Any) -> PyResult<(u64, i32)> {
+    let flag = u32_arg(flag, "flag")?;
+    Ok(value(
+        api::create_event_ex_with_flag(flag).map(|e| e.as_raw()),
+        0,
+    ))
+}
+
+#[pyfunction]
+fn destroy_event(event: &Any) -> PyResult<i32> {
+    Ok(ret(api::destroy_event(event_arg(event, "event")?)))
+}
+
+#[pyfunction]
+fn record_event(event: &Any, stream: &Any) -> PyResult<i32> {
+    let e = event_arg(event, "event")?;
+    Ok(ret(api::record_event(e, stream_arg(stream)?)))
+}
+
+#[pyfunction]
+fn reset_event(event: &Any, stream: &Any) -> PyResult<i32> {
+    let e = event_arg(event, "event")?;
+    Ok(ret(api::reset_event(e, stream_arg(stream)?)))
+}
+
+#[pyfunction]
+fn query_event(event: &Any) -> PyResult<(u32, i32)> {
+    Ok(value(api::query_event(event_arg(event, "event")?), 0))
+}
+
+#[pyfunction]
+fn query_event_status(event: &Any) -> PyResult<(u32, i32)> {
+    Ok(value(api::query_event_status(event_arg(event, "event")?), 0))
+}
+
+#[pyfunction]
+fn query_event_wait_status(event: &Any) -> PyResult<(u32, i32)> {
+    Ok(value(
+        api::query_event_wait_status(event_arg(event, "event")?),
+        0,
+    ))
+}
+
+#[pyfunction]
+fn synchronize_event(py: Python<'_>, event: &Any) -> PyResult<i32> {
+    let e = event_arg(event, "event")?;
+    Ok(ret(py.detach(|| api::synchronize_event(e))))
+}
+
+#[pyfunction]
+fn synchronize_event_with_timeout(py: Python<'_>, event: &Any, timeout: &Any) -> PyResult<i32> {
+    let e = event_arg(event, "event")?;
+    let ms = i32_arg(timeout, "timeout")?;
+    Ok(ret(py.detach(|| api::synchronize_event_with_timeout(e, ms))))
+}
+
+#[pyfunction]
+fn event_elapsed_time(start: &Any, end: &Any) -> PyResult<(f64, i32)> {
+    let s = event_arg(start, "start")?;
+    let e = event_arg(end, "end")?;
+    Ok(value(
+        api::event_elapsed_time(s, e).map(f64::from),
+        0.0,
+    ))
+}
+
+#[pyfunction]
+fn event_get_timestamp(event: &Any) -> PyResult<(u64, i32)> {
+    Ok(value(
+        api::event_get_timestamp(event_arg(event, "event")?),
+        0,
+    ))
+}
+
+#[pyfunction]
+fn stream_wait_event(py: Python<'_>, stream: &Any, event: &Any) -> PyResult<i32> {
+    let s = stream_arg(stream)?;
+    let e = event_arg(event, "event")?;
+    Ok(ret(py.detach(|| api::stream_wait_event(s, e))))
+}
+
+#[pyfunction]
+fn stream_wait_event_with_timeout(
+    py: Python<'_>,
+    stream: &Any,
+    event: &Any,
+    timeout: &Any,
+) -> PyResult<i32> {
+    let s = stream_arg(stream)?;
+    let e = event_arg(event, "event")?;
+    let ms = i32_arg(timeout, "timeout")?;
+    Ok(ret(py.detach(|| {
+        api::stream_wait_event_with_timeout(s, e, ms)
+    })))
+}
+
+#[pyfunction]
+fn get_event_id(event: &Any) -> PyResult<(u32, i32)> {
+    Ok(value(api::get_event_id(event_arg(event, "event")?), 0))
+}
+
+#[pyfunction]
+fn get_event_avail_num() -> (u32, i32) {
+    value(api::get_event_avail_num(), 0)
+}
+
+#[pyfunction]
+fn subscribe_report(thread_id: &Any, stream: &Any) -> PyResult<i32> {
+    let tid = int_bits(thread_id, "thread_id")?;
+    Ok(ret(api::subscribe_report(tid, stream_arg(stream)?)))
+}
+
+#[pyfunction]
+fn unsubscribe_report(thread_id: &Any, stream: &Any) -> PyResult<i32> {
+    let tid = int_bits(thread_id, "thread_id")?;
+    Ok(ret(api::unsubscribe_report(tid, stream_arg(stream)?)))
+}
+
+#[pyfunction]
+fn malloc(size: &Any, policy: &Any) -> PyResult<(usize, i32)> {
+    let size = usize_arg(size, "size")?;
+    let policy = u32_arg(policy, "policy")?;
+    Ok(value(api::malloc(size, policy), 0))
+}
+
+#[pyfunction]
+fn malloc_host(size: &Any) -> PyResult<(usize, i32)> {
+    Ok(value(api::malloc_host(usize_arg(size, "size")?), 0))
+}
+
+#[pyfunction(name = "free")]
+fn free_(ptr: &Any) -> PyResult<i32> {
+    Ok(ret(api::free(usize_arg(ptr, "dev_ptr")?)))
+}
+
+#[pyfunction]
+fn free_host(ptr: &Any) -> PyResult<i32> {
+    Ok(ret(api::free_host(usize_arg(ptr, "host_ptr")?)))
+}
+
+// Pointers are plain ints, as in pyACL: whoever passes one vouches for the memory behind it,
+// exactly as a C caller does. Runtime allocations are bounds-checked by the core.
+
+#[pyfunction]
+fn memcpy(dst: &Any, dest_max: &Any, src: &Any, count: &Any, kind: &Any) -> PyResult<i32> {
+    let (dst, max) = (usize_arg(dst, "dst")?, usize_arg(dest_max, "dest_max")?);
+    let (src, count) = (usize_arg(src, "src")?, usize_arg(count, "count")?);
+    let kind = u32_arg(kind, "kind")?;
+    // SAFETY: the caller vouches for the pointers (see above).
+    Ok(ret(unsafe { api::memcpy(dst, max, src, count, kind) }))
+}
+
+#[pyfunction]
+fn memcpy_async(
+    dst: &Any,
+    dest_max: &Any,
+    src: &Any,
+    count: &Any,
+    kind: &Any,
+    stream: &Any,
+) -> PyResult<i32> {
+    let (dst, max) = (usize_arg(dst, "dst")?, usize_arg(dest_max, "dest_max")?);
+    let (src, count) = (usize_arg(src, "src")?, usize_arg(count, "count")?);
+    let kind = u32_arg(kind, "kind")?;
+    let s = stream_arg(stream)?;
+    // SAFETY: the caller vouches for the pointers until the copy has run.
+    Ok(ret(unsafe {
+        api::memcpy_async(dst, max, src, count, kind, s)
+    }))
+}
+
+#[pyfunction]
+fn memset(dev_ptr: &Any, max_count: &Any, value: &Any, count: &Any) -> PyResult<i32> {
+    let (ptr, max) = (usize_arg(dev_ptr, "dev_ptr")?, usize_arg(max_count, "max_count")?);
+    let v = i32_arg(value, "value")?;
+    let count = usize_arg(count, "count")?;
+    // SAFETY: the caller vouches for the pointer.
+    Ok(ret(unsafe { api::memset(ptr, max, v, count) }))
+}
+
+#[pyfunction]
+fn memset_async(
+    dev_ptr: &Any,
+    max_count: &Any,
+    value: &Any,
+    count: &Any,
+    stream: &Any,
+) -> PyResult<i32> {
+    let (ptr, max) = (usize_arg(dev_ptr, "dev_ptr")?, usize_arg(max_count, "max_count")?);
+    let v = i32_arg(value, "value")?;
+    let count = usize_arg(count, "count")?;
+    let s = stream_arg(stream)?;
+    // SAFETY: the caller vouches for the pointer until the set has run.
+    Ok(ret(unsafe { api::memset_async(ptr, max, v, count, s) }))
+}
+
+#[pyfunction]
+fn get_mem_info(attr: &Any) -> PyResult<(usize, usize, i32)> {
+    let attr = u32_arg(attr, "attr")?;
+    Ok(match api::get_mem_info(attr) {
+        Ok((free, total)) => (free, total, 0),
+        Err(e) => (0, 0, e.code()),
+    })
+}
+
+/// Only the thread level exists; the level is accepted for pyACL compatibility.
+#[pyfunction]
+#[pyo3(signature = (level = None))]
+fn peek_at_last_error(level: Option<&Any>) -> PyResult<i32> {
+    if let Some(level) = level {
+        u32_arg(level, "level")?;
+    }
+    Ok(api::peek_at_last_error())
+}
+
+#[pyfunction]
+#[pyo3(signature = (level = None))]
+fn get_last_error(level: Option<&Any>) -> PyResult<i32> {
+    if let Some(level) = level {
+        u32_arg(level, "level")?;
+    }
+    Ok(api::get_last_error())
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    macro_rules! add {
+        ($($f:ident),* $(,)?) => {
+            $( m.add_function(wrap_pyfunction!($f, m)?)?; )*
+        };
+    }
+    add!(
+        set_device,
+        reset_device,
+        get_device,
+        get_device_count,
+        create_context,
+        destroy_context,
+        set_context,
+        get_context,
+        create_stream,
+        create_stream_with_config,
+        destroy_stream,
+        destroy_stream_force,
+        synchronize_stream,
+        synchronize_stream_with_timeout,
+        stream_query,
+        stream_get_id,
+        set_stream_failure_mode,
+        synchronize_device,
+        synchronize_device_with_timeout,
+        create_event,
+        create_event_with_flag,
+        create_event_ex_with_flag,
+        destroy_event,
+        record_event,
+        reset_event,
+        query_event,
+        query_event_status,
+        query_event_wait_status,
+        synchronize_event,
+        synchronize_event_with_timeout,
+        event_elapsed_time,
+        event_get_timestamp,
+        stream_wait_event,
+        stream_wait_event_with_timeout,
+        get_event_id,
+        get_event_avail_num,
+        subscribe_report,
+        unsubscribe_report,
+        malloc,
+        malloc_host,
+        free_,
+        free_host,
+        memcpy,
+        memcpy_async,
+        memset,
+        memset_async,
+        get_mem_info,
+        peek_at_last_error,
+        get_last_error,
+    );
+    callbacks::register_rt(m)
+}

@@ -1,0 +1,158 @@
+//! `acl.util`: threads for callback loops, and moving bytes between Python and raw memory.
+
+use std::collections::HashMap;
+use std::sync::mpsc;
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+
+use aclrt::api;
+use aclrt::codes::{ACL_ERROR_INTERNAL_ERROR, ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE};
+use aclrt::consts::ACL_MEMCPY_HOST_TO_HOST;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes};
+
+use crate::args::*;
+use crate::callbacks::report_unraisable;
+
+type Any<'py> = Bound<'py, PyAny>;
+
+/// Threads started by `start_thread` and not yet stopped, by `pthread_self()` value.
+static THREADS: Mutex<Option<HashMap<u64, JoinHandle<()>>>> = Mutex::new(None);
+
+fn threads() -> std::sync::MutexGuard<'static, Option<HashMap<u64, JoinHandle<()>>>> {
+    THREADS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Calls `fn(args)` on a new OS thread; returns `(tid, ret)` with tid its `pthread_self()`,
+/// the id `acl.rt.subscribe_report` expects.
+#[pyfunction]
+fn start_thread(py: Python<'_>, fn_: &Any, args: &Any) -> PyResult<(u64, i32)> {
+    let f = callable_arg(fn_, "fn")?.unbind();
+    let data = args.clone().unbind();
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("acl-util".into())
+        .spawn(move || {
+            let _ = tx.send(aclrt::pthread_id());
+            Python::attach(|py| {
+                if let Err(err) = f.call1(py, (data,)) {
+                    report_unraisable(py, err, f.bind(py));
+                }
+                drop(f);
+            });
+        });
+    let handle = match spawned {
+        Ok(h) => h,
+        Err(e) => {
+            let e = api::fail(ACL_ERROR_INTERNAL_ERROR, format!("cannot start a thread: {e}"));
+            return Ok((0, e.code()));
+        }
+    };
+    let tid = py
+        .detach(move || rx.recv())
+        .map_err(|_| PyValueError::new_err("the new thread ended before reporting its id"))?;
+    threads().get_or_insert_with(HashMap::new).insert(tid, handle);
+    Ok((tid, 0))
+}
+
+/// Waits for a thread from `start_thread` to return (the GIL is released meanwhile).
+#[pyfunction]
+fn stop_thread(py: Python<'_>, thread_id: &Any) -> PyResult<i32> {
+    let tid = int_bits(thread_id, "thread_id")?;
+    if tid == aclrt::pthread_id() {
+        return Ok(api::fail(
+            ACL_ERROR_INVALID_PARAM,
+            "acl.util.stop_thread: a thread cannot stop (join) itself",
+        )
+        .code());
+    }
+    let Some(handle) = threads().as_mut().and_then(|t| t.remove(&tid)) else {
+        return Ok(api::fail(
+            ACL_ERROR_INVALID_PARAM,
+            format!("acl.util.stop_thread: {tid:#x} is not a running thread from start_thread"),
+        )
+        .code());
+    };
+    match py.detach(|| handle.join()) {
+        Ok(()) => Ok(0),
+        Err(_) => Ok(api::fail(
+            ACL_ERROR_INTERNAL_ERROR,
+            format!("acl.util.stop_thread: thread {tid:#x} ended abnormally"),
+        )
+        .code()),
+    }
+}
+
+/// The address of the buffer of a `bytes` (read only!) or `bytearray` object; valid while the
+/// object lives and, for a bytearray, is not resized.
+#[pyfunction]
+fn bytes_to_ptr(data: &Any) -> PyResult<usize> {
+    if let Ok(b) = data.cast::<PyBytes>() {
+        Ok(b.as_bytes().as_ptr() as usize)
+    } else if let Ok(b) = data.cast::<PyByteArray>() {
+        Ok(b.data() as usize)
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "bytes_to_ptr expects bytes or bytearray, not {}",
+            data.get_type().name()?
+        )))
+    }
+}
+
+/// The data address of a NumPy array (or anything with `__array_interface__`).
+#[pyfunction]
+fn numpy_to_ptr(array: &Any) -> PyResult<usize> {
+    let interface = array.getattr("__array_interface__").map_err(|_| {
+        PyTypeError::new_err("numpy_to_ptr expects an object with __array_interface__")
+    })?;
+    let data = interface.get_item("data")?;
+    usize_arg(&data.get_item(0)?, "__array_interface__['data'][0]")
+}
+
+/// A copy of `size` bytes at `ptr`. Runtime allocations are bounds-checked (ValueError when
+/// the range runs past one); any other address is trusted, as in pyACL.
+#[pyfunction]
+fn ptr_to_bytes<'py>(py: Python<'py>, ptr: &Any, size: &Any) -> PyResult<Bound<'py, PyBytes>> {
+    let addr = usize_arg(ptr, "ptr")?;
+    let size = usize_arg(size, "size")?;
+    if size == 0 {
+        return Ok(PyBytes::new(py, &[]));
+    }
+    if addr == 0 {
+        return Err(PyValueError::new_err("ptr_to_bytes: ptr is NULL (0)"));
+    }
+    if size > isize::MAX as usize {
+        return Err(PyValueError::new_err(format!("ptr_to_bytes: size {size} is too large")));
+    }
+    let mut out = vec![0u8; size];
+    // SAFETY: the destination is ours; the source is vouched for by the caller and, when it
+    // is a runtime allocation, bounds-checked by the core first.
+    let copied = unsafe {
+        api::memcpy(
+            out.as_mut_ptr() as usize,
+            size,
+            addr,
+            size,
+            ACL_MEMCPY_HOST_TO_HOST,
+        )
+    };
+    match copied {
+        Ok(()) => {}
+        Err(e) if e.code() == ACL_ERROR_UNINITIALIZE => {
+            // SAFETY: as above; without a runtime there are no allocations to check.
+            unsafe { std::ptr::copy(addr as *const u8, out.as_mut_ptr(), size) };
+        }
+        Err(e) => return Err(PyValueError::new_err(format!("ptr_to_bytes: {e}"))),
+    }
+    Ok(PyBytes::new(py, &out))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(start_thread, m)?)?;
+    m.add_function(wrap_pyfunction!(stop_thread, m)?)?;
+    m.add_function(wrap_pyfunction!(bytes_to_ptr, m)?)?;
+    m.add_function(wrap_pyfunction!(numpy_to_ptr, m)?)?;
+    m.add_function(wrap_pyfunction!(ptr_to_bytes, m)?)?;
+    Ok(())
+}

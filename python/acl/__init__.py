@@ -1,0 +1,47 @@
+"""pyACL-compatible AscendCL runtime on aclrt's emulated device.
+
+Programs written for pyACL run unchanged::
+
+    import acl
+    ret = acl.init()
+    ret = acl.rt.set_device(0)
+    stream, ret = acl.rt.create_stream()
+
+Conventions are pyACL's: calls that produce a value return ``(value, ret)``, actions return
+``ret`` (0 on success, else the ``aclError`` code, with the message in
+``acl.get_recent_err_msg()``); handles and pointers are ints, 0 meaning the default stream.
+
+Submodules: ``acl.rt`` (runtime calls), ``acl.util`` (threads, bytes <-> pointers),
+``acl.ext`` (aclrt extensions: host kernels written in Python, error names) and
+``acl.constants`` (every error code and flag with its official name, also available here).
+
+On top, a Pythonic layer in the style of ``torch.cuda``: :class:`Stream`, :class:`Event`,
+:class:`AclError`, :func:`current_stream`, :func:`stream`, :func:`synchronize`.
+"""
+
+import atexit as _atexit
+import sys as _sys
+
+from . import _acl
+from ._acl import finalize, get_recent_err_msg, init
+
+for _name in ("rt", "util", "ext", "constants"):
+    _sys.modules[__name__ + "." + _name] = getattr(_acl, _name)
+del _name
+
+from . import constants, ext, rt, util  # noqa: E402
+from .constants import *  # noqa: E402,F401,F403
+from ._layer import (  # noqa: E402
+    AclError,
+    Event,
+    Stream,
+    check,
+    current_stream,
+    default_stream,
+    stream,
+    synchronize,
+)
+
+# The runtime's threads call into Python; stop them while the interpreter can still serve
+# them (a program that calls acl.finalize() itself is unaffected).
+_atexit.register(_acl._shutdown)
