@@ -1,1 +1,156 @@
-//! The ACL C ABI (`libascendcl`).
+//! The ACL C ABI (`libascendcl`): every ACL runtime call of the aclrt core, with the vendor's C
+//! prototypes, plus the `aclx*` extensions of `include/acl/acl_ext.h`.
+//!
+//! Every entry point runs inside [`guard`]: the core's `Result` becomes the `aclError` return
+//! value, and a Rust panic becomes `ACL_ERROR_INTERNAL_ERROR` with a message instead of
+//! unwinding into C. Argument checks follow the contract's order: not initialised (100001),
+//! NULL pointers (100000), then whatever the core checks (handles, context, rules).
+//!
+//! The functions are also usable from Rust through the rlib (the tests do so); they are
+//! `unsafe` wherever they read or write through caller-supplied pointers.
+
+// The exported names are the C names; the safety contract of each function is the C one
+// (pointers are NULL or valid for the access), documented once in the headers.
+#![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
+
+mod callback;
+mod device;
+mod event;
+mod ext;
+mod memory;
+mod process;
+mod stream;
+
+pub use callback::*;
+pub use device::*;
+pub use event::*;
+pub use ext::*;
+pub use memory::*;
+pub use process::*;
+pub use stream::*;
+
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use aclrt::codes::{ACL_ERROR_INTERNAL_ERROR, ACL_ERROR_INVALID_PARAM, ACL_SUCCESS};
+use aclrt::{api, ContextHandle, EventHandle, StreamHandle};
+
+/// `aclError`.
+pub type aclError = i32;
+/// `aclrtStream`: a validated stream token (NULL = the default stream).
+pub type aclrtStream = *mut c_void;
+/// `aclrtEvent`: a validated event token.
+pub type aclrtEvent = *mut c_void;
+/// `aclrtContext`: a validated context token.
+pub type aclrtContext = *mut c_void;
+
+type Result<T = ()> = aclrt::Result<T>;
+
+/// Runs an entry point: its error becomes the return code; a panic becomes
+/// `ACL_ERROR_INTERNAL_ERROR`, noted for the thread like any other failure.
+pub fn guard(name: &str, body: impl FnOnce() -> Result) -> aclError {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => ACL_SUCCESS,
+        Ok(Err(e)) => e.code(),
+        Err(panic) => internal_error(name, &panic).code(),
+    }
+}
+
+/// Like [`guard`] for entry points that return a value rather than a code.
+fn guard_value<T>(name: &str, fallback: T, body: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| {
+        internal_error(name, &panic);
+        fallback
+    })
+}
+
+fn internal_error(name: &str, panic: &Box<dyn std::any::Any + Send>) -> aclrt::Error {
+    let text = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic payload".to_string());
+    api::fail(
+        ACL_ERROR_INTERNAL_ERROR,
+        format!("{name}: internal error in the runtime library: {text}"),
+    )
+}
+
+/// Refuses a NULL pointer argument with `ACL_ERROR_INVALID_PARAM`.
+fn not_null<T>(ptr: *const T, call: &str, what: &str) -> Result {
+    if ptr.is_null() {
+        Err(api::fail(
+            ACL_ERROR_INVALID_PARAM,
+            format!("{call}: {what} is NULL"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Stores `value` through an out-pointer the caller promised is valid (checked non-NULL).
+unsafe fn put<T>(ptr: *mut T, value: T) {
+    // SAFETY: checked non-NULL by the caller; validity is the C caller's contract.
+    unsafe { ptr.write(value) }
+}
+
+fn stream_handle(stream: aclrtStream) -> StreamHandle {
+    StreamHandle::from_raw(stream as u64)
+}
+
+fn event_handle(event: aclrtEvent, call: &str) -> Result<EventHandle> {
+    not_null(event, call, "the event")?;
+    Ok(EventHandle::from_raw(event as u64))
+}
+
+fn context_handle(context: aclrtContext, call: &str) -> Result<ContextHandle> {
+    not_null(context, call, "the context")?;
+    Ok(ContextHandle::from_raw(context as u64))
+}
+
+/// A C pointer carried into a task that runs on another thread. The C caller owns what it
+/// points to and promised it stays valid until the task has run.
+#[derive(Clone, Copy)]
+struct SendPtr(*mut c_void);
+
+// SAFETY: the pointer is only handed back to the C function it was registered with; C code
+// passes such user data between threads by design.
+unsafe impl Send for SendPtr {}
+unsafe impl Sync for SendPtr {}
+
+impl SendPtr {
+    /// Read through a method so closures capture the whole wrapper (edition-2021 closures
+    /// would otherwise capture the raw field, which is not `Send`).
+    fn get(self) -> *mut c_void {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_internal_error_with_a_message() {
+        let code = guard("aclxTest", || panic!("boom {}", 42));
+        assert_eq!(code, ACL_ERROR_INTERNAL_ERROR);
+        assert_eq!(api::peek_at_last_error(), ACL_ERROR_INTERNAL_ERROR);
+        let msg = api::get_recent_err_msg().unwrap();
+        assert!(msg.contains("aclxTest") && msg.contains("boom 42"), "{msg}");
+    }
+
+    #[test]
+    fn value_entry_points_fall_back_on_panic() {
+        let v = guard_value("aclxTest", 7u32, || panic!("static text"));
+        assert_eq!(v, 7);
+        let msg = api::get_recent_err_msg().unwrap();
+        assert!(msg.contains("static text"), "{msg}");
+    }
+
+    #[test]
+    fn errors_pass_through_unchanged() {
+        let code = guard("aclxTest", || Err(api::fail(107017, "x")));
+        assert_eq!(code, 107017);
+        assert_eq!(guard("aclxTest", || Ok(())), 0);
+    }
+}

@@ -1,0 +1,166 @@
+//! Host callbacks, host functions and the exception callback.
+
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+
+use aclrt::api;
+use aclrt::codes::ACL_ERROR_RT_PARAM_INVALID;
+use aclrt::ExceptionInfo;
+
+use crate::{aclError, aclrtStream, guard, guard_value, stream_handle, SendPtr};
+
+/// `aclrtCallback` / `aclrtHostFunc`.
+pub type aclrtCallback = Option<unsafe extern "C" fn(userData: *mut c_void)>;
+/// `aclrtExceptionInfoCallback`.
+pub type aclrtExceptionInfoCallback = Option<unsafe extern "C" fn(info: *mut ExceptionInfo)>;
+
+/// `aclrtSubscribeReport`: `threadId` is the serving thread's `pthread_self()`.
+#[no_mangle]
+pub extern "C" fn aclrtSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError {
+    guard("aclrtSubscribeReport", || {
+        api::subscribe_report(threadId, stream_handle(stream))
+    })
+}
+
+/// `aclrtUnSubscribeReport`.
+#[no_mangle]
+pub extern "C" fn aclrtUnSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError {
+    guard("aclrtUnSubscribeReport", || {
+        api::unsubscribe_report(threadId, stream_handle(stream))
+    })
+}
+
+fn require_fn<F>(f: Option<F>, call: &str) -> aclrt::Result<F> {
+    f.ok_or_else(|| {
+        api::fail(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("{call}: the function pointer is NULL"),
+        )
+    })
+}
+
+/// `aclrtLaunchCallback`: `fn(userData)` runs on the stream's subscribed thread, inside its
+/// `aclrtProcessReport`.
+#[no_mangle]
+pub extern "C" fn aclrtLaunchCallback(
+    r#fn: aclrtCallback,
+    userData: *mut c_void,
+    blockType: u32,
+    stream: aclrtStream,
+) -> aclError {
+    guard("aclrtLaunchCallback", || {
+        api::ensure_initialized()?;
+        let f = require_fn(r#fn, "aclrtLaunchCallback")?;
+        let data = SendPtr(userData);
+        // SAFETY: the C caller provides a callable function and user data valid until it runs.
+        let body = Box::new(move || unsafe { f(data.get()) });
+        api::launch_callback(body, blockType, stream_handle(stream))
+    })
+}
+
+/// `aclrtProcessReport` (`-1` waits forever).
+#[no_mangle]
+pub extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
+    guard("aclrtProcessReport", || api::process_report(timeout))
+}
+
+/// `aclrtLaunchHostFunc`: `fn(args)` runs on a runtime thread; later tasks wait for it.
+#[no_mangle]
+pub extern "C" fn aclrtLaunchHostFunc(
+    stream: aclrtStream,
+    r#fn: aclrtCallback,
+    args: *mut c_void,
+) -> aclError {
+    guard("aclrtLaunchHostFunc", || {
+        api::ensure_initialized()?;
+        let f = require_fn(r#fn, "aclrtLaunchHostFunc")?;
+        let data = SendPtr(args);
+        // SAFETY: as for aclrtLaunchCallback.
+        let body = Box::new(move || unsafe { f(data.get()) });
+        api::launch_host_func(stream_handle(stream), body)
+    })
+}
+
+/// Exception infos handed to a callback that is still running. The getters read only these,
+/// so a stale or made-up `aclrtExceptionInfo*` yields `0xFFFFFFFF` instead of a wild read.
+static LIVE_INFOS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+fn live_infos() -> std::sync::MutexGuard<'static, Vec<usize>> {
+    LIVE_INFOS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes an info from [`LIVE_INFOS`] when the callback returns (or unwinds).
+struct InfoScope(usize);
+
+impl Drop for InfoScope {
+    fn drop(&mut self) {
+        let mut live = live_infos();
+        if let Some(i) = live.iter().position(|&p| p == self.0) {
+            live.swap_remove(i);
+        }
+    }
+}
+
+/// `aclrtSetExceptionInfoCallback`: one process-wide slot; NULL clears it.
+#[no_mangle]
+pub extern "C" fn aclrtSetExceptionInfoCallback(callback: aclrtExceptionInfoCallback) -> aclError {
+    guard("aclrtSetExceptionInfoCallback", || {
+        let wrapped = callback.map(|f| {
+            Arc::new(move |info: &ExceptionInfo| {
+                let ptr = info as *const ExceptionInfo as usize;
+                live_infos().push(ptr);
+                let _scope = InfoScope(ptr);
+                // SAFETY: the pointer is valid for the duration of the call; the C side only
+                // passes it back to the getters.
+                unsafe { f(ptr as *mut ExceptionInfo) };
+            }) as aclrt::ExceptionCallback
+        });
+        api::set_exception_info_callback(wrapped)
+    })
+}
+
+const NO_INFO: u32 = 0xFFFF_FFFF;
+
+fn read_info(name: &str, info: *const ExceptionInfo, field: fn(&ExceptionInfo) -> u32) -> u32 {
+    guard_value(name, NO_INFO, || {
+        if info.is_null() {
+            return NO_INFO;
+        }
+        let live = live_infos();
+        if !live.contains(&(info as usize)) {
+            return NO_INFO;
+        }
+        // SAFETY: registered infos stay valid while listed, and the list is locked.
+        field(unsafe { &*info })
+    })
+}
+
+/// `aclrtGetTaskIdFromExceptionInfo`.
+#[no_mangle]
+pub extern "C" fn aclrtGetTaskIdFromExceptionInfo(info: *const ExceptionInfo) -> u32 {
+    read_info("aclrtGetTaskIdFromExceptionInfo", info, |i| i.task_id)
+}
+
+/// `aclrtGetStreamIdFromExceptionInfo`.
+#[no_mangle]
+pub extern "C" fn aclrtGetStreamIdFromExceptionInfo(info: *const ExceptionInfo) -> u32 {
+    read_info("aclrtGetStreamIdFromExceptionInfo", info, |i| i.stream_id)
+}
+
+/// `aclrtGetThreadIdFromExceptionInfo`.
+#[no_mangle]
+pub extern "C" fn aclrtGetThreadIdFromExceptionInfo(info: *const ExceptionInfo) -> u32 {
+    read_info("aclrtGetThreadIdFromExceptionInfo", info, |i| i.thread_id)
+}
+
+/// `aclrtGetDeviceIdFromExceptionInfo`.
+#[no_mangle]
+pub extern "C" fn aclrtGetDeviceIdFromExceptionInfo(info: *const ExceptionInfo) -> u32 {
+    read_info("aclrtGetDeviceIdFromExceptionInfo", info, |i| i.device_id)
+}
+
+/// `aclrtGetErrorCodeFromExceptionInfo`.
+#[no_mangle]
+pub extern "C" fn aclrtGetErrorCodeFromExceptionInfo(info: *const ExceptionInfo) -> u32 {
+    read_info("aclrtGetErrorCodeFromExceptionInfo", info, |i| i.error_code)
+}

@@ -1,0 +1,104 @@
+//! The `aclx*` extensions (`include/acl/acl_ext.h`).
+
+use std::ffi::{c_char, c_void, CStr};
+
+use aclrt::api;
+use aclrt::codes::{ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID};
+use aclrt::Config;
+
+use crate::{aclError, aclrtStream, guard, not_null, put, stream_handle, SendPtr};
+
+/// `aclxHostKernel`: returns 0 or the code the task fails with.
+pub type aclxHostKernel = Option<unsafe extern "C" fn(args: *mut c_void) -> aclError>;
+
+/// `aclxLaunchHostKernel`: queues `fn(args)` as a device task on the stream.
+#[no_mangle]
+pub unsafe extern "C" fn aclxLaunchHostKernel(
+    stream: aclrtStream,
+    r#fn: aclxHostKernel,
+    args: *mut c_void,
+    name: *const c_char,
+) -> aclError {
+    guard("aclxLaunchHostKernel", || {
+        api::ensure_initialized()?;
+        let Some(f) = r#fn else {
+            return Err(api::fail(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "aclxLaunchHostKernel: the kernel function pointer is NULL",
+            ));
+        };
+        let name = if name.is_null() {
+            String::new()
+        } else {
+            // SAFETY: a non-NULL name is a C string by the C contract.
+            unsafe { CStr::from_ptr(name) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        let data = SendPtr(args);
+        let kernel = Box::new(move || {
+            // SAFETY: the C caller provides a callable function and args valid until it runs.
+            match unsafe { f(data.get()) } {
+                0 => Ok(()),
+                code => Err(code),
+            }
+        });
+        api::launch_kernel(stream_handle(stream), &name, Default::default(), kernel).map(|_| ())
+    })
+}
+
+/// `aclxConfigureDevices`: device count and per-device memory, before `aclInit`.
+#[no_mangle]
+pub extern "C" fn aclxConfigureDevices(deviceCount: u32, memoryBytes: u64) -> aclError {
+    guard("aclxConfigureDevices", || {
+        if deviceCount == 0 || memoryBytes == 0 {
+            return Err(api::fail(
+                ACL_ERROR_INVALID_PARAM,
+                format!(
+                    "aclxConfigureDevices: device count ({deviceCount}) and memory ({memoryBytes} bytes) \
+                     must both be non-zero"
+                ),
+            ));
+        }
+        let config = Config {
+            device_count: deviceCount,
+            device_memory: memoryBytes,
+            ..Config::from_env()
+        };
+        api::configure(config)
+    })
+}
+
+/// `aclxLiveObjects`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct aclxLiveObjects {
+    /// Contexts, default ones included.
+    pub contexts: u64,
+    /// Streams, default ones included.
+    pub streams: u64,
+    /// Events.
+    pub events: u64,
+    /// Memory blocks from `aclrtMalloc` / `aclrtMallocHost`.
+    pub allocations: u64,
+    /// Threads subscribed with `aclrtSubscribeReport`.
+    pub callbackThreads: u64,
+}
+
+/// `aclxGetLiveObjects`: counts for leak checks; needs no `aclInit`.
+#[no_mangle]
+pub unsafe extern "C" fn aclxGetLiveObjects(objects: *mut aclxLiveObjects) -> aclError {
+    guard("aclxGetLiveObjects", || {
+        not_null(objects, "aclxGetLiveObjects", "objects")?;
+        let live = api::live_objects();
+        let counts = aclxLiveObjects {
+            contexts: live.contexts as u64,
+            streams: live.streams as u64,
+            events: live.events as u64,
+            allocations: live.allocations as u64,
+            callbackThreads: live.callback_threads as u64,
+        };
+        unsafe { put(objects, counts) };
+        Ok(())
+    })
+}

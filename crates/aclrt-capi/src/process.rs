@@ -1,0 +1,107 @@
+//! Process-level calls: init/finalize, error reporting, version.
+
+use std::cell::RefCell;
+use std::ffi::{c_char, CStr, CString};
+
+use aclrt::api;
+use aclrt::codes::{ACL_ERROR_INVALID_FILE, ACL_ERROR_INVALID_PARAM};
+use aclrt::consts::{ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION, ACL_RT_THREAD_LEVEL};
+
+use crate::{aclError, guard, guard_value, not_null, put};
+
+/// `aclInit`. The configuration file (vendor: dump, profiling and similar settings) means
+/// nothing to the emulated device, so its content is ignored; a path that does not name a
+/// readable file is still refused with `ACL_ERROR_INVALID_FILE`, as the vendor does, so a
+/// mistyped path fails here as it would on real hardware.
+#[no_mangle]
+pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> aclError {
+    guard("aclInit", || {
+        if !configPath.is_null() {
+            // SAFETY: a non-NULL configPath is a C string by the C contract.
+            let path = unsafe { CStr::from_ptr(configPath) }.to_string_lossy();
+            if !path.is_empty() && std::fs::File::open(&*path).is_err() {
+                return Err(api::fail(
+                    ACL_ERROR_INVALID_FILE,
+                    format!("aclInit: the configuration file {path:?} cannot be opened"),
+                ));
+            }
+        }
+        api::init()
+    })
+}
+
+/// `aclFinalize`.
+#[no_mangle]
+pub extern "C" fn aclFinalize() -> aclError {
+    guard("aclFinalize", api::finalize)
+}
+
+thread_local! {
+    /// Backs the pointer `aclGetRecentErrMsg` returns until the thread's next call.
+    static RECENT_MESSAGE: RefCell<Option<CString>> = const { RefCell::new(None) };
+}
+
+/// `aclGetRecentErrMsg`: the calling thread's latest message (cleared by reading), or NULL.
+#[no_mangle]
+pub extern "C" fn aclGetRecentErrMsg() -> *const c_char {
+    guard_value("aclGetRecentErrMsg", std::ptr::null(), || {
+        let message = api::get_recent_err_msg()
+            .map(|m| CString::new(m.replace('\0', " ")).expect("interior NULs were replaced"));
+        RECENT_MESSAGE.with(|slot| {
+            let mut slot = slot.borrow_mut();
+            *slot = message;
+            slot.as_ref().map_or(std::ptr::null(), |m| m.as_ptr())
+        })
+    })
+}
+
+fn last_error(level: u32, take: bool) -> aclError {
+    if level != ACL_RT_THREAD_LEVEL {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if take {
+        api::get_last_error()
+    } else {
+        api::peek_at_last_error()
+    }
+}
+
+/// `aclrtPeekAtLastError`.
+#[no_mangle]
+pub extern "C" fn aclrtPeekAtLastError(level: u32) -> aclError {
+    guard_value(
+        "aclrtPeekAtLastError",
+        aclrt::codes::ACL_ERROR_INTERNAL_ERROR,
+        || last_error(level, false),
+    )
+}
+
+/// `aclrtGetLastError`.
+#[no_mangle]
+pub extern "C" fn aclrtGetLastError(level: u32) -> aclError {
+    guard_value(
+        "aclrtGetLastError",
+        aclrt::codes::ACL_ERROR_INTERNAL_ERROR,
+        || last_error(level, true),
+    )
+}
+
+/// `aclrtGetVersion`: the interface version the headers declare. Needs no `aclInit`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetVersion(
+    majorVersion: *mut i32,
+    minorVersion: *mut i32,
+    patchVersion: *mut i32,
+) -> aclError {
+    guard("aclrtGetVersion", || {
+        not_null(majorVersion, "aclrtGetVersion", "majorVersion")?;
+        not_null(minorVersion, "aclrtGetVersion", "minorVersion")?;
+        not_null(patchVersion, "aclrtGetVersion", "patchVersion")?;
+        unsafe {
+            put(majorVersion, ACL_MAJOR_VERSION as i32);
+            put(minorVersion, ACL_MINOR_VERSION as i32);
+            put(patchVersion, ACL_PATCH_VERSION as i32);
+        }
+        Ok(())
+    })
+}
