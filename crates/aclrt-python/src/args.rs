@@ -11,7 +11,8 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
-/// The low 64 bits of a Python int, two's complement for negative values.
+/// A Python int as C would receive it in a 64-bit parameter (two's complement for negative
+/// values); narrower parameters then truncate as C does.
 pub fn int_bits(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<u64> {
     if obj.is_none() {
         return Err(PyTypeError::new_err(format!(
@@ -27,8 +28,13 @@ pub fn int_bits(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<u64> {
     if let Ok(v) = obj.extract::<i64>() {
         return Ok(v as u64);
     }
-    obj.bitand(u64::MAX)?.extract::<u64>()
+    Ok(obj.extract::<u64>().unwrap_or(OUT_OF_RANGE))
 }
+
+/// Stands in for an int that does not fit in 64 bits: invalid in every reading (handle tag
+/// 0x80 is never issued; as `i32` it is `i32::MIN`, as `u32` an undefined flag bit), so the
+/// runtime refuses it instead of a truncation landing on a valid value such as 0.
+const OUT_OF_RANGE: u64 = 0x8000_0000_8000_0000;
 
 pub fn i32_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<i32> {
     Ok(int_bits(obj, what)? as i32)

@@ -46,6 +46,7 @@ fn launch_host_kernel(fn_: &Any, args: &Any, stream: &Any, name: &str) -> PyResu
                     let header = format!("Python exception in host kernel '{task_label}':\n");
                     if let Ok(stderr) = py.import("sys").and_then(|s| s.getattr("stderr")) {
                         let _ = stderr.call_method1("write", (format!("{header}{text}"),));
+                        let _ = stderr.call_method0("flush");
                     }
                     Err(KernelError::Raised(format!("{header}{text}")))
                 }
