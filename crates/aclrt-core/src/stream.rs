@@ -47,7 +47,10 @@ pub struct Failure {
 }
 
 /// Spins a worker makes looking for new work before it parks.
-const WORKER_IDLE_SPINS: u32 = 4_000;
+const WORKER_IDLE_SPINS: u32 = 1_024;
+/// Every this many idle spins the worker yields its core, so a submitter sharing the core can
+/// run (see the wait lists' spin for why).
+const WORKER_YIELD_EVERY: u32 = 16;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum WorkerState {
@@ -217,7 +220,11 @@ impl Stream {
                 && self.submitted.load(Ordering::Acquire) == self.retired.load(Ordering::Acquire)
                 && !self.aborted.load(Ordering::Relaxed)
             {
-                std::hint::spin_loop();
+                if spins % WORKER_YIELD_EVERY == WORKER_YIELD_EVERY - 1 {
+                    std::thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
                 spins += 1;
             }
             {

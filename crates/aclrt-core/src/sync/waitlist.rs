@@ -14,7 +14,11 @@ pub enum SpinPolicy {
 
 /// Spins before parking: long enough to catch a wake-up from a task that is about to finish,
 /// short enough that an idle wait costs nothing measurable.
-const BRIEF_SPINS: u32 = 2_000;
+const BRIEF_SPINS: u32 = 512;
+/// Every this many spins the waiter yields its core instead: when threads outnumber cores the
+/// thread that will make the condition true may be queued behind the spinner on the same core,
+/// and a pure spin would hold it off for a whole time slice.
+const YIELD_EVERY: u32 = 16;
 
 /// A list of parked threads waiting for some condition owned by the caller.
 ///
@@ -63,8 +67,12 @@ impl WaitList {
         }
         match spin {
             SpinPolicy::Brief => {
-                for _ in 0..BRIEF_SPINS {
-                    std::hint::spin_loop();
+                for i in 0..BRIEF_SPINS {
+                    if i % YIELD_EVERY == YIELD_EVERY - 1 {
+                        std::thread::yield_now();
+                    } else {
+                        std::hint::spin_loop();
+                    }
                     if ready() {
                         return true;
                     }
