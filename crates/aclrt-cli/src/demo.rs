@@ -5,6 +5,7 @@
 //! loads while chunk N computes. A blocking callback on the store stream reports each chunk
 //! from a subscribed host thread, and a pair of timing events measures the whole run.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -71,6 +72,7 @@ pub fn run() -> Result<()> {
     };
     let reporter_id = tid_rx.recv().unwrap();
     api::subscribe_report(reporter_id, store)?;
+    aclrt::trace::start();
 
     let host_in: Vec<Vec<f32>> = (0..CHUNKS)
         .map(|c| {
@@ -172,6 +174,10 @@ pub fn run() -> Result<()> {
     stop.store(true, Ordering::Release);
     reporter.join().unwrap();
     api::unsubscribe_report(reporter_id, store)?;
+    let (trace_file, picture) = (Path::new("out/trace.json"), Path::new("out/timeline.svg"));
+    let write_failed = |e: String| aclrt::Error::new(aclrt::codes::ACL_ERROR_WRITE_FILE, e);
+    aclrt::trace::stop_and_write(trace_file).map_err(|e| write_failed(e.to_string()))?;
+    crate::trace::render_file(trace_file, picture).map_err(write_failed)?;
 
     println!("aclrt demo: a 3-stage pipeline ({CHUNKS} chunks) on 3 streams of emulated device 0");
     for (s, n) in names {
@@ -189,6 +195,11 @@ pub fn run() -> Result<()> {
         .map(|o| o.lock().unwrap().iter().map(|&x| f64::from(x)).sum::<f64>())
         .sum();
     println!("result check: sum of squares {got:.1} (expected {expected:.1})");
+    println!(
+        "timeline: {} (open in Perfetto or chrome://tracing), picture: {}",
+        trace_file.display(),
+        picture.display()
+    );
     for buf in device_bufs {
         api::free(buf)?;
     }

@@ -21,6 +21,8 @@ pub const MAX_CALLBACK_THREADS: usize = 1024;
 /// A callback whose stream reached it, waiting for its subscribed thread.
 pub(crate) struct DueCallback {
     stream: StreamHandle,
+    /// The callback task, for traces.
+    origin: trace::TaskRef,
     body: HostFn,
     /// Set when the body returned; present for `ACL_CALLBACK_BLOCK`.
     done: Option<Arc<Latch>>,
@@ -39,8 +41,19 @@ pub(crate) struct Subscriber {
 
 impl Subscriber {
     /// Hands a callback to the subscribed thread.
-    pub(crate) fn deliver(&self, stream: StreamHandle, body: HostFn, done: Option<Arc<Latch>>) {
-        lock(&self.due).push_back(DueCallback { stream, body, done });
+    pub(crate) fn deliver(
+        &self,
+        stream: StreamHandle,
+        origin: trace::TaskRef,
+        body: HostFn,
+        done: Option<Arc<Latch>>,
+    ) {
+        lock(&self.due).push_back(DueCallback {
+            stream,
+            origin,
+            body,
+            done,
+        });
         self.due_count.fetch_add(1, Ordering::SeqCst);
         self.ready.wake_all();
     }
@@ -69,7 +82,7 @@ impl Subscriber {
                 let _ = catch_unwind(AssertUnwindSafe(callback.body));
             }
             if let Some(start) = started {
-                trace::callback_ran(callback.stream, start);
+                trace::callback_ran(callback.origin, start);
             }
             if let Some(done) = callback.done {
                 done.set();

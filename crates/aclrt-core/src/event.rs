@@ -39,6 +39,9 @@ pub(crate) struct RecordState {
     failure: OnceLock<Failure>,
     /// Stream whose pending failure an event synchronise reports and clears.
     pub(crate) stream: std::sync::Weak<crate::stream::Stream>,
+    /// The record task, for traces (its task id is set once the task is queued).
+    origin: crate::trace::TaskRef,
+    task_id: AtomicU64,
 }
 
 impl RecordState {
@@ -48,6 +51,20 @@ impl RecordState {
             timestamp_ns: AtomicU64::new(0),
             failure: OnceLock::new(),
             stream: Arc::downgrade(stream),
+            origin: crate::trace::task_ref(stream, 0),
+            task_id: AtomicU64::new(0),
+        }
+    }
+
+    pub(crate) fn set_task_id(&self, task_id: u64) {
+        self.task_id.store(task_id, Ordering::Relaxed);
+    }
+
+    /// The record task, as traces name it.
+    pub(crate) fn origin(&self) -> crate::trace::TaskRef {
+        crate::trace::TaskRef {
+            task_id: self.task_id.load(Ordering::Relaxed),
+            ..self.origin
         }
     }
 

@@ -142,6 +142,7 @@ impl Stream {
             return err(ACL_ERROR_RT_STREAM_ABORT, "the stream is being aborted");
         }
         let tracing = trace::enabled();
+        let submit_start = if tracing { trace::host_now_ns() } else { 0 };
         let (id, spawn, wake) = {
             let mut q = lock(&self.queue);
             if q.closed {
@@ -149,7 +150,7 @@ impl Stream {
             }
             let id = self.submitted.load(Ordering::Relaxed);
             if tracing {
-                trace::task_submitted(self, id, kind, &meta);
+                trace::task_submitted(self, id, kind, &meta, submit_start);
             }
             q.tasks.push_back(Task {
                 id,
@@ -277,6 +278,9 @@ impl Stream {
             meta,
         } = task;
         if let Some(failure) = self.abort_reason() {
+            if trace::enabled() {
+                trace::task_discarded(self, id, kind, failure.code);
+            }
             discard(work, &failure);
             self.retire(id);
             return;
@@ -287,7 +291,7 @@ impl Stream {
         }
         let outcome = self.execute(id, work);
         if tracing {
-            trace::task_finished(self, id, kind, outcome.as_ref().err().map(|(c, _)| *c));
+            trace::task_finished(self, id, kind, outcome.as_ref().err());
         }
         if let Err((code, message)) = outcome {
             self.fail(self.failure_for(id, code, &message, meta.submitter_thread));
@@ -336,6 +340,16 @@ impl Stream {
                         flag.wait_or(|| self.is_aborting(), deadline, SpinPolicy::Brief)
                     }
                 };
+                if trace::enabled() {
+                    let by = match &target {
+                        WaitTarget::Snapshot(record) => released.then(|| record.origin()),
+                        WaitTarget::Flag(event) => event
+                            .latest()
+                            .filter(|r| released && r.is_done())
+                            .map(|r| r.origin()),
+                    };
+                    trace::wait_released(self, task_id, by);
+                }
                 event.wait_executed();
                 if released || self.is_aborting() {
                     Ok(())
@@ -361,10 +375,12 @@ impl Stream {
             } => {
                 if block {
                     let done = Arc::new(Latch::new());
-                    subscriber.deliver(self.handle, body, Some(done.clone()));
+                    let origin = trace::task_ref(self, task_id);
+                    subscriber.deliver(self.handle, origin, body, Some(done.clone()));
                     done.wait_or(|| self.is_aborting(), None, SpinPolicy::Brief);
                 } else {
-                    subscriber.deliver(self.handle, body, None);
+                    let origin = trace::task_ref(self, task_id);
+                    subscriber.deliver(self.handle, origin, body, None);
                 }
                 Ok(())
             }
@@ -386,6 +402,9 @@ impl Stream {
                     None,
                     SpinPolicy::Brief,
                 );
+                if trace::enabled() && until > 0 {
+                    trace::wait_released(self, task_id, Some(trace::task_ref(&stream, until - 1)));
+                }
                 Ok(())
             }
         }

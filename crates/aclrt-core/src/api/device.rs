@@ -45,6 +45,7 @@ pub fn init() -> Result<()> {
         RUNTIME.install_devices(&config);
         life.init_count = 1;
         RUNTIME.set_initialized(true);
+        crate::trace::on_init();
         Ok(())
     })
 }
@@ -77,6 +78,7 @@ pub fn finalize() -> Result<()> {
         }
         thread_state::set_current_context(None);
         life.init_count = 0;
+        crate::trace::on_finalize();
         Ok(())
     })
 }

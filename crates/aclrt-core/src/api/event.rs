@@ -153,7 +153,8 @@ pub(crate) fn record_on(event: &Arc<Event>, stream: &Arc<crate::stream::Stream>)
         Work::Record(record.clone(), flag_event),
         meta_for(event),
     ) {
-        Ok(_) => {
+        Ok(task_id) => {
+            record.set_task_id(task_id);
             state.latest = Some(record);
             Ok(())
         }

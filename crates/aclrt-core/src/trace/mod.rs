@@ -1,69 +1,121 @@
-//! Tracing hooks: what the runtime tells a tracer about tasks, callbacks and host waits.
+//! Tracing: what the runtime tells a tracer about tasks, events, callbacks and host waits, and
+//! a built-in collector that writes a Chrome Trace Event file (Perfetto, `chrome://tracing`).
 //!
-//! With no tracer installed every hook costs one relaxed load and a branch.
+//! Switch the collector on with the `ACLRT_TRACE=path` environment variable (started at
+//! `aclInit`, written at `aclFinalize`, so C and Python programs get it too) or from Rust with
+//! [`start`] and [`stop_and_write`]. A custom [`Tracer`] can be installed beside it with
+//! [`set_tracer`].
+//!
+//! With nothing installed every hook costs one relaxed load and a branch. With the collector
+//! on, each thread appends fixed-size records to its own buffer (no shared lock on the hot
+//! path); a task costs three records (submit, start, finish), names are shared `Arc<str>`.
 
+mod chrome;
+mod collector;
+
+use std::cell::Cell;
+use std::io;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
-use crate::handle::StreamHandle;
+use crate::error::AclError;
 use crate::runtime::RUNTIME;
 use crate::stream::Stream;
+use crate::sync::lock;
 use crate::task::{TaskKind, TaskMeta};
 use crate::thread_state::os_thread_id;
 
-/// One thing that happened, as a tracer sees it. Times are nanoseconds since the device epoch.
+pub use chrome::HOST_PROCESS_NAME;
+
+/// The environment variable that switches the collector on: the path the trace is written to.
+pub const ENV_TRACE: &str = "ACLRT_TRACE";
+
+/// One task, named so that it stays unique for a whole trace: stream ids are reused after a
+/// stream is destroyed, stream handles are not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaskRef {
+    /// Logical device.
+    pub device_id: i32,
+    /// Stream id (`aclrtStreamGetId`).
+    pub stream_id: u32,
+    /// Raw stream handle.
+    pub stream: u64,
+    /// Per-stream task sequence number.
+    pub task_id: u64,
+}
+
+/// One thing that happened, as a tracer sees it. Times are nanoseconds since the device epoch;
+/// thread ids are OS thread ids (`gettid`).
 #[derive(Debug, Clone)]
 pub enum TraceRecord {
-    /// A task was queued.
+    /// A host thread queued a task (`start_ns..end_ns` covers taking the stream's queue).
     Submitted {
-        /// Logical device.
-        device_id: i32,
-        /// Stream id.
-        stream_id: u32,
-        /// Raw stream handle.
-        stream: u64,
-        /// Task id.
-        task_id: u64,
+        /// The task.
+        task: TaskRef,
         /// What the task is.
         kind: TaskKind,
-        /// Name, memory and submitter.
-        meta: TaskMeta,
-        /// When.
-        at_ns: u64,
+        /// Kernel name, where given.
+        name: Option<Arc<str>>,
+        /// The event a record, wait or reset refers to (raw handle).
+        event: Option<u64>,
+        /// Submitting thread.
+        thread_id: u32,
+        /// Submit call entered the stream.
+        start_ns: u64,
+        /// Task queued.
+        end_ns: u64,
     },
     /// A task began to run on its stream.
     Started {
-        /// Logical device.
-        device_id: i32,
-        /// Stream id.
-        stream_id: u32,
-        /// Task id.
-        task_id: u64,
+        /// The task.
+        task: TaskRef,
         /// What the task is.
         kind: TaskKind,
+        /// The stream's worker thread, which runs kernels and host functions.
+        thread_id: u32,
         /// When.
         at_ns: u64,
     },
     /// A task finished (or failed).
     Finished {
-        /// Logical device.
-        device_id: i32,
-        /// Stream id.
-        stream_id: u32,
-        /// Task id.
-        task_id: u64,
+        /// The task.
+        task: TaskRef,
         /// What the task is.
         kind: TaskKind,
         /// The failure code, if it failed.
-        error: Option<i32>,
+        error: Option<AclError>,
+        /// What went wrong, if it failed.
+        message: Option<Arc<str>>,
         /// When.
         at_ns: u64,
     },
-    /// A subscribed thread ran a callback.
+    /// A queued task was dropped without running (stream destroyed, context stopped).
+    Discarded {
+        /// The task.
+        task: TaskRef,
+        /// What the task is.
+        kind: TaskKind,
+        /// Why: the failure that stopped the stream or context.
+        error: AclError,
+        /// When.
+        at_ns: u64,
+    },
+    /// A waiting task (event wait, implicit stream wait) was released.
+    WaitReleased {
+        /// The waiting task.
+        task: TaskRef,
+        /// The task that released it (an event record, or the last task of the stream waited
+        /// for); `None` when unknown (e.g. released by an abort).
+        by: Option<TaskRef>,
+        /// When.
+        at_ns: u64,
+    },
+    /// A subscribed thread ran a callback task's body.
     CallbackRan {
-        /// Raw handle of the callback's stream.
-        stream: u64,
-        /// OS thread that ran it.
+        /// The callback task.
+        task: TaskRef,
+        /// Thread that ran it.
         thread_id: u32,
         /// Start.
         start_ns: u64,
@@ -74,13 +126,40 @@ pub enum TraceRecord {
     HostWait {
         /// The call, e.g. `aclrtSynchronizeStream`.
         call: &'static str,
-        /// OS thread that blocked.
+        /// Thread that blocked.
         thread_id: u32,
         /// Start.
         start_ns: u64,
         /// End.
         end_ns: u64,
     },
+    /// A runtime call failed on a host thread.
+    ApiFailed {
+        /// The `aclError`.
+        code: AclError,
+        /// The message `aclGetRecentErrMsg` reports.
+        message: Arc<str>,
+        /// Calling thread.
+        thread_id: u32,
+        /// When.
+        at_ns: u64,
+    },
+}
+
+impl TraceRecord {
+    /// When the record starts, for ordering.
+    pub fn at_ns(&self) -> u64 {
+        match self {
+            TraceRecord::Submitted { start_ns, .. }
+            | TraceRecord::CallbackRan { start_ns, .. }
+            | TraceRecord::HostWait { start_ns, .. } => *start_ns,
+            TraceRecord::Started { at_ns, .. }
+            | TraceRecord::Finished { at_ns, .. }
+            | TraceRecord::Discarded { at_ns, .. }
+            | TraceRecord::WaitReleased { at_ns, .. }
+            | TraceRecord::ApiFailed { at_ns, .. } => *at_ns,
+        }
+    }
 }
 
 /// Receives trace records; must be cheap and must not call back into the runtime.
@@ -89,27 +168,144 @@ pub trait Tracer: Send + Sync {
     fn record(&self, record: TraceRecord);
 }
 
-static ENABLED: AtomicBool = AtomicBool::new(false);
-static TRACER: RwLock<Option<Arc<dyn Tracer>>> = RwLock::new(None);
-
-/// Installs a tracer (or removes it with `None`).
-pub fn set_tracer(tracer: Option<Arc<dyn Tracer>>) {
-    let mut slot = TRACER.write().unwrap_or_else(|e| e.into_inner());
-    ENABLED.store(tracer.is_some(), Ordering::Release);
-    *slot = tracer;
+/// A host thread that left records, for naming its track.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadInfo {
+    /// OS thread id.
+    pub thread_id: u32,
+    /// The thread's name, where it has one.
+    pub name: Option<String>,
 }
 
-/// Whether a tracer is installed.
+/// What the collector gathered between [`start`] and [`stop`].
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    /// Every record, ordered by start time.
+    pub records: Vec<TraceRecord>,
+    /// Threads that left records.
+    pub threads: Vec<ThreadInfo>,
+}
+
+impl Trace {
+    /// The trace as Chrome Trace Event JSON.
+    pub fn to_chrome_json(&self) -> String {
+        chrome::to_json(self)
+    }
+
+    /// Writes the trace as Chrome Trace Event JSON, creating parent folders.
+    pub fn write_chrome(&self, path: impl AsRef<Path>) -> io::Result<()> {
+        let path = path.as_ref();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, self.to_chrome_json())
+    }
+}
+
+/// Any consumer installed: what every hook site checks.
+static ENABLED: AtomicBool = AtomicBool::new(false);
+static COLLECTING: AtomicBool = AtomicBool::new(false);
+static CUSTOM: AtomicBool = AtomicBool::new(false);
+static TRACER: RwLock<Option<Arc<dyn Tracer>>> = RwLock::new(None);
+/// Serialises switching consumers on and off.
+static SWITCH: Mutex<()> = Mutex::new(());
+/// Where `aclFinalize` writes a trace started by [`ENV_TRACE`].
+static ENV_PATH: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+fn refresh_enabled() {
+    let on = COLLECTING.load(Ordering::Relaxed) || CUSTOM.load(Ordering::Relaxed);
+    ENABLED.store(on, Ordering::Release);
+}
+
+/// Installs a custom tracer (or removes it with `None`); the collector is unaffected.
+pub fn set_tracer(tracer: Option<Arc<dyn Tracer>>) {
+    let _switch = lock(&SWITCH);
+    let mut slot = TRACER.write().unwrap_or_else(|e| e.into_inner());
+    CUSTOM.store(tracer.is_some(), Ordering::Relaxed);
+    *slot = tracer;
+    refresh_enabled();
+}
+
+/// Starts (or restarts) the built-in collector, dropping anything gathered before.
+pub fn start() {
+    let _switch = lock(&SWITCH);
+    collector::clear_all();
+    COLLECTING.store(true, Ordering::Relaxed);
+    refresh_enabled();
+}
+
+/// Whether the built-in collector is gathering.
+pub fn is_collecting() -> bool {
+    COLLECTING.load(Ordering::Relaxed)
+}
+
+/// Stops the collector and returns what it gathered (empty if it was not started).
+pub fn stop() -> Trace {
+    let _switch = lock(&SWITCH);
+    COLLECTING.store(false, Ordering::Relaxed);
+    refresh_enabled();
+    collector::drain_all()
+}
+
+/// Stops the collector and writes what it gathered as Chrome Trace Event JSON.
+pub fn stop_and_write(path: impl AsRef<Path>) -> io::Result<Trace> {
+    let trace = stop();
+    trace.write_chrome(path)?;
+    Ok(trace)
+}
+
+/// Whether any consumer is installed.
 #[inline]
 pub fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
-fn emit(record: TraceRecord) {
-    let tracer = TRACER.read().unwrap_or_else(|e| e.into_inner()).clone();
-    if let Some(t) = tracer {
-        t.record(record);
+/// `aclInit`: starts the collector when [`ENV_TRACE`] names a file.
+pub(crate) fn on_init() {
+    let Some(path) = std::env::var_os(ENV_TRACE).filter(|p| !p.is_empty()) else {
+        return;
+    };
+    *lock(&ENV_PATH) = Some(PathBuf::from(path));
+    start();
+}
+
+/// `aclFinalize`: writes the trace started by [`ENV_TRACE`]. A trace that cannot be written
+/// must not fail the finalize, so the problem goes to stderr.
+pub(crate) fn on_finalize() {
+    let Some(path) = lock(&ENV_PATH).take() else {
+        return;
+    };
+    if let Err(e) = stop_and_write(&path) {
+        eprintln!("aclrt: cannot write the trace to {}: {e}", path.display());
     }
+}
+
+fn emit(record: TraceRecord) {
+    if CUSTOM.load(Ordering::Relaxed) {
+        let tracer = TRACER.read().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(t) = tracer {
+            t.record(record.clone());
+        }
+    }
+    if COLLECTING.load(Ordering::Relaxed) {
+        collector::push(record);
+    }
+}
+
+thread_local! {
+    static THREAD_ID: Cell<u32> = const { Cell::new(0) };
+}
+
+/// The calling thread's OS id, asked of the kernel once per thread.
+fn thread_id() -> u32 {
+    THREAD_ID
+        .try_with(|c| {
+            if c.get() == 0 {
+                c.set(os_thread_id());
+            }
+            c.get()
+        })
+        .unwrap_or_else(|_| os_thread_id())
 }
 
 /// Nanoseconds since the device epoch.
@@ -117,43 +313,78 @@ pub fn host_now_ns() -> u64 {
     RUNTIME.now_ns()
 }
 
-pub(crate) fn task_submitted(stream: &Stream, task_id: u64, kind: TaskKind, meta: &TaskMeta) {
-    emit(TraceRecord::Submitted {
+pub(crate) fn task_ref(stream: &Stream, task_id: u64) -> TaskRef {
+    TaskRef {
         device_id: stream.context.device.id,
         stream_id: stream.id,
         stream: stream.handle.as_raw(),
         task_id,
+    }
+}
+
+pub(crate) fn task_submitted(
+    stream: &Stream,
+    task_id: u64,
+    kind: TaskKind,
+    meta: &TaskMeta,
+    start_ns: u64,
+) {
+    emit(TraceRecord::Submitted {
+        task: task_ref(stream, task_id),
         kind,
-        meta: meta.clone(),
-        at_ns: host_now_ns(),
+        name: meta.name.clone(),
+        event: meta.event,
+        thread_id: thread_id(),
+        start_ns,
+        end_ns: host_now_ns(),
     });
 }
 
 pub(crate) fn task_started(stream: &Stream, task_id: u64, kind: TaskKind) {
     emit(TraceRecord::Started {
-        device_id: stream.context.device.id,
-        stream_id: stream.id,
-        task_id,
+        task: task_ref(stream, task_id),
         kind,
+        thread_id: thread_id(),
         at_ns: host_now_ns(),
     });
 }
 
-pub(crate) fn task_finished(stream: &Stream, task_id: u64, kind: TaskKind, error: Option<i32>) {
+pub(crate) fn task_finished(
+    stream: &Stream,
+    task_id: u64,
+    kind: TaskKind,
+    failure: Option<&(AclError, String)>,
+) {
     emit(TraceRecord::Finished {
-        device_id: stream.context.device.id,
-        stream_id: stream.id,
-        task_id,
+        task: task_ref(stream, task_id),
+        kind,
+        error: failure.map(|(code, _)| *code),
+        message: failure.map(|(_, text)| Arc::from(text.as_str())),
+        at_ns: host_now_ns(),
+    });
+}
+
+pub(crate) fn task_discarded(stream: &Stream, task_id: u64, kind: TaskKind, error: AclError) {
+    emit(TraceRecord::Discarded {
+        task: task_ref(stream, task_id),
         kind,
         error,
         at_ns: host_now_ns(),
     });
 }
 
-pub(crate) fn callback_ran(stream: StreamHandle, start_ns: u64) {
+pub(crate) fn wait_released(stream: &Stream, task_id: u64, by: Option<TaskRef>) {
+    emit(TraceRecord::WaitReleased {
+        task: task_ref(stream, task_id),
+        by,
+        at_ns: host_now_ns(),
+    });
+}
+
+pub(crate) fn callback_ran(task: TaskRef, start_ns: u64) {
     emit(TraceRecord::CallbackRan {
-        stream: stream.as_raw(),
-        thread_id: os_thread_id(),
+        task,
+        thread_id: thread_id(),
         start_ns,
         end_ns: host_now_ns(),
     });
@@ -162,8 +393,17 @@ pub(crate) fn callback_ran(stream: StreamHandle, start_ns: u64) {
 pub(crate) fn host_wait(call: &'static str, start_ns: u64) {
     emit(TraceRecord::HostWait {
         call,
-        thread_id: os_thread_id(),
+        thread_id: thread_id(),
         start_ns,
         end_ns: host_now_ns(),
+    });
+}
+
+pub(crate) fn api_failed(code: AclError, message: &str) {
+    emit(TraceRecord::ApiFailed {
+        code,
+        message: Arc::from(message),
+        thread_id: thread_id(),
+        at_ns: host_now_ns(),
     });
 }

@@ -1,0 +1,301 @@
+//! A Chrome Trace Event file read back into tasks, stream rows, host rows and dependencies.
+//!
+//! Files written by aclrt carry `args.uid` on every task slice and `args.released_by` on waits;
+//! other Chrome traces still load (each non-host slice becomes a task, without dependencies).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use serde_json::Value;
+
+/// One task execution on a stream. Times are microseconds on the trace clock.
+#[derive(Debug, Clone)]
+pub struct Task {
+    /// Trace-wide task number.
+    pub uid: u64,
+    /// Index of its row in [`Model::streams`].
+    pub row: usize,
+    /// Per-stream task id.
+    pub task: u64,
+    /// `kernel`, `memcpy`, `record`, `wait`, ...
+    pub kind: String,
+    /// Kernel name, or the kind.
+    pub label: String,
+    pub start: f64,
+    pub end: f64,
+    /// The record that released this wait.
+    pub released_by: Option<u64>,
+    /// When the wait was released.
+    pub released_at: Option<f64>,
+    /// When the host finished queueing it.
+    pub submitted: Option<f64>,
+    /// The failure code, if it failed.
+    pub error: Option<i64>,
+}
+
+impl Task {
+    pub fn duration(&self) -> f64 {
+        self.end - self.start
+    }
+
+    /// Time spent blocked on another stream rather than working.
+    pub fn is_wait(&self) -> bool {
+        matches!(self.kind.as_str(), "wait" | "stream_wait")
+    }
+}
+
+/// A stream track.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct StreamRow {
+    pub device: i64,
+    pub stream: i64,
+    pub name: String,
+}
+
+/// A slice on a host thread: a launch call, a callback body or a synchronise call.
+#[derive(Debug, Clone)]
+pub struct HostSlice {
+    /// Index of its row in [`Model::threads`].
+    pub row: usize,
+    pub name: String,
+    /// `launch`, `callback` or `sync`.
+    pub cat: String,
+    pub start: f64,
+    pub end: f64,
+    /// The task it belongs to (launches and callbacks).
+    pub uid: Option<u64>,
+}
+
+/// A host thread track.
+#[derive(Debug, Clone)]
+pub struct ThreadRow {
+    pub tid: i64,
+    pub name: String,
+}
+
+/// A whole trace.
+#[derive(Debug, Clone, Default)]
+pub struct Model {
+    pub streams: Vec<StreamRow>,
+    pub threads: Vec<ThreadRow>,
+    /// In start order.
+    pub tasks: Vec<Task>,
+    pub host: Vec<HostSlice>,
+    /// Flow arrows as found in the file: (category, from, to), each end a (pid, tid, ts).
+    pub flows: Vec<(String, (i64, i64, f64), (i64, i64, f64))>,
+}
+
+impl Model {
+    /// Reads and parses a trace file.
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Parses Chrome Trace Event JSON (the object form or a bare array).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let root: Value =
+            serde_json::from_str(text).map_err(|e| format!("not JSON trace data: {e}"))?;
+        let events = match &root {
+            Value::Array(a) => a,
+            Value::Object(o) => o
+                .get("traceEvents")
+                .and_then(Value::as_array)
+                .ok_or("no traceEvents array")?,
+            _ => return Err("not a Chrome trace".into()),
+        };
+        let mut process_names: HashMap<i64, String> = HashMap::new();
+        let mut thread_names: HashMap<(i64, i64), String> = HashMap::new();
+        for e in events {
+            if e["ph"] == "M" {
+                let name = e["args"]["name"].as_str().unwrap_or_default().to_owned();
+                let pid = e["pid"].as_i64().unwrap_or(0);
+                match e["name"].as_str() {
+                    Some("process_name") => {
+                        process_names.insert(pid, name);
+                    }
+                    Some("thread_name") => {
+                        thread_names.insert((pid, e["tid"].as_i64().unwrap_or(0)), name);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let host_pid = root["otherData"]["host_pid"].as_i64().or_else(|| {
+            process_names
+                .iter()
+                .find(|(_, n)| n.as_str() == aclrt::trace::HOST_PROCESS_NAME)
+                .map(|(p, _)| *p)
+        });
+
+        let mut model = Model::default();
+        let mut stream_rows: BTreeMap<(i64, i64), usize> = BTreeMap::new();
+        let mut thread_rows: BTreeMap<i64, usize> = BTreeMap::new();
+        let mut next_uid = 1u64 << 40;
+        let mut pending: HashMap<String, usize> = HashMap::new();
+        for e in events {
+            let ph = e["ph"].as_str().unwrap_or_default();
+            let pid = e["pid"].as_i64().unwrap_or(0);
+            let tid = e["tid"].as_i64().unwrap_or(0);
+            let ts = e["ts"].as_f64().unwrap_or(0.0);
+            match ph {
+                "X" => {
+                    let end = ts + e["dur"].as_f64().unwrap_or(0.0);
+                    let args = &e["args"];
+                    let name = e["name"].as_str().unwrap_or_default().to_owned();
+                    if Some(pid) == host_pid {
+                        let row = *thread_rows.entry(tid).or_insert_with(|| {
+                            model.threads.push(ThreadRow {
+                                tid,
+                                name: thread_names
+                                    .get(&(pid, tid))
+                                    .cloned()
+                                    .unwrap_or_else(|| format!("thread {tid}")),
+                            });
+                            model.threads.len() - 1
+                        });
+                        model.host.push(HostSlice {
+                            row,
+                            name,
+                            cat: e["cat"].as_str().unwrap_or_default().to_owned(),
+                            start: ts,
+                            end,
+                            uid: args["uid"].as_u64(),
+                        });
+                        continue;
+                    }
+                    let row = *stream_rows.entry((pid, tid)).or_insert_with(|| {
+                        model.streams.push(StreamRow {
+                            device: pid,
+                            stream: tid,
+                            name: thread_names
+                                .get(&(pid, tid))
+                                .cloned()
+                                .unwrap_or_else(|| format!("track {tid}")),
+                        });
+                        model.streams.len() - 1
+                    });
+                    let uid = args["uid"].as_u64().unwrap_or_else(|| {
+                        next_uid += 1;
+                        next_uid
+                    });
+                    model.tasks.push(Task {
+                        uid,
+                        row,
+                        task: args["task"].as_u64().unwrap_or(0),
+                        kind: args["kind"]
+                            .as_str()
+                            .or(e["cat"].as_str())
+                            .unwrap_or("task")
+                            .to_owned(),
+                        label: name,
+                        start: ts,
+                        end,
+                        released_by: args["released_by"].as_u64(),
+                        released_at: num(&args["released_us"]),
+                        submitted: num(&args["submitted_us"]),
+                        error: args["error"].as_i64(),
+                    });
+                }
+                "s" | "f" => {
+                    let id = e["id"].to_string();
+                    let cat = e["cat"].as_str().unwrap_or_default().to_owned();
+                    if ph == "s" {
+                        model.flows.push((cat, (pid, tid, ts), (-1, -1, f64::NAN)));
+                        pending.insert(id, model.flows.len() - 1);
+                    } else if let Some(i) = pending.remove(&id) {
+                        model.flows[i].2 = (pid, tid, ts);
+                    }
+                }
+                _ => {}
+            }
+        }
+        model.flows.retain(|f| !f.2 .2.is_nan());
+
+        // Rows in (device, stream) order; host rows in thread id order.
+        let mut order: Vec<usize> = (0..model.streams.len()).collect();
+        order.sort_by(|&a, &b| model.streams[a].cmp(&model.streams[b]));
+        let mut new_index = vec![0; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new;
+        }
+        model.streams = order.iter().map(|&i| model.streams[i].clone()).collect();
+        for t in &mut model.tasks {
+            t.row = new_index[t.row];
+        }
+        let mut order: Vec<usize> = (0..model.threads.len()).collect();
+        order.sort_by_key(|&i| model.threads[i].tid);
+        let mut new_index = vec![0; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new;
+        }
+        model.threads = order.iter().map(|&i| model.threads[i].clone()).collect();
+        for h in &mut model.host {
+            h.row = new_index[h.row];
+        }
+        model
+            .tasks
+            .sort_by(|a, b| a.start.total_cmp(&b.start).then(a.uid.cmp(&b.uid)));
+        Ok(model)
+    }
+
+    /// Earliest and latest time of any slice.
+    pub fn span(&self) -> (f64, f64) {
+        let times = self
+            .tasks
+            .iter()
+            .map(|t| (t.start, t.end))
+            .chain(self.host.iter().map(|h| (h.start, h.end)));
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for (s, e) in times {
+            lo = lo.min(s);
+            hi = hi.max(e);
+        }
+        if lo > hi {
+            (0.0, 0.0)
+        } else {
+            (lo, hi)
+        }
+    }
+
+    /// First task start to last task end: the device's part of the trace, without the host's
+    /// work before the first launch and after the last task (falls back to [`Model::span`]).
+    pub fn task_span(&self) -> (f64, f64) {
+        if self.tasks.is_empty() {
+            return self.span();
+        }
+        let lo = self
+            .tasks
+            .iter()
+            .map(|t| t.start)
+            .fold(f64::INFINITY, f64::min);
+        let hi = self
+            .tasks
+            .iter()
+            .map(|t| t.end)
+            .fold(f64::NEG_INFINITY, f64::max);
+        (lo, hi)
+    }
+
+    /// Tasks by uid.
+    pub fn by_uid(&self) -> HashMap<u64, usize> {
+        self.tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.uid, i))
+            .collect()
+    }
+
+    /// A short name for a stream row.
+    pub fn stream_label(&self, row: usize) -> String {
+        let s = &self.streams[row];
+        format!("device {} {}", s.device, s.name)
+    }
+}
+
+/// JSON numbers written as strings or numbers.
+fn num(v: &Value) -> Option<f64> {
+    v.as_f64()
+        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+}

@@ -1,0 +1,378 @@
+//! `aclrt trace render`: a self-contained SVG timeline.
+//!
+//! One row per stream (tasks as boxes coloured by kind), then one row per host thread that
+//! ran callbacks or blocked in synchronise calls; arrows join each event record to the wait it
+//! released and each callback task to the thread that ran it; a time axis in milliseconds
+//! runs along the top.
+
+use std::fmt::Write;
+
+use super::model::Model;
+
+/// Layout choices.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Picture width in pixels.
+    pub width: f64,
+    /// Heading.
+    pub title: String,
+}
+
+const LEFT: f64 = 180.0;
+const RIGHT: f64 = 24.0;
+const TOP: f64 = 64.0;
+const ROW: f64 = 34.0;
+const BOX: f64 = 22.0;
+const FONT: f64 = 11.0;
+/// Average glyph advance of the label font, for deciding whether a label fits its box.
+const GLYPH: f64 = 6.4;
+
+/// Fill colour per task kind (and host slice category).
+pub fn colour(kind: &str) -> &'static str {
+    match kind {
+        "kernel" => "#4e79a7",
+        "memcpy" => "#f28e2b",
+        "memset" => "#edc948",
+        "record" => "#59a14f",
+        "wait" | "stream_wait" => "#d9d9d9",
+        "reset" => "#9c755f",
+        "callback" => "#b07aa1",
+        "host_func" => "#76b7b2",
+        "sync" => "#bab0ac",
+        _ => "#8c8c8c",
+    }
+}
+
+fn xml(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A tick step of 1, 2 or 5 times a power of ten giving about `target` ticks.
+fn tick_step(span_ms: f64, target: f64) -> f64 {
+    if span_ms <= 0.0 {
+        return 1.0;
+    }
+    let raw = span_ms / target;
+    let pow = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * pow)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * pow)
+}
+
+/// A label cut to fit `width` pixels, or `None` if not even a few letters fit.
+fn fit(label: &str, width: f64) -> Option<String> {
+    let room = ((width - 6.0) / GLYPH).floor() as usize;
+    let n = label.chars().count();
+    if n <= room {
+        Some(label.to_owned())
+    } else if room >= 4 {
+        Some(label.chars().take(room - 1).chain(['…']).collect())
+    } else {
+        None
+    }
+}
+
+/// Renders the model as an SVG document.
+pub fn render(model: &Model, opts: &Options) -> String {
+    let (lo, hi) = model.task_span();
+    let pad = ((hi - lo) * 0.01).max(1.0);
+    let (t0, mut t1) = (lo - pad, hi + pad);
+    if t1 <= t0 {
+        t1 = t0 + 1.0;
+    }
+    let visible = |s: f64, e: f64| e >= t0 && s <= t1;
+    let plot = (opts.width - LEFT - RIGHT).max(100.0);
+    let x = |t: f64| LEFT + (t - t0) / (t1 - t0) * plot;
+
+    // Host threads worth a row: those that ran callbacks or blocked.
+    let host_rows: Vec<usize> = (0..model.threads.len())
+        .filter(|&r| {
+            model
+                .host
+                .iter()
+                .any(|h| h.row == r && h.cat != "launch" && visible(h.start, h.end))
+        })
+        .collect();
+    let stream_y = |row: usize| TOP + row as f64 * ROW;
+    let host_top =
+        TOP + model.streams.len() as f64 * ROW + if host_rows.is_empty() { 0.0 } else { 14.0 };
+    let host_y = |row: usize| {
+        let i = host_rows.iter().position(|&r| r == row).unwrap_or(0);
+        host_top + i as f64 * ROW
+    };
+    let legend_y = host_top + host_rows.len() as f64 * ROW + 18.0;
+    let height = legend_y + 30.0;
+
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0}" height="{height:.0}" viewBox="0 0 {w:.0} {height:.0}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="{FONT}">"#,
+        w = opts.width
+    );
+    let _ = writeln!(
+        s,
+        r##"<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker><marker id="arrow-cb" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#7b4f73"/></marker><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#ececec"/><line x1="0" y1="0" x2="0" y2="6" stroke="#c4c4c4" stroke-width="3"/></pattern></defs>"##
+    );
+    let _ = writeln!(
+        s,
+        r##"<rect width="100%" height="100%" fill="#ffffff"/><text x="12" y="22" font-size="15" font-weight="bold" fill="#222">{}</text>"##,
+        xml(&opts.title)
+    );
+
+    // Time axis and grid.
+    let span_ms = (t1 - t0) / 1000.0;
+    let step = tick_step(span_ms, 10.0);
+    let grid_bottom = legend_y - 18.0;
+    let _ = writeln!(s, r##"<g class="axis" stroke="#e4e4e4" fill="#555">"##);
+    // Ticks count from the first task.
+    let mut tick = 0.0;
+    while lo + tick * 1000.0 <= t1 {
+        let tx = x(lo + tick * 1000.0);
+        let _ = writeln!(
+            s,
+            r#"<line x1="{tx:.1}" y1="{:.1}" x2="{tx:.1}" y2="{grid_bottom:.1}"/><text x="{tx:.1}" y="{:.1}" text-anchor="middle" stroke="none">{} ms</text>"#,
+            TOP - 8.0,
+            TOP - 12.0,
+            trim(tick)
+        );
+        tick += step;
+    }
+    let _ = writeln!(s, "</g>");
+
+    // Stream rows.
+    let by_uid = model.by_uid();
+    for (row, stream) in model.streams.iter().enumerate() {
+        let y = stream_y(row);
+        let _ = writeln!(
+            s,
+            r#"<g class="stream-row" data-device="{}" data-stream="{}">"#,
+            stream.device, stream.stream
+        );
+        let band = if row % 2 == 0 { "#f7f9fc" } else { "#ffffff" };
+        let _ = writeln!(
+            s,
+            r##"<rect class="band" x="0" y="{y:.1}" width="{:.0}" height="{ROW}" fill="{band}"/><text class="row-label" x="12" y="{:.1}" fill="#222">{}</text>"##,
+            opts.width,
+            y + ROW / 2.0 + 4.0,
+            xml(&model.stream_label(row))
+        );
+        for t in model.tasks.iter().filter(|t| t.row == row) {
+            let bx = x(t.start);
+            let bw = (x(t.end) - bx).max(1.5);
+            let by = y + (ROW - BOX) / 2.0;
+            let fill = if t.is_wait() {
+                "url(#hatch)".to_owned()
+            } else {
+                colour(&t.kind).to_owned()
+            };
+            let (stroke, sw) = if t.error.is_some() {
+                ("#d62728", 2.0)
+            } else {
+                ("#ffffff", 0.6)
+            };
+            let _ = writeln!(
+                s,
+                r#"<rect class="task" data-uid="{}" data-kind="{}" x="{bx:.2}" y="{by:.1}" width="{bw:.2}" height="{BOX}" rx="2" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"><title>{} · {} · task {} · {:.3} ms{}</title></rect>"#,
+                t.uid,
+                xml(&t.kind),
+                xml(&t.label),
+                xml(&t.kind),
+                t.task,
+                t.duration() / 1000.0,
+                t.error
+                    .map(|e| format!(" · failed {e}"))
+                    .unwrap_or_default()
+            );
+            if let Some(label) = fit(&t.label, bw) {
+                let colour = if t.is_wait() || t.kind == "memset" {
+                    "#333"
+                } else {
+                    "#fff"
+                };
+                let _ = writeln!(
+                    s,
+                    r#"<text x="{:.2}" y="{:.1}" fill="{colour}" pointer-events="none">{}</text>"#,
+                    bx + 3.0,
+                    by + BOX / 2.0 + 4.0,
+                    xml(&label)
+                );
+            }
+        }
+        let _ = writeln!(s, "</g>");
+    }
+
+    // Host rows.
+    if !host_rows.is_empty() {
+        let _ = writeln!(
+            s,
+            r##"<line x1="0" y1="{:.1}" x2="{:.0}" y2="{:.1}" stroke="#999" stroke-dasharray="4 3"/>"##,
+            host_top - 7.0,
+            opts.width,
+            host_top - 7.0
+        );
+    }
+    for &row in &host_rows {
+        let y = host_y(row);
+        let _ = writeln!(
+            s,
+            r#"<g class="host-row" data-tid="{}">"#,
+            model.threads[row].tid
+        );
+        let _ = writeln!(
+            s,
+            r##"<rect class="band" x="0" y="{y:.1}" width="{:.0}" height="{ROW}" fill="#fbf8f3"/><text class="row-label" x="12" y="{:.1}" fill="#222">{}</text>"##,
+            opts.width,
+            y + ROW / 2.0 + 4.0,
+            xml(&format!("host {}", model.threads[row].name))
+        );
+        for h in model
+            .host
+            .iter()
+            .filter(|h| h.row == row && h.cat != "launch" && visible(h.start, h.end))
+        {
+            let bx = x(h.start.max(t0));
+            let bw = (x(h.end.min(t1)) - bx).max(1.5);
+            // Callbacks nest inside the report call that ran them: draw them narrower on top.
+            let inset = if h.cat == "callback" { 4.0 } else { 0.0 };
+            let by = y + (ROW - BOX) / 2.0 + inset;
+            let _ = writeln!(
+                s,
+                r##"<rect class="host-slice" data-cat="{}" x="{bx:.2}" y="{by:.1}" width="{bw:.2}" height="{:.1}" rx="2" fill="{}" stroke="#fff" stroke-width="0.6"><title>{} · {:.3} ms</title></rect>"##,
+                xml(&h.cat),
+                BOX - 2.0 * inset,
+                colour(&h.cat),
+                xml(&h.name),
+                (h.end - h.start) / 1000.0
+            );
+            if let Some(label) = fit(&h.name, bw) {
+                let _ = writeln!(
+                    s,
+                    r##"<text x="{:.2}" y="{:.1}" fill="#fff" pointer-events="none">{}</text>"##,
+                    bx + 3.0,
+                    y + ROW / 2.0 + 4.0,
+                    xml(&label)
+                );
+            }
+        }
+        let _ = writeln!(s, "</g>");
+    }
+
+    // Dependencies: record -> the wait it released, at the moment of release.
+    let _ = writeln!(
+        s,
+        r##"<g class="dependencies" fill="none" stroke="#333" stroke-width="1.1" stroke-opacity="0.75">"##
+    );
+    for w in &model.tasks {
+        let Some(&r) = w.released_by.and_then(|u| by_uid.get(&u)) else {
+            continue;
+        };
+        let r = &model.tasks[r];
+        let (x1, y1) = (x(r.end), stream_y(r.row) + ROW / 2.0);
+        let release = w.released_at.unwrap_or(w.end).clamp(w.start, w.end);
+        let (x2, y2) = (x(release), stream_y(w.row) + ROW / 2.0);
+        let bend = ((y2 - y1).abs() * 0.5).max(12.0);
+        let _ = writeln!(
+            s,
+            r#"<path class="dep" data-from="{}" data-to="{}" d="M{x1:.2},{y1:.1} C{:.2},{y1:.1} {:.2},{y2:.1} {x2:.2},{y2:.1}" marker-end="url(#arrow)"/>"#,
+            r.uid,
+            w.uid,
+            x1 + bend,
+            x2 - bend
+        );
+    }
+    let _ = writeln!(s, "</g>");
+    let _ = writeln!(
+        s,
+        r##"<g class="callbacks" fill="none" stroke="#7b4f73" stroke-width="1" stroke-dasharray="3 2">"##
+    );
+    for h in model.host.iter().filter(|h| h.cat == "callback") {
+        let Some(&t) = h.uid.and_then(|u| by_uid.get(&u)) else {
+            continue;
+        };
+        let t = &model.tasks[t];
+        let (x1, y1) = (x(t.start), stream_y(t.row) + (ROW + BOX) / 2.0);
+        let (x2, y2) = (x(h.start), host_y(h.row) + (ROW - BOX) / 2.0 + 4.0);
+        let _ = writeln!(
+            s,
+            r#"<path class="callback-edge" data-from="{}" d="M{x1:.2},{y1:.1} L{x2:.2},{y2:.1}" marker-end="url(#arrow-cb)"/>"#,
+            t.uid
+        );
+    }
+    let _ = writeln!(s, "</g>");
+
+    // Legend: the kinds that appear.
+    let mut kinds: Vec<&str> = Vec::new();
+    for k in model.tasks.iter().map(|t| t.kind.as_str()).chain(
+        model
+            .host
+            .iter()
+            .filter(|h| h.cat == "sync")
+            .map(|_| "sync"),
+    ) {
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    let _ = writeln!(s, r#"<g class="legend">"#);
+    let mut lx = 12.0;
+    for k in kinds {
+        let fill = if matches!(k, "wait" | "stream_wait") {
+            "url(#hatch)"
+        } else {
+            colour(k)
+        };
+        let name = if k == "sync" { "host sync" } else { k };
+        let _ = writeln!(
+            s,
+            r##"<rect x="{lx:.1}" y="{:.1}" width="14" height="12" rx="2" fill="{fill}" stroke="#999" stroke-width="0.5"/><text x="{:.1}" y="{:.1}" fill="#333">{}</text>"##,
+            legend_y - 10.0,
+            lx + 19.0,
+            legend_y,
+            xml(name)
+        );
+        lx += 19.0 + name.len() as f64 * GLYPH + 16.0;
+    }
+    let _ = writeln!(
+        s,
+        r##"<path d="M{lx:.1},{:.1} h26" stroke="#333" fill="none" marker-end="url(#arrow)"/><text x="{:.1}" y="{:.1}" fill="#333">record → wait</text>"##,
+        legend_y - 4.0,
+        lx + 32.0,
+        legend_y
+    );
+    let _ = writeln!(s, "</g>\n</svg>");
+    s
+}
+
+fn trim(v: f64) -> String {
+    let text = format!("{v:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_numbers() {
+        assert_eq!(tick_step(100.0, 10.0), 10.0);
+        assert_eq!(tick_step(160.0, 10.0), 20.0);
+        assert_eq!(tick_step(3.0, 10.0), 0.5);
+    }
+
+    #[test]
+    fn labels_are_cut_to_their_box() {
+        assert_eq!(fit("square", 100.0).as_deref(), Some("square"));
+        assert_eq!(fit("a_long_kernel_name", 50.0).as_deref(), Some("a_lon…"));
+        assert_eq!(fit("square", 10.0), None);
+    }
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(xml(r#"<a & "b">"#), "&lt;a &amp; &quot;b&quot;&gt;");
+    }
+}

@@ -1,0 +1,555 @@
+//! Chrome Trace Event JSON, written by hand to keep the core free of dependencies.
+//!
+//! Layout: one process per device (pid = device id) with one track per stream (tid = stream
+//! id), and one `host` process whose tracks are the host threads (tid = OS thread id). Task
+//! executions are complete (`X`) slices on stream tracks; launch calls, callbacks and
+//! synchronise calls are slices on host tracks. Flows (`s`/`f`, binding to the enclosing
+//! slice) join each launch to its task, each event record to every wait it released, and each
+//! callback task to the host thread that ran its body. Every task slice carries `args.uid`, a
+//! trace-wide task number, so tools need not rebuild identities from stream ids (which the
+//! runtime reuses).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write;
+
+use super::{TaskRef, Trace, TraceRecord};
+use crate::error::AclError;
+use crate::task::TaskKind;
+
+/// The `process_name` of the host process.
+pub const HOST_PROCESS_NAME: &str = "host";
+
+/// The name a kind goes by in the trace (`args.kind`, the slice category).
+pub(crate) fn kind_name(kind: TaskKind) -> &'static str {
+    match kind {
+        TaskKind::Kernel => "kernel",
+        TaskKind::Memcpy => "memcpy",
+        TaskKind::Memset => "memset",
+        TaskKind::Record => "record",
+        TaskKind::Wait => "wait",
+        TaskKind::Reset => "reset",
+        TaskKind::Callback => "callback",
+        TaskKind::HostFunc => "host_func",
+        TaskKind::StreamWait => "stream_wait",
+    }
+}
+
+#[derive(Default)]
+struct Span {
+    uid: u64,
+    kind: Option<TaskKind>,
+    name: Option<std::sync::Arc<str>>,
+    event: Option<u64>,
+    /// Submitting thread, start, end.
+    submit: Option<(u32, u64, u64)>,
+    /// Start, worker thread.
+    start: Option<(u64, u32)>,
+    end: Option<u64>,
+    error: Option<AclError>,
+    message: Option<std::sync::Arc<str>>,
+    discarded: Option<(u64, AclError)>,
+    released_by: Option<TaskRef>,
+    released_at: Option<u64>,
+}
+
+impl Span {
+    fn label(&self) -> String {
+        match (&self.name, self.kind) {
+            (Some(n), _) => n.to_string(),
+            (None, Some(k)) => kind_name(k).to_owned(),
+            (None, None) => "task".to_owned(),
+        }
+    }
+}
+
+/// One output event with its sort key: time, then slices before instants before flows, then
+/// longer slices first so parents precede their children.
+struct Out {
+    ts: u64,
+    order: u8,
+    dur: u64,
+    json: String,
+}
+
+fn us(ns: u64) -> String {
+    format!("{}.{:03}", ns / 1000, ns % 1000)
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `"key":value` pairs already rendered as JSON values.
+fn args(pairs: &[(&str, String)]) -> String {
+    let body: Vec<String> = pairs
+        .iter()
+        .map(|(k, v)| format!("{}:{v}", escape(k)))
+        .collect();
+    format!("{{{}}}", body.join(","))
+}
+
+struct Writer {
+    out: Vec<Out>,
+    next_flow: u64,
+}
+
+impl Writer {
+    #[allow(clippy::too_many_arguments)]
+    fn slice(&mut self, pid: u64, tid: u64, name: &str, cat: &str, ts: u64, end: u64, a: &str) {
+        let dur = end.saturating_sub(ts);
+        self.out.push(Out {
+            ts,
+            order: 0,
+            dur,
+            json: format!(
+                r#"{{"ph":"X","pid":{pid},"tid":{tid},"name":{},"cat":{},"ts":{},"dur":{},"args":{a}}}"#,
+                escape(name),
+                escape(cat),
+                us(ts),
+                us(dur)
+            ),
+        });
+    }
+
+    fn instant(&mut self, pid: u64, tid: u64, name: &str, cat: &str, ts: u64, a: &str) {
+        self.out.push(Out {
+            ts,
+            order: 1,
+            dur: 0,
+            json: format!(
+                r#"{{"ph":"i","s":"t","pid":{pid},"tid":{tid},"name":{},"cat":{},"ts":{},"args":{a}}}"#,
+                escape(name),
+                escape(cat),
+                us(ts)
+            ),
+        });
+    }
+
+    /// A flow from the slice enclosing `from` to the slice enclosing `to`.
+    fn flow(&mut self, name: &str, cat: &str, from: (u64, u64, u64), to: (u64, u64, u64)) {
+        let id = self.next_flow;
+        self.next_flow += 1;
+        let (pid, tid, ts) = from;
+        self.out.push(Out {
+            ts,
+            order: 2,
+            dur: 0,
+            json: format!(
+                r#"{{"ph":"s","id":{id},"pid":{pid},"tid":{tid},"name":{},"cat":{},"ts":{}}}"#,
+                escape(name),
+                escape(cat),
+                us(ts)
+            ),
+        });
+        let (pid, tid, ts) = to;
+        self.out.push(Out {
+            ts,
+            order: 2,
+            dur: 0,
+            json: format!(
+                r#"{{"ph":"f","bp":"e","id":{id},"pid":{pid},"tid":{tid},"name":{},"cat":{},"ts":{}}}"#,
+                escape(name),
+                escape(cat),
+                us(ts)
+            ),
+        });
+    }
+}
+
+fn metadata(kind: &str, pid: u64, tid: Option<u64>, key: &str, value: String) -> String {
+    let tid = tid.map_or(String::new(), |t| format!(r#","tid":{t}"#));
+    format!(
+        r#"{{"ph":"M","pid":{pid}{tid},"name":{},"args":{{{}:{value}}}}}"#,
+        escape(kind),
+        escape(key)
+    )
+}
+
+fn span_of<'a>(
+    spans: &'a mut HashMap<TaskRef, Span>,
+    next_uid: &mut u64,
+    task: TaskRef,
+) -> &'a mut Span {
+    spans.entry(task).or_insert_with(|| {
+        *next_uid += 1;
+        Span {
+            uid: *next_uid,
+            ..Span::default()
+        }
+    })
+}
+
+pub(crate) fn to_json(trace: &Trace) -> String {
+    let mut spans: HashMap<TaskRef, Span> = HashMap::new();
+    let mut next_uid = 0u64;
+    let mut trace_end = 0u64;
+    let mut devices = BTreeSet::new();
+    for r in &trace.records {
+        trace_end = trace_end.max(r.at_ns());
+        match r {
+            TraceRecord::Submitted {
+                task,
+                kind,
+                name,
+                event,
+                thread_id,
+                start_ns,
+                end_ns,
+            } => {
+                trace_end = trace_end.max(*end_ns);
+                devices.insert(task.device_id);
+                let s = span_of(&mut spans, &mut next_uid, *task);
+                s.kind = Some(*kind);
+                s.name = name.clone();
+                s.event = *event;
+                s.submit = Some((*thread_id, *start_ns, *end_ns));
+            }
+            TraceRecord::Started {
+                task,
+                kind,
+                thread_id,
+                at_ns,
+            } => {
+                devices.insert(task.device_id);
+                let s = span_of(&mut spans, &mut next_uid, *task);
+                s.kind = Some(*kind);
+                s.start = Some((*at_ns, *thread_id));
+            }
+            TraceRecord::Finished {
+                task,
+                kind,
+                error,
+                message,
+                at_ns,
+            } => {
+                let s = span_of(&mut spans, &mut next_uid, *task);
+                s.kind = Some(*kind);
+                s.end = Some(*at_ns);
+                s.error = *error;
+                s.message = message.clone();
+            }
+            TraceRecord::Discarded {
+                task,
+                kind,
+                error,
+                at_ns,
+            } => {
+                devices.insert(task.device_id);
+                let s = span_of(&mut spans, &mut next_uid, *task);
+                s.kind = Some(*kind);
+                s.discarded = Some((*at_ns, *error));
+            }
+            TraceRecord::WaitReleased { task, by, at_ns } => {
+                let s = span_of(&mut spans, &mut next_uid, *task);
+                s.released_by = *by;
+                s.released_at = Some(*at_ns);
+            }
+            TraceRecord::CallbackRan { end_ns, .. } | TraceRecord::HostWait { end_ns, .. } => {
+                trace_end = trace_end.max(*end_ns);
+            }
+            TraceRecord::ApiFailed { .. } => {}
+        }
+    }
+
+    let mut host_pid = u64::from(std::process::id());
+    if devices.iter().any(|&d| d as u64 == host_pid) {
+        host_pid |= 1 << 30;
+    }
+    let mut w = Writer {
+        out: Vec::new(),
+        next_flow: 1,
+    };
+    let mut stream_tracks: BTreeSet<(i32, u32)> = BTreeSet::new();
+    let mut host_threads: BTreeSet<u32> = BTreeSet::new();
+
+    // Deterministic output: tasks in uid order.
+    let mut ordered: Vec<(&TaskRef, &Span)> = spans.iter().collect();
+    ordered.sort_by_key(|(_, s)| s.uid);
+    let uid_of = |t: &TaskRef| spans.get(t).map(|s| s.uid);
+    let start_of = |t: &TaskRef| spans.get(t).and_then(|s| s.start.map(|(ns, _)| ns));
+
+    for (task, s) in &ordered {
+        let pid = task.device_id as u64;
+        let tid = u64::from(task.stream_id);
+        let kind = s.kind.map_or("task", kind_name);
+        let label = s.label();
+        if let Some((start, worker)) = s.start {
+            stream_tracks.insert((task.device_id, task.stream_id));
+            let end = s.end.unwrap_or(trace_end).max(start);
+            let mut a = vec![
+                ("uid", s.uid.to_string()),
+                ("task", task.task_id.to_string()),
+                ("stream", task.stream_id.to_string()),
+                ("device", task.device_id.to_string()),
+                ("stream_handle", task.stream.to_string()),
+                ("kind", escape(kind)),
+                ("worker_thread", worker.to_string()),
+            ];
+            if let Some(n) = &s.name {
+                a.push(("name", escape(n)));
+            }
+            if let Some(e) = s.event {
+                a.push(("event", e.to_string()));
+            }
+            if let Some((thread, _, submitted)) = s.submit {
+                a.push(("submit_thread", thread.to_string()));
+                a.push(("submitted_us", us(submitted)));
+            }
+            if let Some(by) = s.released_by.as_ref().and_then(uid_of) {
+                a.push(("released_by", by.to_string()));
+            }
+            if let Some(at) = s.released_at {
+                a.push(("released_us", us(at)));
+            }
+            if s.end.is_none() {
+                a.push(("unfinished", "true".to_owned()));
+            }
+            if let Some(code) = s.error {
+                a.push(("error", code.to_string()));
+            }
+            if let Some(m) = &s.message {
+                a.push(("message", escape(m)));
+            }
+            w.slice(pid, tid, &label, kind, start, end, &args(&a));
+            if let Some(code) = s.error {
+                w.instant(
+                    pid,
+                    tid,
+                    &format!("failed {code}"),
+                    "failure",
+                    end,
+                    &args(&[("uid", s.uid.to_string()), ("error", code.to_string())]),
+                );
+            }
+        }
+        if let Some((thread, start, end)) = s.submit {
+            host_threads.insert(thread);
+            let a = args(&[("uid", s.uid.to_string()), ("kind", escape(kind))]);
+            w.slice(
+                host_pid,
+                u64::from(thread),
+                &format!("launch {label}"),
+                "launch",
+                start,
+                end,
+                &a,
+            );
+            if let Some((task_start, _)) = s.start {
+                w.flow(
+                    "launch",
+                    "launch",
+                    (host_pid, u64::from(thread), start),
+                    (pid, tid, task_start),
+                );
+            }
+        }
+        if let Some((at, code)) = s.discarded {
+            stream_tracks.insert((task.device_id, task.stream_id));
+            w.instant(
+                pid,
+                tid,
+                &format!("discarded {label}"),
+                "failure",
+                at,
+                &args(&[
+                    ("uid", s.uid.to_string()),
+                    ("task", task.task_id.to_string()),
+                    ("kind", escape(kind)),
+                    ("error", code.to_string()),
+                ]),
+            );
+        }
+        if let (Some(by), Some((wait_start, _))) = (s.released_by, s.start) {
+            if let Some(record_start) = start_of(&by) {
+                w.flow(
+                    "event",
+                    "dependency",
+                    (by.device_id as u64, u64::from(by.stream_id), record_start),
+                    (pid, tid, wait_start),
+                );
+            }
+        }
+    }
+
+    for r in &trace.records {
+        match r {
+            TraceRecord::CallbackRan {
+                task,
+                thread_id,
+                start_ns,
+                end_ns,
+            } => {
+                host_threads.insert(*thread_id);
+                let uid = uid_of(task).unwrap_or(0);
+                let label = spans.get(task).map_or("callback".to_owned(), |s| {
+                    s.kind
+                        .map_or("callback".to_owned(), |k| kind_name(k).to_owned())
+                });
+                w.slice(
+                    host_pid,
+                    u64::from(*thread_id),
+                    &label,
+                    "callback",
+                    *start_ns,
+                    *end_ns,
+                    &args(&[
+                        ("uid", uid.to_string()),
+                        ("stream", task.stream_id.to_string()),
+                        ("task", task.task_id.to_string()),
+                    ]),
+                );
+                if let Some(task_start) = start_of(task) {
+                    w.flow(
+                        "callback",
+                        "callback",
+                        (task.device_id as u64, u64::from(task.stream_id), task_start),
+                        (host_pid, u64::from(*thread_id), *start_ns),
+                    );
+                }
+            }
+            TraceRecord::HostWait {
+                call,
+                thread_id,
+                start_ns,
+                end_ns,
+            } => {
+                host_threads.insert(*thread_id);
+                w.slice(
+                    host_pid,
+                    u64::from(*thread_id),
+                    call,
+                    "sync",
+                    *start_ns,
+                    *end_ns,
+                    &args(&[("blocked_us", us(end_ns.saturating_sub(*start_ns)))]),
+                );
+            }
+            TraceRecord::ApiFailed {
+                code,
+                message,
+                thread_id,
+                at_ns,
+            } => {
+                host_threads.insert(*thread_id);
+                w.instant(
+                    host_pid,
+                    u64::from(*thread_id),
+                    &format!("error {code}"),
+                    "failure",
+                    *at_ns,
+                    &args(&[("error", code.to_string()), ("message", escape(message))]),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    let mut meta = Vec::new();
+    let mut per_device: BTreeMap<i32, Vec<u32>> = BTreeMap::new();
+    for (d, s) in &stream_tracks {
+        per_device.entry(*d).or_default().push(*s);
+    }
+    for (d, streams) in &per_device {
+        let pid = *d as u64;
+        meta.push(metadata(
+            "process_name",
+            pid,
+            None,
+            "name",
+            escape(&format!("device {d}")),
+        ));
+        meta.push(metadata(
+            "process_sort_index",
+            pid,
+            None,
+            "sort_index",
+            d.to_string(),
+        ));
+        for s in streams {
+            let tid = u64::from(*s);
+            meta.push(metadata(
+                "thread_name",
+                pid,
+                Some(tid),
+                "name",
+                escape(&format!("stream {s}")),
+            ));
+            meta.push(metadata(
+                "thread_sort_index",
+                pid,
+                Some(tid),
+                "sort_index",
+                s.to_string(),
+            ));
+        }
+    }
+    if !host_threads.is_empty() {
+        meta.push(metadata(
+            "process_name",
+            host_pid,
+            None,
+            "name",
+            escape(HOST_PROCESS_NAME),
+        ));
+        meta.push(metadata(
+            "process_sort_index",
+            host_pid,
+            None,
+            "sort_index",
+            "1000000".to_owned(),
+        ));
+        let names: HashMap<u32, &str> = trace
+            .threads
+            .iter()
+            .filter_map(|t| t.name.as_deref().map(|n| (t.thread_id, n)))
+            .collect();
+        for t in &host_threads {
+            let name = match names.get(t) {
+                Some(n) => format!("{n} ({t})"),
+                None => format!("thread {t}"),
+            };
+            meta.push(metadata(
+                "thread_name",
+                host_pid,
+                Some(u64::from(*t)),
+                "name",
+                escape(&name),
+            ));
+        }
+    }
+
+    w.out.sort_by(|a, b| {
+        (a.ts, a.order, std::cmp::Reverse(a.dur)).cmp(&(b.ts, b.order, std::cmp::Reverse(b.dur)))
+    });
+    let mut json = String::with_capacity(64 + w.out.len() * 200);
+    json.push_str("{\"traceEvents\":[\n");
+    let all = meta.iter().chain(w.out.iter().map(|o| &o.json));
+    for (i, e) in all.enumerate() {
+        if i > 0 {
+            json.push_str(",\n");
+        }
+        json.push_str(e);
+    }
+    let _ = write!(
+        json,
+        "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{{\"producer\":\"aclrt\",\"version\":{},\"host_pid\":{host_pid},\"clock\":\"microseconds since the first aclrtSetDevice\"}}}}\n",
+        escape(env!("CARGO_PKG_VERSION"))
+    );
+    json
+}
