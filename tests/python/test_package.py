@@ -1,0 +1,90 @@
+"""The package as shipped: every documented function exists, stubs match the runtime, examples
+run, and the type stubs satisfy mypy."""
+
+import ast
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import acl
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PKG = pathlib.Path(acl.__file__).parent
+
+PYACL_RT = """set_device reset_device get_device get_device_count create_context destroy_context
+set_context get_context create_stream create_stream_with_config destroy_stream
+destroy_stream_force synchronize_stream synchronize_stream_with_timeout stream_query
+synchronize_device synchronize_device_with_timeout create_event create_event_with_flag
+create_event_ex_with_flag destroy_event record_event reset_event query_event query_event_status
+query_event_wait_status synchronize_event synchronize_event_with_timeout event_elapsed_time
+event_get_timestamp stream_wait_event subscribe_report unsubscribe_report process_report
+launch_callback set_exception_info_callback get_task_id_from_exception_info
+get_stream_id_from_exception_info get_thread_id_from_exception_info
+get_device_id_from_exception_info get_error_code_from_exception_info malloc malloc_host free
+free_host memcpy memcpy_async memset memset_async peek_at_last_error get_last_error""".split()
+
+
+def test_every_pyacl_function_exists():
+    for name in PYACL_RT:
+        assert callable(getattr(acl.rt, name)), name
+    for name in ("init", "finalize", "get_recent_err_msg"):
+        assert callable(getattr(acl, name))
+    for name in ("start_thread", "stop_thread", "bytes_to_ptr", "ptr_to_bytes"):
+        assert callable(getattr(acl.util, name))
+
+
+def stub_names(path):
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+@pytest.mark.parametrize("module", ["rt", "util", "ext", "constants"])
+def test_stubs_match_the_native_module(module):
+    runtime = {n for n in dir(getattr(acl, module)) if not n.startswith("_")}
+    assert stub_names(PKG / f"{module}.pyi") == runtime
+
+
+def test_package_is_marked_typed():
+    assert (PKG / "py.typed").exists()
+
+
+@pytest.mark.parametrize("script", sorted((ROOT / "examples" / "python").glob("*.py")), ids=lambda p: p.name)
+def test_examples_run(script):
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed")
+def test_mypy_accepts_typed_use_and_rejects_misuse(tmp_path):
+    good = tmp_path / "good.py"
+    good.write_text(
+        "import acl\n"
+        "stream, ret = acl.rt.create_stream()\n"
+        "total: int = stream + ret\n"
+        "ms, ret2 = acl.rt.event_elapsed_time(1, 2)\n"
+        "x: float = ms\n"
+        "s = acl.Stream(priority=1)\n"
+        "e: acl.Event = s.record_event()\n"
+        "t: float = e.elapsed_time(acl.Event(enable_timing=True))\n"
+        "code: int = acl.ACL_ERROR_RT_INVALID_HANDLE\n"
+    )
+    bad = tmp_path / "bad.py"
+    bad.write_text("import acl\nname: int = acl.get_recent_err_msg()\nacl.rt.synchronize_stream('s')\n")
+    cmd = [sys.executable, "-m", "mypy", "--no-incremental", "--strict-optional"]
+    env = dict(os.environ, MYPYPATH=str(PKG.parent))
+    ok = subprocess.run(cmd + [str(good), str(ROOT / "examples" / "python" / "streams_and_events.py")],
+                        capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    ko = subprocess.run(cmd + [str(bad)], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert ko.returncode == 1 and "bad.py:2" in ko.stdout and "bad.py:3" in ko.stdout, ko.stdout
