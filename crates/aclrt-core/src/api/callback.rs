@@ -2,6 +2,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::os_thread_id;
 use super::stream::submit;
 use super::{
     call, initialized, lookup_stream, not_in_callback, stream_for_work, stream_to_observe,
@@ -14,7 +15,7 @@ use crate::handle::StreamHandle;
 use crate::runtime::RUNTIME;
 use crate::sync::lock;
 use crate::task::{HostFn, TaskKind, TaskMeta, Work};
-use crate::thread_state::{os_thread_id, pthread_id};
+use crate::thread_state::pthread_id;
 
 /// `aclrtSubscribeReport`: `thread_id` (a `pthread_self()` value) will run the stream's
 /// callbacks in `aclrtProcessReport`.

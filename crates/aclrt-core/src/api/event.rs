@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::os_thread_id;
 use super::stream::submit;
 use super::{
     call, current_context, failure_error, initialized, lookup_event, lookup_stream,
@@ -16,7 +17,6 @@ use crate::handle::{EventHandle, StreamHandle};
 use crate::runtime::RUNTIME;
 use crate::sync::{lock, SpinPolicy};
 use crate::task::{TaskKind, TaskMeta, WaitTarget, Work};
-use crate::thread_state::os_thread_id;
 
 const VALID_FLAG_BITS: u32 = 0x3F;
 const EX_COMBINABLE: u32 = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE;

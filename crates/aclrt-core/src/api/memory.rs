@@ -3,6 +3,7 @@
 //! The copy and set calls take raw pointers, as ACL does, and are `unsafe`: the caller
 //! promises memory it passes in (outside runtime allocations) is valid for the access.
 
+use super::os_thread_id;
 use super::stream::submit;
 use super::{call, current_context, initialized, lookup_stream, not_in_callback, stream_for_work};
 use crate::codes::*;
@@ -12,7 +13,6 @@ use crate::handle::StreamHandle;
 use crate::memory::Place;
 use crate::runtime::RUNTIME;
 use crate::task::{MemRange, TaskKind, TaskMeta, Work};
-use crate::thread_state::os_thread_id;
 
 const POLICY_BASE_MASK: u32 = 0xFF;
 const POLICY_EXTRA_BITS: u32 =

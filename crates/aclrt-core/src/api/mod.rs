@@ -40,6 +40,20 @@ pub(crate) fn call<T>(body: impl FnOnce() -> Result<T>) -> Result<T> {
     result
 }
 
+/// The calling thread's OS id, for task metadata. Cached per thread: `gettid` is a system call,
+/// and it was the largest single cost of enqueueing a task.
+pub(crate) fn os_thread_id() -> u32 {
+    thread_local! {
+        static TID: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    }
+    TID.with(|c| {
+        if c.get() == 0 {
+            c.set(thread_state::os_thread_id());
+        }
+        c.get()
+    })
+}
+
 /// Notes a failure detected by a face (e.g. a NULL pointer) for the calling thread and returns
 /// it, so faces report errors exactly as the core does.
 pub fn fail(code: i32, message: impl Into<String>) -> Error {

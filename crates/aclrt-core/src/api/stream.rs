@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::os_thread_id;
 use super::{
     call, current_context, failure_error, initialized, lookup_stream, not_in_callback,
     stream_for_work, stream_to_observe, sync_timeout, traced_wait,
@@ -16,7 +17,6 @@ use crate::handle::StreamHandle;
 use crate::runtime::RUNTIME;
 use crate::stream::Stream;
 use crate::task::{KernelFn, MemRange, TaskKind, TaskMeta, Work};
-use crate::thread_state::os_thread_id;
 
 /// Lowest stream priority; larger requests are clamped to it.
 pub const LOWEST_STREAM_PRIORITY: u32 = 7;
