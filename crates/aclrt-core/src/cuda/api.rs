@@ -581,13 +581,17 @@ pub fn event_synchronize(event: EventHandle) -> CuResultOf<()> {
     let ev = cuda_event(event)?;
     sticky(&ev.context)?;
     acl::ensure_not_in_callback("cuEventSynchronize")?;
-    let spin = if ev.flags & CU_EVENT_BLOCKING_SYNC != 0 {
+    acl::wait_for_record(&ev, None, sync_policy(ev.flags))?;
+    Ok(())
+}
+
+/// How `cuEventSynchronize` waits: `CU_EVENT_BLOCKING_SYNC` sleeps, the default spins.
+fn sync_policy(event_flags: u32) -> SpinPolicy {
+    if event_flags & CU_EVENT_BLOCKING_SYNC != 0 {
         SpinPolicy::Brief
     } else {
         SpinPolicy::Always
-    };
-    acl::wait_for_record(&ev, None, spin)?;
-    Ok(())
+    }
 }
 
 fn elapsed(start: EventHandle, end: EventHandle, report_sticky: bool) -> CuResultOf<f32> {
@@ -639,4 +643,20 @@ pub fn event_elapsed_time(start: EventHandle, end: EventHandle) -> CuResultOf<f3
 /// work: completion is for [`event_query`] to poll.
 pub fn event_elapsed_time_v2(start: EventHandle, end: EventHandle) -> CuResultOf<f32> {
     elapsed(start, end, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_blocking_sync_events_sleep() {
+        assert_eq!(sync_policy(CU_EVENT_BLOCKING_SYNC), SpinPolicy::Brief);
+        assert_eq!(
+            sync_policy(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING),
+            SpinPolicy::Brief
+        );
+        assert_eq!(sync_policy(0), SpinPolicy::Always);
+        assert_eq!(sync_policy(CU_EVENT_DISABLE_TIMING), SpinPolicy::Always);
+    }
 }

@@ -86,3 +86,11 @@ pub fn thread_cpu_time() -> Duration {
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
+
+/// Voluntary context switches (blocking waits) of the calling thread so far.
+pub fn voluntary_switches() -> i64 {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    usage.ru_nvcsw
+}
