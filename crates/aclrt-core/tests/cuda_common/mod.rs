@@ -1,4 +1,4 @@
-//! Shared helpers for the CUDA tests.
+//! Shared setup, gates and measurements for the CUDA tests.
 #![allow(dead_code)]
 
 use std::sync::{Arc, Condvar, Mutex};
