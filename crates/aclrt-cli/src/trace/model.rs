@@ -81,8 +81,6 @@ pub struct Model {
     /// In start order.
     pub tasks: Vec<Task>,
     pub host: Vec<HostSlice>,
-    /// Flow arrows as found in the file: (category, from, to), each end a (pid, tid, ts).
-    pub flows: Vec<(String, (i64, i64, f64), (i64, i64, f64))>,
 }
 
 impl Model {
@@ -133,85 +131,71 @@ impl Model {
         let mut stream_rows: BTreeMap<(i64, i64), usize> = BTreeMap::new();
         let mut thread_rows: BTreeMap<i64, usize> = BTreeMap::new();
         let mut next_uid = 1u64 << 40;
-        let mut pending: HashMap<String, usize> = HashMap::new();
         for e in events {
             let ph = e["ph"].as_str().unwrap_or_default();
             let pid = e["pid"].as_i64().unwrap_or(0);
             let tid = e["tid"].as_i64().unwrap_or(0);
             let ts = e["ts"].as_f64().unwrap_or(0.0);
-            match ph {
-                "X" => {
-                    let end = ts + e["dur"].as_f64().unwrap_or(0.0);
-                    let args = &e["args"];
-                    let name = e["name"].as_str().unwrap_or_default().to_owned();
-                    if Some(pid) == host_pid {
-                        let row = *thread_rows.entry(tid).or_insert_with(|| {
-                            model.threads.push(ThreadRow {
-                                tid,
-                                name: thread_names
-                                    .get(&(pid, tid))
-                                    .cloned()
-                                    .unwrap_or_else(|| format!("thread {tid}")),
-                            });
-                            model.threads.len() - 1
-                        });
-                        model.host.push(HostSlice {
-                            row,
-                            name,
-                            cat: e["cat"].as_str().unwrap_or_default().to_owned(),
-                            start: ts,
-                            end,
-                            uid: args["uid"].as_u64(),
-                        });
-                        continue;
-                    }
-                    let row = *stream_rows.entry((pid, tid)).or_insert_with(|| {
-                        model.streams.push(StreamRow {
-                            device: pid,
-                            stream: tid,
-                            name: thread_names
-                                .get(&(pid, tid))
-                                .cloned()
-                                .unwrap_or_else(|| format!("track {tid}")),
-                        });
-                        model.streams.len() - 1
-                    });
-                    let uid = args["uid"].as_u64().unwrap_or_else(|| {
-                        next_uid += 1;
-                        next_uid
-                    });
-                    model.tasks.push(Task {
-                        uid,
-                        row,
-                        task: args["task"].as_u64().unwrap_or(0),
-                        kind: args["kind"]
-                            .as_str()
-                            .or(e["cat"].as_str())
-                            .unwrap_or("task")
-                            .to_owned(),
-                        label: name,
-                        start: ts,
-                        end,
-                        released_by: args["released_by"].as_u64(),
-                        released_at: num(&args["released_us"]),
-                        submitted: num(&args["submitted_us"]),
-                        error: args["error"].as_i64(),
-                    });
-                }
-                "s" | "f" => {
-                    let id = e["id"].to_string();
-                    let cat = e["cat"].as_str().unwrap_or_default().to_owned();
-                    if ph == "s" {
-                        model.flows.push((cat, (pid, tid, ts), (-1, -1, f64::NAN)));
-                        pending.insert(id, model.flows.len() - 1);
-                    } else if let Some(i) = pending.remove(&id) {
-                        model.flows[i].2 = (pid, tid, ts);
-                    }
-                }
-                _ => {}
+            if ph != "X" {
+                continue;
             }
+            let end = ts + e["dur"].as_f64().unwrap_or(0.0);
+            let args = &e["args"];
+            let name = e["name"].as_str().unwrap_or_default().to_owned();
+            if Some(pid) == host_pid {
+                let row = *thread_rows.entry(tid).or_insert_with(|| {
+                    model.threads.push(ThreadRow {
+                        tid,
+                        name: thread_names
+                            .get(&(pid, tid))
+                            .cloned()
+                            .unwrap_or_else(|| format!("thread {tid}")),
+                    });
+                    model.threads.len() - 1
+                });
+                model.host.push(HostSlice {
+                    row,
+                    name,
+                    cat: e["cat"].as_str().unwrap_or_default().to_owned(),
+                    start: ts,
+                    end,
+                    uid: args["uid"].as_u64(),
+                });
+                continue;
+            }
+            let row = *stream_rows.entry((pid, tid)).or_insert_with(|| {
+                model.streams.push(StreamRow {
+                    device: pid,
+                    stream: tid,
+                    name: thread_names
+                        .get(&(pid, tid))
+                        .cloned()
+                        .unwrap_or_else(|| format!("track {tid}")),
+                });
+                model.streams.len() - 1
+            });
+            let uid = args["uid"].as_u64().unwrap_or_else(|| {
+                next_uid += 1;
+                next_uid
+            });
+            model.tasks.push(Task {
+                uid,
+                row,
+                task: args["task"].as_u64().unwrap_or(0),
+                kind: args["kind"]
+                    .as_str()
+                    .or(e["cat"].as_str())
+                    .unwrap_or("task")
+                    .to_owned(),
+                label: name,
+                start: ts,
+                end,
+                released_by: args["released_by"].as_u64(),
+                released_at: num(&args["released_us"]),
+                submitted: num(&args["submitted_us"]),
+                error: args["error"].as_i64(),
+            });
         }
-        model.flows.retain(|f| !f.2 .2.is_nan());
 
         // Rows in (device, stream) order; host rows in thread id order.
         let mut order: Vec<usize> = (0..model.streams.len()).collect();

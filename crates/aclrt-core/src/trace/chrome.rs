@@ -377,11 +377,17 @@ pub(crate) fn to_json(trace: &Trace) -> String {
         }
         if let (Some(by), Some((wait_start, _))) = (s.released_by, s.start) {
             if let Some(record_start) = start_of(&by) {
+                // The arrow lands where the wait was released, so it never points back in time.
+                let wait_end = s.end.unwrap_or(trace_end).max(wait_start);
+                let landed = s
+                    .released_at
+                    .unwrap_or(wait_start)
+                    .clamp(wait_start, wait_end);
                 w.flow(
                     "event",
                     "dependency",
                     (by.device_id as u64, u64::from(by.stream_id), record_start),
-                    (pid, tid, wait_start),
+                    (pid, tid, landed),
                 );
             }
         }
