@@ -123,7 +123,8 @@ class Stream:
     def launch(self, fn: Callable[..., Any], *args: Any, name: str = "") -> int:
         """Queues ``fn(*args)`` as a host kernel; returns its task id. A raised exception or a
         non-zero int result fails the task (reported by the next synchronize)."""
-        task, ret = _ext.launch_host_kernel(lambda a: fn(*a), args, self._handle, name or getattr(fn, "__qualname__", ""))
+        label = name or getattr(fn, "__qualname__", "")
+        task, ret = _ext.launch_host_kernel(lambda a: fn(*a), args, self._handle, label)
         check(ret, "launch_host_kernel")
         return task
 

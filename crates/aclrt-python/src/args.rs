@@ -65,7 +65,9 @@ pub fn callable_arg<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<
     if obj.is_callable() {
         Ok(obj.clone())
     } else if obj.is_none() {
-        Err(PyTypeError::new_err(format!("{what} must be callable, not None")))
+        Err(PyTypeError::new_err(format!(
+            "{what} must be callable, not None"
+        )))
     } else {
         Err(PyTypeError::new_err(format!(
             "{what} must be callable, not {}",

@@ -31,7 +31,9 @@ pub fn format_exception(py: Python<'_>, err: &PyErr) -> String {
             "format_exception",
             (err.get_type(py), err.value(py), err.traceback(py)),
         )?;
-        PyString::new(py, "").call_method1("join", (lines,))?.extract()
+        PyString::new(py, "")
+            .call_method1("join", (lines,))?
+            .extract()
     })();
     formatted.unwrap_or_else(|_| err.to_string())
 }

@@ -89,7 +89,9 @@ fn synchronize_stream(py: Python<'_>, stream: &Any) -> PyResult<i32> {
 fn synchronize_stream_with_timeout(py: Python<'_>, stream: &Any, timeout: &Any) -> PyResult<i32> {
     let s = stream_arg(stream)?;
     let ms = i32_arg(timeout, "timeout")?;
-    Ok(ret(py.detach(|| api::synchronize_stream_with_timeout(s, ms))))
+    Ok(ret(
+        py.detach(|| api::synchronize_stream_with_timeout(s, ms))
+    ))
 }
 
 #[pyfunction]
@@ -128,7 +130,10 @@ fn create_event() -> (u64, i32) {
 #[pyfunction]
 fn create_event_with_flag(flag: &Any) -> PyResult<(u64, i32)> {
     let flag = u32_arg(flag, "flag")?;
-    Ok(value(api::create_event_with_flag(flag).map(|e| e.as_raw()), 0))
+    Ok(value(
+        api::create_event_with_flag(flag).map(|e| e.as_raw()),
+        0,
+    ))
 }
 
 #[pyfunction]
@@ -164,7 +169,10 @@ fn query_event(event: &Any) -> PyResult<(u32, i32)> {
 
 #[pyfunction]
 fn query_event_status(event: &Any) -> PyResult<(u32, i32)> {
-    Ok(value(api::query_event_status(event_arg(event, "event")?), 0))
+    Ok(value(
+        api::query_event_status(event_arg(event, "event")?),
+        0,
+    ))
 }
 
 #[pyfunction]
@@ -192,10 +200,7 @@ fn synchronize_event_with_timeout(py: Python<'_>, event: &Any, timeout: &Any) ->
 fn event_elapsed_time(start: &Any, end: &Any) -> PyResult<(f64, i32)> {
     let s = event_arg(start, "start")?;
     let e = event_arg(end, "end")?;
-    Ok(value(
-        api::event_elapsed_time(s, e).map(f64::from),
-        0.0,
-    ))
+    Ok(value(api::event_elapsed_time(s, e).map(f64::from), 0.0))
 }
 
 #[pyfunction]
@@ -223,9 +228,9 @@ fn stream_wait_event_with_timeout(
     let s = stream_arg(stream)?;
     let e = event_arg(event, "event")?;
     let ms = i32_arg(timeout, "timeout")?;
-    Ok(ret(py.detach(|| {
-        api::stream_wait_event_with_timeout(s, e, ms)
-    })))
+    Ok(ret(
+        py.detach(|| api::stream_wait_event_with_timeout(s, e, ms))
+    ))
 }
 
 #[pyfunction]
@@ -305,7 +310,10 @@ fn memcpy_async(
 
 #[pyfunction]
 fn memset(dev_ptr: &Any, max_count: &Any, value: &Any, count: &Any) -> PyResult<i32> {
-    let (ptr, max) = (usize_arg(dev_ptr, "dev_ptr")?, usize_arg(max_count, "max_count")?);
+    let (ptr, max) = (
+        usize_arg(dev_ptr, "dev_ptr")?,
+        usize_arg(max_count, "max_count")?,
+    );
     let v = i32_arg(value, "value")?;
     let count = usize_arg(count, "count")?;
     // SAFETY: the caller vouches for the pointer.
@@ -320,7 +328,10 @@ fn memset_async(
     count: &Any,
     stream: &Any,
 ) -> PyResult<i32> {
-    let (ptr, max) = (usize_arg(dev_ptr, "dev_ptr")?, usize_arg(max_count, "max_count")?);
+    let (ptr, max) = (
+        usize_arg(dev_ptr, "dev_ptr")?,
+        usize_arg(max_count, "max_count")?,
+    );
     let v = i32_arg(value, "value")?;
     let count = usize_arg(count, "count")?;
     let s = stream_arg(stream)?;

@@ -45,14 +45,19 @@ fn start_thread(py: Python<'_>, fn_: &Any, args: &Any) -> PyResult<(u64, i32)> {
     let handle = match spawned {
         Ok(h) => h,
         Err(e) => {
-            let e = api::fail(ACL_ERROR_INTERNAL_ERROR, format!("cannot start a thread: {e}"));
+            let e = api::fail(
+                ACL_ERROR_INTERNAL_ERROR,
+                format!("cannot start a thread: {e}"),
+            );
             return Ok((0, e.code()));
         }
     };
     let tid = py
         .detach(move || rx.recv())
         .map_err(|_| PyValueError::new_err("the new thread ended before reporting its id"))?;
-    threads().get_or_insert_with(HashMap::new).insert(tid, handle);
+    threads()
+        .get_or_insert_with(HashMap::new)
+        .insert(tid, handle);
     Ok((tid, 0))
 }
 
@@ -123,7 +128,9 @@ fn ptr_to_bytes<'py>(py: Python<'py>, ptr: &Any, size: &Any) -> PyResult<Bound<'
         return Err(PyValueError::new_err("ptr_to_bytes: ptr is NULL (0)"));
     }
     if size > isize::MAX as usize {
-        return Err(PyValueError::new_err(format!("ptr_to_bytes: size {size} is too large")));
+        return Err(PyValueError::new_err(format!(
+            "ptr_to_bytes: size {size} is too large"
+        )));
     }
     let mut out = vec![0u8; size];
     // SAFETY: the destination is ours; the source is vouched for by the caller and, when it
