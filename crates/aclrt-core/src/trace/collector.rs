@@ -10,9 +10,13 @@ use std::sync::{Arc, Mutex};
 use super::{thread_id, ThreadInfo, Trace, TraceRecord};
 use crate::sync::lock;
 
+/// Records per chunk: buffers grow by whole chunks, so a long trace never copies what it
+/// already holds.
+const CHUNK: usize = 4096;
+
 struct ThreadBuffer {
     info: ThreadInfo,
-    records: Mutex<Vec<TraceRecord>>,
+    chunks: Mutex<Vec<Vec<TraceRecord>>>,
 }
 
 static BUFFERS: Mutex<Vec<Arc<ThreadBuffer>>> = Mutex::new(Vec::new());
@@ -27,7 +31,7 @@ fn register() -> Arc<ThreadBuffer> {
             thread_id: thread_id(),
             name: std::thread::current().name().map(str::to_owned),
         },
-        records: Mutex::new(Vec::new()),
+        chunks: Mutex::new(Vec::new()),
     });
     lock(&BUFFERS).push(buffer.clone());
     buffer
@@ -37,7 +41,15 @@ fn register() -> Arc<ThreadBuffer> {
 /// already gone) loses the record rather than the process.
 pub(super) fn push(record: TraceRecord) {
     let _ = LOCAL.try_with(|local| {
-        lock(&local.get_or_init(register).records).push(record);
+        let mut chunks = lock(&local.get_or_init(register).chunks);
+        match chunks.last_mut() {
+            Some(chunk) if chunk.len() < CHUNK => chunk.push(record),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK);
+                chunk.push(record);
+                chunks.push(chunk);
+            }
+        }
     });
 }
 
@@ -46,9 +58,7 @@ pub(super) fn clear_all() {
     let mut buffers = lock(&BUFFERS);
     buffers.retain(|b| Arc::strong_count(b) > 1);
     for b in buffers.iter() {
-        let mut records = lock(&b.records);
-        records.clear();
-        records.shrink_to_fit();
+        *lock(&b.chunks) = Vec::new();
     }
 }
 
@@ -57,10 +67,10 @@ pub(super) fn drain_all() -> Trace {
     let mut buffers = lock(&BUFFERS);
     let mut trace = Trace::default();
     for b in buffers.iter() {
-        let records = std::mem::take(&mut *lock(&b.records));
-        if !records.is_empty() {
+        let chunks = std::mem::take(&mut *lock(&b.chunks));
+        if !chunks.is_empty() {
             trace.threads.push(b.info.clone());
-            trace.records.extend(records);
+            trace.records.extend(chunks.into_iter().flatten());
         }
     }
     buffers.retain(|b| Arc::strong_count(b) > 1);
