@@ -536,3 +536,31 @@ fn the_demo_writes_a_trace_and_a_picture() {
         .count();
     assert_eq!(rows, 3, "load, compute and store");
 }
+
+#[test]
+fn a_legacy_sync_wait_names_the_record_that_set_its_flag() {
+    setup();
+    let (a, b) = (api::create_stream().unwrap(), api::create_stream().unwrap());
+    let flag = api::create_event_with_flag(aclrt::consts::ACL_EVENT_SYNC).unwrap();
+    trace::start();
+    // The wait is queued before the record: it follows the flag, not a snapshot.
+    api::stream_wait_event(b, flag).unwrap();
+    api::launch_kernel(a, "late", Default::default(), sleeper(3)).unwrap();
+    api::record_event(flag, a).unwrap();
+    api::synchronize_device().unwrap();
+    let t = trace::stop();
+    let (wait, by) = t
+        .records
+        .iter()
+        .find_map(|r| match r {
+            TraceRecord::WaitReleased { task, by, .. } => Some((*task, *by)),
+            _ => None,
+        })
+        .expect("the wait was released");
+    assert_eq!(i64::from(wait.stream_id), stream_id(b));
+    let by = by.expect("the releasing record is known");
+    assert_eq!(i64::from(by.stream_id), stream_id(a));
+    assert_eq!(by.task_id, 1, "the record after the kernel");
+    let events = parse(&t.to_chrome_json());
+    assert_eq!(flows(&events, "dependency").len(), 1);
+}
