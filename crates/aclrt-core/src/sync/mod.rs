@@ -13,9 +13,10 @@ pub use waitlist::{SpinPolicy, WaitList};
 
 #[cfg(loom)]
 pub(crate) mod shim {
-    pub(crate) use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
     pub(crate) use loom::sync::Mutex;
-    pub(crate) use loom::thread::{current, park, Thread};
+    pub(crate) use loom::hint::spin_loop;
+    pub(crate) use loom::thread::{current, park, yield_now, Thread};
 
     pub(crate) fn park_timeout(_d: std::time::Duration) {
         // loom has no clock: a timed park is modelled as a plain park, which loom may
@@ -26,9 +27,10 @@ pub(crate) mod shim {
 
 #[cfg(not(loom))]
 pub(crate) mod shim {
-    pub(crate) use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
     pub(crate) use std::sync::Mutex;
-    pub(crate) use std::thread::{current, park, park_timeout, Thread};
+    pub(crate) use std::hint::spin_loop;
+    pub(crate) use std::thread::{current, park, park_timeout, yield_now, Thread};
 }
 
 /// Locks a runtime mutex, ignoring poisoning: user closures run under `catch_unwind` and never

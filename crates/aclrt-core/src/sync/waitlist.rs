@@ -14,11 +14,16 @@ pub enum SpinPolicy {
 
 /// Spins before parking: long enough to catch a wake-up from a task that is about to finish,
 /// short enough that an idle wait costs nothing measurable.
+#[cfg(not(loom))]
 const BRIEF_SPINS: u32 = 512;
 /// Every this many spins the waiter yields its core instead: when threads outnumber cores the
 /// thread that will make the condition true may be queued behind the spinner on the same core,
 /// and a pure spin would hold it off for a whole time slice.
 const YIELD_EVERY: u32 = 16;
+/// Under the model checker every spin is a scheduling point: a couple keep the spin path
+/// covered without multiplying the interleavings to explore.
+#[cfg(loom)]
+const BRIEF_SPINS: u32 = 2;
 
 /// A list of parked threads waiting for some condition owned by the caller.
 ///
@@ -44,6 +49,11 @@ impl WaitList {
 
     /// Wakes every thread waiting now. Call after making the condition true.
     pub fn wake_all(&self) {
+        // Pairs with the fence in `park_until`: of the two fences, the later one sees the other
+        // side's write (condition or `waiting`). SeqCst loads and stores alone would also do in
+        // the language model, but the fence states the pairing explicitly and is what the
+        // model checker verifies (it treats SeqCst accesses as acquire/release).
+        shim::fence(Ordering::SeqCst);
         if self.waiting.load(Ordering::SeqCst) == 0 {
             return;
         }
@@ -69,9 +79,9 @@ impl WaitList {
             SpinPolicy::Brief => {
                 for i in 0..BRIEF_SPINS {
                     if i % YIELD_EVERY == YIELD_EVERY - 1 {
-                        std::thread::yield_now();
+                        shim::yield_now();
                     } else {
-                        std::hint::spin_loop();
+                        shim::spin_loop();
                     }
                     if ready() {
                         return true;
@@ -85,7 +95,7 @@ impl WaitList {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     return false;
                 }
-                std::thread::yield_now();
+                shim::yield_now();
             },
         }
         self.park_until(ready, deadline)
@@ -94,6 +104,7 @@ impl WaitList {
     fn park_until(&self, ready: impl Fn() -> bool, deadline: Option<Instant>) -> bool {
         let me = shim::current();
         self.waiting.fetch_add(1, Ordering::SeqCst);
+        shim::fence(Ordering::SeqCst);
         self.threads
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Model-checks the core's wait/wake protocol with loom (separate target dir: --cfg loom
+# rebuilds every dependency).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
+    cargo test -p aclrt-core --release --test loom_waitlist
