@@ -741,7 +741,7 @@ fn case_scale(p: &Plan) -> R<Vec<Row>> {
         .baseline("Arc<(Mutex, Condvar)>", cv_bytes)
         .target(Target::AtMost(256.0))
         .note(format!(
-            "RSS growth per event: {:.0} B (includes the handle table's growth)",
+            "counted by the allocator; process RSS grew {:.0} B per event (freed heap is reused)",
             rss_per_event
         )),
     );
