@@ -1,0 +1,112 @@
+//! Setup shared by the integration tests. Each test runs in its own process under nextest,
+//! so the process-global runtime starts fresh; the helpers still tolerate an earlier init.
+#![allow(dead_code)]
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use aclrt::api;
+use aclrt::codes::*;
+use aclrt::KernelFn;
+
+/// Initialises the runtime (an earlier init is fine) and sets device 0 on this thread.
+pub fn setup() {
+    match api::init() {
+        Ok(()) => {}
+        Err(e) => assert_eq!(e.code(), ACL_ERROR_REPEAT_INITIALIZE, "{e}"),
+    }
+    api::set_device(0).unwrap();
+}
+
+/// The error code of a result (0 for success).
+pub fn code<T>(r: aclrt::Result<T>) -> i32 {
+    match r {
+        Ok(_) => 0,
+        Err(e) => e.code(),
+    }
+}
+
+/// A kernel that sleeps `ms` milliseconds.
+pub fn sleeper(ms: u64) -> KernelFn {
+    Box::new(move || {
+        std::thread::sleep(Duration::from_millis(ms));
+        Ok(())
+    })
+}
+
+/// A kernel that fails with `code`.
+pub fn failing(code: i32) -> KernelFn {
+    Box::new(move || Err(code))
+}
+
+/// A kernel that runs `f`.
+pub fn kernel(f: impl FnOnce() + Send + 'static) -> KernelFn {
+    Box::new(move || {
+        f();
+        Ok(())
+    })
+}
+
+/// A kernel that blocks until `gate` opens (or 10 s pass, so a broken test cannot hang).
+pub fn gated(gate: &Arc<AtomicBool>) -> KernelFn {
+    let gate = gate.clone();
+    Box::new(move || {
+        let t0 = std::time::Instant::now();
+        while !gate.load(Ordering::SeqCst) && t0.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Ok(())
+    })
+}
+
+pub fn launch(stream: aclrt::StreamHandle, k: KernelFn) -> u64 {
+    api::launch_kernel(stream, "test", Default::default(), k).unwrap()
+}
+
+/// A thread that serves callbacks with `aclrtProcessReport` until stopped.
+pub struct Reporter {
+    pub tid: u64,
+    stop: Arc<AtomicBool>,
+    join: Option<JoinHandle<()>>,
+}
+
+impl Reporter {
+    pub fn start() -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let s = stop.clone();
+        let join = std::thread::spawn(move || {
+            tx.send(aclrt::pthread_id()).unwrap();
+            while !s.load(Ordering::SeqCst) {
+                // Not subscribed yet (107012) or nothing due (507012): keep polling.
+                if api::process_report(20).is_err() {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+        });
+        Self {
+            tid: rx.recv().unwrap(),
+            stop,
+            join: Some(join),
+        }
+    }
+
+    pub fn stop(mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(j) = self.join.take() {
+            j.join().unwrap();
+        }
+    }
+}
+
+impl Drop for Reporter {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(j) = self.join.take() {
+            let _ = j.join();
+        }
+    }
+}
