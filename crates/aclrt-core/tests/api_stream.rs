@@ -1,0 +1,331 @@
+//! Stream calls: creation, limits, destroy, synchronise, query, failure modes.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use aclrt::api;
+use aclrt::codes::*;
+use aclrt::consts::*;
+use aclrt::StreamHandle;
+use common::*;
+
+#[test]
+fn priority_is_clamped_and_flags_ignored() {
+    setup();
+    assert_eq!(api::stream_priority(StreamHandle::NULL).unwrap(), 0);
+    let s = api::create_stream().unwrap();
+    assert_eq!(api::stream_priority(s).unwrap(), 0);
+    let s3 = api::create_stream_with_config(3, ACL_STREAM_FAST_LAUNCH).unwrap();
+    assert_eq!(api::stream_priority(s3).unwrap(), 3);
+    let s9 = api::create_stream_with_config(9, 0xFFFF_0000 | ACL_STREAM_FAST_SYNC).unwrap();
+    assert_eq!(api::stream_priority(s9).unwrap(), 7);
+    let big = api::create_stream_with_config(u32::MAX, 0).unwrap();
+    assert_eq!(api::stream_priority(big).unwrap(), 7);
+    // A FAST_SYNC stream synchronises like any other.
+    launch(s9, sleeper(20));
+    api::synchronize_stream(s9).unwrap();
+    assert_eq!(api::stream_query(s9).unwrap(), ACL_STREAM_STATUS_COMPLETE);
+}
+
+#[test]
+fn stream_limit_counts_the_default_stream() {
+    setup();
+    let mut streams = Vec::new();
+    for i in 0..1983 {
+        match api::create_stream() {
+            Ok(s) => streams.push(s),
+            Err(e) => panic!("stream {i} refused: {e}"),
+        }
+    }
+    assert_eq!(code(api::create_stream()), ACL_ERROR_RT_NO_STREAM_RESOURCE);
+    assert_eq!(
+        code(api::create_stream_with_config(1, 0)),
+        ACL_ERROR_RT_NO_STREAM_RESOURCE
+    );
+    // A new context needs a default stream too.
+    assert_eq!(
+        code(api::create_context(0)),
+        ACL_ERROR_RT_NO_STREAM_RESOURCE
+    );
+    api::destroy_stream(streams.pop().unwrap()).unwrap();
+    let s = api::create_stream().unwrap();
+    assert_eq!(code(api::create_stream()), ACL_ERROR_RT_NO_STREAM_RESOURCE);
+    api::destroy_stream(s).unwrap();
+    api::destroy_stream(streams.pop().unwrap()).unwrap();
+    api::create_context(0).unwrap();
+}
+
+#[test]
+fn stream_ids_are_unique_among_live_streams() {
+    setup();
+    let streams: Vec<_> = (0..16).map(|_| api::create_stream().unwrap()).collect();
+    let mut ids: Vec<i32> = streams
+        .iter()
+        .map(|&s| api::stream_get_id(s).unwrap())
+        .collect();
+    ids.push(api::stream_get_id(StreamHandle::NULL).unwrap());
+    let n = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), n);
+    assert_eq!(
+        code(api::stream_get_id(StreamHandle::from_raw(7))),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+}
+
+#[test]
+fn destroy_rules() {
+    setup();
+    assert_eq!(
+        code(api::destroy_stream(StreamHandle::NULL)),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        code(api::destroy_stream_force(StreamHandle::NULL)),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        code(api::destroy_stream(StreamHandle::from_raw(0x99))),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    let s = api::create_stream().unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let d = done.clone();
+    launch(s, sleeper(100));
+    launch(s, kernel(move || d.store(true, Ordering::SeqCst)));
+    // Destroy waits for the pending tasks.
+    api::destroy_stream(s).unwrap();
+    assert!(done.load(Ordering::SeqCst));
+    assert_eq!(code(api::destroy_stream(s)), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_eq!(
+        code(api::synchronize_stream(s)),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    assert_eq!(
+        code(api::launch_kernel(s, "k", Default::default(), sleeper(0))),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+    // An event handle is not a stream handle.
+    let ev = api::create_event().unwrap();
+    assert_eq!(
+        code(api::destroy_stream(StreamHandle::from_raw(ev.as_raw()))),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+}
+
+#[test]
+fn destroy_force_discards_queued_tasks_but_finishes_the_running_one() {
+    setup();
+    let s = api::create_stream().unwrap();
+    let started = Arc::new(AtomicBool::new(false));
+    let first = Arc::new(AtomicBool::new(false));
+    let second = Arc::new(AtomicBool::new(false));
+    let (st, f) = (started.clone(), first.clone());
+    launch(
+        s,
+        kernel(move || {
+            st.store(true, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(150));
+            f.store(true, Ordering::SeqCst);
+        }),
+    );
+    let sc = second.clone();
+    launch(s, kernel(move || sc.store(true, Ordering::SeqCst)));
+    let t0 = Instant::now();
+    while !started.load(Ordering::SeqCst) {
+        assert!(t0.elapsed() < Duration::from_secs(10));
+        std::thread::yield_now();
+    }
+    api::destroy_stream_force(s).unwrap();
+    assert!(
+        first.load(Ordering::SeqCst),
+        "the running task was cut short"
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!second.load(Ordering::SeqCst), "a queued task ran");
+    assert_eq!(code(api::stream_query(s)), ACL_ERROR_RT_INVALID_HANDLE);
+}
+
+#[test]
+fn synchronise_timeouts() {
+    setup();
+    let s = api::create_stream().unwrap();
+    for bad in [0, -2, i32::MIN] {
+        assert_eq!(
+            code(api::synchronize_stream_with_timeout(s, bad)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            code(api::synchronize_device_with_timeout(bad)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+    }
+    // Nothing pending: any valid timeout succeeds.
+    api::synchronize_stream_with_timeout(s, 1).unwrap();
+    api::synchronize_stream_with_timeout(s, -1).unwrap();
+    launch(s, sleeper(300));
+    assert_eq!(api::stream_query(s).unwrap(), ACL_STREAM_STATUS_NOT_READY);
+    let t0 = Instant::now();
+    assert_eq!(
+        code(api::synchronize_stream_with_timeout(s, 30)),
+        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    );
+    assert!(t0.elapsed() >= Duration::from_millis(30));
+    assert!(t0.elapsed() < Duration::from_millis(250));
+    assert_eq!(
+        code(api::synchronize_device_with_timeout(30)),
+        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    );
+    api::synchronize_device_with_timeout(5_000).unwrap();
+    assert_eq!(api::stream_query(s).unwrap(), ACL_STREAM_STATUS_COMPLETE);
+    assert!(t0.elapsed() >= Duration::from_millis(300));
+}
+
+#[test]
+fn device_synchronise_covers_every_stream_of_the_context() {
+    setup();
+    let count = Arc::new(AtomicU32::new(0));
+    let streams: Vec<_> = (0..4).map(|_| api::create_stream().unwrap()).collect();
+    for &s in streams.iter().chain([StreamHandle::NULL].iter()) {
+        let c = count.clone();
+        launch(s, sleeper(50));
+        launch(
+            s,
+            kernel(move || {
+                c.fetch_add(1, Ordering::SeqCst);
+            }),
+        );
+    }
+    api::synchronize_device().unwrap();
+    assert_eq!(count.load(Ordering::SeqCst), 5);
+}
+
+#[test]
+fn continue_mode_reports_once_then_clears() {
+    setup();
+    let s = api::create_stream().unwrap();
+    let after = Arc::new(AtomicBool::new(false));
+    launch(s, failing(ACL_ERROR_RT_AICORE_TIMEOUT));
+    let a = after.clone();
+    launch(s, kernel(move || a.store(true, Ordering::SeqCst)));
+    assert_eq!(
+        code(api::synchronize_stream(s)),
+        ACL_ERROR_RT_AICORE_TIMEOUT
+    );
+    assert!(after.load(Ordering::SeqCst), "later tasks still run");
+    api::synchronize_stream(s).unwrap();
+    // A panicking kernel is an AI core exception; device sync reports it too.
+    launch(s, Box::new(|| panic!("kernel bug")));
+    assert_eq!(
+        code(api::synchronize_device()),
+        ACL_ERROR_RT_AICORE_EXCEPTION
+    );
+    api::synchronize_device().unwrap();
+    api::synchronize_stream(s).unwrap();
+    // The first failure is kept until reported.
+    launch(s, failing(ACL_ERROR_RT_AICORE_TIMEOUT));
+    launch(s, failing(ACL_ERROR_RT_AICORE_EXCEPTION));
+    assert_eq!(
+        code(api::synchronize_stream(s)),
+        ACL_ERROR_RT_AICORE_TIMEOUT
+    );
+    launch(s, sleeper(1));
+    api::synchronize_stream(s).unwrap();
+}
+
+#[test]
+fn failure_mode_is_set_once() {
+    setup();
+    let s = api::create_stream().unwrap();
+    assert_eq!(
+        code(api::set_stream_failure_mode(s, 2)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    api::set_stream_failure_mode(s, ACL_CONTINUE_ON_FAILURE as u64).unwrap();
+    assert_eq!(
+        code(api::set_stream_failure_mode(s, ACL_STOP_ON_FAILURE as u64)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    let s2 = api::create_stream().unwrap();
+    api::set_stream_failure_mode(s2, ACL_STOP_ON_FAILURE as u64).unwrap();
+    assert_eq!(
+        code(api::set_stream_failure_mode(s2, ACL_STOP_ON_FAILURE as u64)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    assert_eq!(
+        code(api::set_stream_failure_mode(StreamHandle::from_raw(3), 0)),
+        ACL_ERROR_RT_INVALID_HANDLE
+    );
+}
+
+#[test]
+fn stop_mode_stops_every_stream_of_the_context() {
+    setup();
+    let s = api::create_stream().unwrap();
+    let other = api::create_stream().unwrap();
+    api::set_stream_failure_mode(s, ACL_STOP_ON_FAILURE as u64).unwrap();
+    let gate = Arc::new(AtomicBool::new(false));
+    let ran = Arc::new(AtomicU32::new(0));
+    // `other` is busy when the failure happens; its queued task must be discarded.
+    launch(other, gated(&gate));
+    let r = ran.clone();
+    launch(
+        other,
+        kernel(move || {
+            r.fetch_add(1, Ordering::SeqCst);
+        }),
+    );
+    launch(s, failing(ACL_ERROR_RT_AICORE_EXCEPTION));
+    let r = ran.clone();
+    launch(
+        s,
+        kernel(move || {
+            r.fetch_add(1, Ordering::SeqCst);
+        }),
+    );
+    assert_eq!(
+        code(api::synchronize_stream(s)),
+        ACL_ERROR_RT_AICORE_EXCEPTION
+    );
+    gate.store(true, Ordering::SeqCst);
+    assert_eq!(
+        code(api::synchronize_stream(other)),
+        ACL_ERROR_RT_AICORE_EXCEPTION
+    );
+    // The failure is not cleared by reporting it.
+    assert_eq!(
+        code(api::synchronize_stream(s)),
+        ACL_ERROR_RT_AICORE_EXCEPTION
+    );
+    assert_eq!(
+        code(api::synchronize_device()),
+        ACL_ERROR_RT_AICORE_EXCEPTION
+    );
+    assert_eq!(
+        ran.load(Ordering::SeqCst),
+        0,
+        "queued tasks ran after the stop"
+    );
+    // New launches on any stream of the context are refused.
+    for st in [s, other, StreamHandle::NULL] {
+        assert_eq!(
+            code(api::launch_kernel(st, "k", Default::default(), sleeper(0))),
+            ACL_ERROR_RT_STREAM_ABORT
+        );
+    }
+    let ev = api::create_event().unwrap();
+    assert_eq!(
+        code(api::record_event(ev, other)),
+        ACL_ERROR_RT_STREAM_ABORT
+    );
+    // Another context is unaffected.
+    api::create_context(0).unwrap();
+    let fresh = api::create_stream().unwrap();
+    launch(fresh, sleeper(1));
+    api::synchronize_stream(fresh).unwrap();
+    api::synchronize_device().unwrap();
+}
