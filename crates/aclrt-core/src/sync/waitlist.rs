@@ -20,6 +20,9 @@ const BRIEF_SPINS: u32 = 512;
 /// thread that will make the condition true may be queued behind the spinner on the same core,
 /// and a pure spin would hold it off for a whole time slice.
 const YIELD_EVERY: u32 = 16;
+/// The first spins never yield: a yield hands the core to any runnable thread, often another
+/// process's, which costs microseconds when the completing thread runs on the other core.
+const PURE_SPINS: u32 = 64;
 /// Under the model checker every spin is a scheduling point: a couple keep the spin path
 /// covered without multiplying the interleavings to explore.
 #[cfg(loom)]
@@ -78,7 +81,7 @@ impl WaitList {
         match spin {
             SpinPolicy::Brief => {
                 for i in 0..BRIEF_SPINS {
-                    if i % YIELD_EVERY == YIELD_EVERY - 1 {
+                    if i >= PURE_SPINS && i % YIELD_EVERY == YIELD_EVERY - 1 {
                         shim::yield_now();
                     } else {
                         shim::spin_loop();
