@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <pthread.h>
 
 #include "acl/acl.h"
 #include "acl/acl_ext.h"
