@@ -160,7 +160,7 @@ fn worker(seed: u64, shared: Arc<Shared>, reporter: u64, deadline: Instant) {
                     );
                 }
             }
-            10 | 11 | 12 => {
+            10..=12 => {
                 let us = rng.below(2000) as u64;
                 let fail = rng.below(16) == 0;
                 allow(
