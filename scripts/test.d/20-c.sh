@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# C ABI: builds libascendcl, compiles every ACL test program in tests/c and every example in
+# examples/c with gcc, runs them; checks the exported symbols against the headers, the headers
+# under C++, static linking, and a build against the toolkit-style install tree.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root="$PWD"
+
+cargo build -p aclrt-capi
+lib="$root/target/debug"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+cflags=(-std=c11 -Wall -Wextra -Werror -Wno-deprecated-declarations -I"$root/include")
+failed=0
+
+run() {
+    local name="$1"
+    shift
+    if ! timeout 120 "$@"; then
+        echo "!!! $name failed"
+        failed=1
+    fi
+}
+
+echo "--- exported symbols match the headers"
+declared="$(grep -ho 'ACL_FUNC_VISIBILITY[^(]*\b\(acl[A-Za-z0-9_]*\)(' include/acl/*.h |
+    sed 's/.*\b\(acl[A-Za-z0-9_]*\)($/\1/' | sort -u)"
+exported="$(nm -D --defined-only "$lib/libascendcl.so" | awk '{print $3}' | grep '^acl' | sort -u)"
+if [ "$declared" != "$exported" ]; then
+    echo "!!! declared vs exported differ:"
+    diff <(echo "$declared") <(echo "$exported") || true
+    failed=1
+else
+    echo "$(echo "$declared" | wc -l) functions declared and exported"
+fi
+if ! readelf -d "$lib/libascendcl.so" | grep -q 'SONAME.*\[libascendcl.so\]'; then
+    echo "!!! libascendcl.so has no SONAME libascendcl.so"
+    failed=1
+fi
+
+echo "--- C test programs"
+for src in tests/c/*.c; do
+    name="$(basename "$src" .c)"
+    gcc "${cflags[@]}" -I"$root/tests/c" "$src" -L"$lib" -lascendcl -lpthread -o "$out/$name"
+    run "$name" "$out/$name"
+done
+
+echo "--- headers compile as C++"
+cat > "$out/cxx_check.cpp" <<'CPP'
+#include "acl/acl.h"
+#include "acl/acl_ext.h"
+#include <cstdio>
+static aclError kernel(void *) { return ACL_SUCCESS; }
+int main()
+{
+    aclrtStream s = nullptr;
+    if (aclrtCreateStream(&s) != ACL_ERROR_UNINITIALIZE) return 1;
+    if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) return 1;
+    if (aclxLaunchHostKernel(nullptr, kernel, nullptr, "k") != ACL_SUCCESS) return 1;
+    if (aclrtSynchronizeStream(nullptr) != ACL_SUCCESS) return 1;
+    if (aclFinalize() != ACL_SUCCESS) return 1;
+    std::puts("cxx_check: ok");
+    return 0;
+}
+CPP
+g++ -std=c++17 -Wall -Wextra -Werror -I"$root/include" "$out/cxx_check.cpp" -L"$lib" -lascendcl -o "$out/cxx_check"
+run cxx_check "$out/cxx_check"
+
+echo "--- static library"
+gcc "${cflags[@]}" -I"$root/tests/c" tests/c/test_memory.c "$lib/libascendcl.a" -lpthread -ldl -lm \
+    -o "$out/test_memory_static"
+if ldd "$out/test_memory_static" | grep -q ascendcl; then
+    echo "!!! static build still needs libascendcl.so"
+    failed=1
+fi
+run test_memory_static "$out/test_memory_static"
+
+echo "--- examples"
+for src in examples/c/*.c; do
+    name="$(basename "$src" .c)"
+    gcc -Wall -Wextra -Werror -I"$root/include" "$src" -L"$lib" -lascendcl -lpthread -o "$out/$name"
+    run "$name" "$out/$name"
+done
+
+echo "--- toolkit-style install"
+prefix="$out/toolkit"
+ACLRT_PROFILE=debug ACLRT_NO_BUILD=1 scripts/install.sh "$prefix"
+for f in version.cfg set_env.sh runtime/include/acl/acl.h runtime/include/acl/acl_rt.h \
+    runtime/include/acl/acl_base.h runtime/include/acl/acl_ext.h runtime/lib64/libascendcl.so \
+    runtime/lib64/libruntime.so include/acl/acl.h lib64/libascendcl.so lib64/libruntime.so \
+    lib64/pkgconfig/ascendcl.pc; do
+    [ -e "$prefix/$f" ] || { echo "!!! install lacks $f"; failed=1; }
+done
+(
+    # Only ASCEND_TOOLKIT_HOME is known, as with the vendor toolkit.
+    unset LD_LIBRARY_PATH
+    export ASCEND_TOOLKIT_HOME="$prefix"
+    app=examples/c/multi_stream_events.c
+    gcc -I"$ASCEND_TOOLKIT_HOME/include" "$app" -L"$ASCEND_TOOLKIT_HOME/lib64" -lascendcl -lruntime \
+        -o "$out/app_toolkit"
+    LD_LIBRARY_PATH="$ASCEND_TOOLKIT_HOME/lib64" timeout 120 "$out/app_toolkit"
+    gcc -I"$ASCEND_TOOLKIT_HOME/runtime/include" "$app" -L"$ASCEND_TOOLKIT_HOME/runtime/lib64" \
+        -lascendcl -o "$out/app_runtime_dir"
+    LD_LIBRARY_PATH="$ASCEND_TOOLKIT_HOME/runtime/lib64" timeout 120 "$out/app_runtime_dir"
+    # pkg-config: the rpath it adds lets the program run without LD_LIBRARY_PATH.
+    export PKG_CONFIG_PATH="$ASCEND_TOOLKIT_HOME/lib64/pkgconfig"
+    # shellcheck disable=SC2046
+    gcc examples/c/callback_thread.c $(pkg-config --cflags --libs ascendcl) -lpthread -o "$out/app_pc"
+    timeout 120 "$out/app_pc"
+    # set_env.sh, as CANN users source it.
+    # shellcheck disable=SC1091
+    (. "$prefix/set_env.sh" && [ "$ASCEND_TOOLKIT_HOME" = "$prefix" ] &&
+        gcc -I"$ASCEND_TOOLKIT_HOME/include" examples/c/elapsed_time.c -L"$ASCEND_TOOLKIT_HOME/lib64" \
+            -lascendcl -o "$out/app_env" && timeout 120 "$out/app_env")
+) || { echo "!!! building against the install tree failed"; failed=1; }
+
+exit $failed
