@@ -441,13 +441,7 @@ pub(crate) fn wait_on(
 
 /// `aclrtStreamWaitEvent`: later work on the stream waits for the event.
 pub fn stream_wait_event(stream: StreamHandle, event: EventHandle) -> Result<()> {
-    call(|| {
-        initialized()?;
-        let s = lookup_stream(stream)?;
-        let ev = lookup_event(event)?;
-        let s = stream_for_work(s, "aclrtStreamWaitEvent")?;
-        wait_on(&s, &ev, None)
-    })
+    call(|| wait_call(stream, event, None, "aclrtStreamWaitEvent"))
 }
 
 /// `aclrtStreamWaitEventWithTimeout`: `timeout_ms` ≥ 0, 0 = no limit; on expiry the waiting
@@ -458,19 +452,35 @@ pub fn stream_wait_event_with_timeout(
     timeout_ms: i32,
 ) -> Result<()> {
     call(|| {
-        initialized()?;
-        let s = lookup_stream(stream)?;
-        let ev = lookup_event(event)?;
-        let s = stream_for_work(s, "aclrtStreamWaitEventWithTimeout")?;
-        if timeout_ms < 0 {
-            bail!(
-                ACL_ERROR_RT_PARAM_INVALID,
-                "timeout {timeout_ms} is invalid: use 0 (no limit) or a positive number of milliseconds"
-            );
-        }
-        let timeout = (timeout_ms > 0).then(|| Duration::from_millis(timeout_ms as u64));
-        wait_on(&s, &ev, timeout)
+        wait_call(
+            stream,
+            event,
+            Some(timeout_ms),
+            "aclrtStreamWaitEventWithTimeout",
+        )
     })
+}
+
+/// The stream-wait calls: handles, context and ownership, then the timeout, then the rules.
+fn wait_call(
+    stream: StreamHandle,
+    event: EventHandle,
+    timeout_ms: Option<i32>,
+    name: &str,
+) -> Result<()> {
+    initialized()?;
+    let s = lookup_stream(stream)?;
+    let ev = lookup_event(event)?;
+    let s = stream_for_work(s, name)?;
+    let timeout = match timeout_ms {
+        None | Some(0) => None,
+        Some(ms) if ms > 0 => Some(Duration::from_millis(ms as u64)),
+        Some(ms) => bail!(
+            ACL_ERROR_RT_PARAM_INVALID,
+            "timeout {ms} is invalid: use 0 (no limit) or a positive number of milliseconds"
+        ),
+    };
+    wait_on(&s, &ev, timeout)
 }
 
 /// `aclrtStreamWaitEventWithFlag` (`ACL_EVENT_WAIT_DEFAULT` or `..._EXTERNAL`).

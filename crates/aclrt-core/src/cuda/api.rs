@@ -397,22 +397,16 @@ pub unsafe fn memcpy_htod_async(
     count: usize,
     stream: StreamHandle,
 ) -> CuResultOf<()> {
-    ensure_initialized()?;
-    let h = resolve(stream)?;
-    stream_of(h)?;
-    current()?;
     // SAFETY: forwarded to the caller.
     unsafe {
-        acl::memcpy_async(
+        copy_async(
             dst as usize,
-            count,
             src as usize,
             count,
             ACL_MEMCPY_HOST_TO_DEVICE,
-            h,
-        )?
-    };
-    Ok(())
+            stream,
+        )
+    }
 }
 
 /// `cuMemcpyDtoH`: ordered on the legacy stream; returns when the copy is done.
@@ -435,21 +429,35 @@ pub unsafe fn memcpy_dtoh_async(
     count: usize,
     stream: StreamHandle,
 ) -> CuResultOf<()> {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        copy_async(
+            dst as usize,
+            src as usize,
+            count,
+            ACL_MEMCPY_DEVICE_TO_HOST,
+            stream,
+        )
+    }
+}
+
+/// One copy task on a CUDA stream, after CUDA's own stream and context checks.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `count` bytes until the copy has run.
+unsafe fn copy_async(
+    dst: usize,
+    src: usize,
+    count: usize,
+    kind: u32,
+    stream: StreamHandle,
+) -> CuResultOf<()> {
     ensure_initialized()?;
     let h = resolve(stream)?;
     stream_of(h)?;
     current()?;
     // SAFETY: forwarded to the caller.
-    unsafe {
-        acl::memcpy_async(
-            dst as usize,
-            count,
-            src as usize,
-            count,
-            ACL_MEMCPY_DEVICE_TO_HOST,
-            h,
-        )?
-    };
+    unsafe { acl::memcpy_async(dst, count, src, count, kind, h)? };
     Ok(())
 }
 
