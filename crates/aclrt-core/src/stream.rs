@@ -309,13 +309,20 @@ impl Stream {
                         code,
                         format!("host kernel (task {task_id}) returned error {code}"),
                     )),
-                    Err(panic) => Err((
-                        ACL_ERROR_RT_AICORE_EXCEPTION,
-                        format!(
-                            "host kernel (task {task_id}) panicked: {}",
-                            panic_text(&panic)
-                        ),
-                    )),
+                    Err(payload) => match payload.downcast::<crate::error::Error>() {
+                        // A face failing its kernel with a message (`api::fail_kernel`).
+                        Ok(error) => Err((
+                            error.code(),
+                            format!("host kernel (task {task_id}) failed: {}", error.message()),
+                        )),
+                        Err(panic) => Err((
+                            ACL_ERROR_RT_AICORE_EXCEPTION,
+                            format!(
+                                "host kernel (task {task_id}) panicked: {}",
+                                panic_text(&panic)
+                            ),
+                        )),
+                    },
                 }
             }
             Work::Record(record, flag_event) => {

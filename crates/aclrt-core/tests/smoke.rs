@@ -174,3 +174,25 @@ fn elapsed_time_and_failures() {
         ACL_ERROR_RT_INVALID_HANDLE
     );
 }
+
+#[test]
+fn kernel_failing_with_a_message_reports_code_and_message() {
+    setup();
+    let s = api::create_stream().unwrap();
+    api::launch_kernel(
+        s,
+        "explains",
+        Default::default(),
+        Box::new(|| {
+            api::fail_kernel(aclrt::Error::new(
+                ACL_ERROR_RT_AICORE_TIMEOUT,
+                "took too long",
+            ))
+        }),
+    )
+    .unwrap();
+    let e = api::synchronize_stream(s).unwrap_err();
+    assert_eq!(e.code(), ACL_ERROR_RT_AICORE_TIMEOUT);
+    assert!(e.message().contains("took too long"), "{}", e.message());
+    assert!(!e.message().contains("panicked"), "{}", e.message());
+}

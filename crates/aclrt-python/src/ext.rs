@@ -1,9 +1,8 @@
 //! `acl.ext`: what aclrt offers beyond pyACL. Host kernels give Python programs real work to
 //! put on a stream (the emulated device has no compiled operators).
 
-use std::panic::resume_unwind;
-
 use aclrt::api::{self, KernelAccess};
+use aclrt::codes::ACL_ERROR_RT_AICORE_EXCEPTION;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt};
 
@@ -57,9 +56,9 @@ fn launch_host_kernel(fn_: &Any, args: &Any, stream: &Any, name: &str) -> PyResu
         match outcome {
             Ok(()) => Ok(()),
             Err(KernelError::Code(code)) => Err(code),
-            // The core turns an unwinding kernel into ACL_ERROR_RT_AICORE_EXCEPTION with the
-            // payload as its message; resume_unwind skips the panic hook's own printing.
-            Err(KernelError::Raised(text)) => resume_unwind(Box::new(text)),
+            Err(KernelError::Raised(text)) => {
+                api::fail_kernel(aclrt::Error::new(ACL_ERROR_RT_AICORE_EXCEPTION, text))
+            }
         }
     });
     Ok(value(

@@ -186,6 +186,13 @@ pub fn launch_kernel(
     })
 }
 
+/// Fails the host kernel that is running on the calling thread with `error`'s code and message.
+/// For kernels that fail with more than a code (a face reporting a foreign exception, say);
+/// must be called from inside the kernel. Does not return.
+pub fn fail_kernel(error: crate::error::Error) -> ! {
+    std::panic::resume_unwind(Box::new(error))
+}
+
 /// Queues a task, first adding the implicit waits CUDA's legacy default stream needs.
 pub(crate) fn submit(
     stream: &Arc<Stream>,
