@@ -46,6 +46,13 @@ for src in tests/c/*.c; do
     run "$name" "$out/$name"
 done
 
+if command -v valgrind >/dev/null 2>&1; then
+    echo "--- memory errors (valgrind) with garbage handles and several threads"
+    for name in test_handles test_threads test_callbacks; do
+        run "valgrind $name" valgrind -q --leak-check=no --error-exitcode=3 "$out/$name"
+    done
+fi
+
 echo "--- headers compile as C++"
 cat > "$out/cxx_check.cpp" <<'CPP'
 #include "acl/acl.h"

@@ -4,12 +4,17 @@
 #include "check.h"
 
 static volatile int g_stop;
+static volatile int g_subscribed;
 static int g_report_errors;
 static pthread_t g_report_thread;
 
 static void *report_loop(void *arg)
 {
     (void)arg;
+    /* Polling before the main thread subscribed us would be refused (not subscribed). */
+    while (!g_subscribed) {
+        sleep_ms(1);
+    }
     while (!g_stop) {
         aclError r = aclrtProcessReport(20);
         if (r != ACL_SUCCESS && r != ACL_ERROR_RT_REPORT_TIMEOUT) {
@@ -96,6 +101,7 @@ int main(void)
     tid = (uint64_t)g_report_thread;
     EXPECT_OK(aclrtSubscribeReport(tid, s));
     EXPECT_OK(aclrtSubscribeReport(tid, s2));
+    g_subscribed = 1;
     /* One thread per stream. */
     EXPECT_CODE(aclrtSubscribeReport((uint64_t)pthread_self(), s), ACL_ERROR_RT_STREAM_SUBSCRIBE);
     EXPECT_CODE(aclrtSubscribeReport(tid, s), ACL_ERROR_RT_STREAM_SUBSCRIBE);

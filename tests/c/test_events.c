@@ -30,6 +30,7 @@ static void default_family(aclrtStream a)
     float ms = -1;
     uint64_t t0 = 0, t1 = 0;
     int sleep = 30;
+    int slow = 300;
 
     REQUIRE_OK(aclrtCreateEvent(&ev));
     /* Before the first record. */
@@ -44,7 +45,7 @@ static void default_family(aclrtStream a)
     EXPECT_CODE(aclrtEventGetTimestamp(ev, &t0), ACL_ERROR_RT_INTERNAL_ERROR);
 
     /* Recorded behind a slow kernel: pending, then complete. */
-    REQUIRE_OK(aclxLaunchHostKernel(a, sleep_kernel, &sleep, "sleep30"));
+    REQUIRE_OK(aclxLaunchHostKernel(a, sleep_kernel, &slow, "sleep300"));
     REQUIRE_OK(aclrtRecordEvent(ev, a));
     EXPECT_OK(aclrtQueryEventStatus(ev, &rs));
     CHECK(rs == ACL_EVENT_RECORDED_STATUS_NOT_READY);

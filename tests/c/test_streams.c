@@ -17,7 +17,8 @@ static void basics(void)
     aclrtStreamStatus st = ACL_STREAM_STATUS_RESERVED;
     int32_t id1 = -1, id2 = -1, id_default = -1;
     uint32_t prio = 99;
-    int sleep = 50;
+    /* Long enough that a 1 ms synchronise times out even on a loaded machine. */
+    int sleep = 250;
 
     REQUIRE_OK(aclrtCreateStream(&s));
     CHECK(s != NULL);
@@ -35,7 +36,7 @@ static void basics(void)
 
     EXPECT_OK(aclrtStreamQuery(s, &st));
     CHECK(st == ACL_STREAM_STATUS_COMPLETE);
-    REQUIRE_OK(aclxLaunchHostKernel(s, sleep_kernel, &sleep, "sleep50"));
+    REQUIRE_OK(aclxLaunchHostKernel(s, sleep_kernel, &sleep, "sleep"));
     EXPECT_OK(aclrtStreamQuery(s, &st));
     CHECK(st == ACL_STREAM_STATUS_NOT_READY);
     EXPECT_CODE(aclrtSynchronizeStreamWithTimeout(s, 0), ACL_ERROR_RT_PARAM_INVALID);
@@ -46,8 +47,8 @@ static void basics(void)
     CHECK(st == ACL_STREAM_STATUS_COMPLETE);
 
     /* Device synchronisation covers every stream of the context, the default one included. */
-    REQUIRE_OK(aclxLaunchHostKernel(hi, sleep_kernel, &sleep, "sleep50"));
-    REQUIRE_OK(aclxLaunchHostKernel(NULL, sleep_kernel, &sleep, "sleep50"));
+    REQUIRE_OK(aclxLaunchHostKernel(hi, sleep_kernel, &sleep, "sleep"));
+    REQUIRE_OK(aclxLaunchHostKernel(NULL, sleep_kernel, &sleep, "sleep"));
     EXPECT_CODE(aclrtSynchronizeDeviceWithTimeout(0), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT_CODE(aclrtSynchronizeDeviceWithTimeout(1), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
     EXPECT_OK(aclrtSynchronizeDevice());
@@ -56,12 +57,12 @@ static void basics(void)
 
     /* Destroy waits for pending work; the force variant discards queued tasks. */
     g_ran = 0;
-    REQUIRE_OK(aclxLaunchHostKernel(s, sleep_kernel, &sleep, "sleep50"));
+    REQUIRE_OK(aclxLaunchHostKernel(s, sleep_kernel, &sleep, "sleep"));
     REQUIRE_OK(aclxLaunchHostKernel(s, count_kernel, NULL, "count"));
     EXPECT_OK(aclrtDestroyStream(s));
     CHECK(g_ran == 1);
     g_ran = 0;
-    REQUIRE_OK(aclxLaunchHostKernel(lo, sleep_kernel, &sleep, "sleep50"));
+    REQUIRE_OK(aclxLaunchHostKernel(lo, sleep_kernel, &sleep, "sleep"));
     {
         int i;
         for (i = 0; i < 10; i++) {
