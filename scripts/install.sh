@@ -5,6 +5,8 @@
 #   PREFIX/runtime/include/acl/*.h          (acl.h, acl_base.h, acl_rt.h, acl_ext.h, error_codes/)
 #   PREFIX/runtime/lib64/libascendcl.so     (+ libascendcl.a, libruntime.so -> libascendcl.so)
 #   PREFIX/runtime/lib64/pkgconfig/ascendcl.pc
+#   PREFIX/runtime/lib64/cmake/ascendcl/ascendclConfig.cmake, also as PREFIX/share/cmake/ascendcl
+#                                           (find_package(ascendcl) with CMAKE_PREFIX_PATH=PREFIX)
 #   PREFIX/include -> runtime/include, PREFIX/lib64 -> runtime/lib64
 # Usage: scripts/install.sh [PREFIX]        (default: $HOME/Ascend/aclrt)
 # Environment: ACLRT_PROFILE=release|debug (default release); ACLRT_NO_BUILD=1 to install what
@@ -35,7 +37,7 @@ mkdir -p "$prefix"
 prefix="$(cd "$prefix" && pwd)"
 rt="$prefix/runtime"
 rm -rf "$rt/include/acl"
-mkdir -p "$rt/include" "$rt/lib64/pkgconfig"
+mkdir -p "$rt/include" "$rt/lib64/pkgconfig" "$rt/lib64/cmake/ascendcl"
 cp -R include/acl "$rt/include/acl"
 install -m 0755 "$libs/libascendcl.so" "$rt/lib64/libascendcl.so"
 install -m 0644 "$libs/libascendcl.a" "$rt/lib64/libascendcl.a"
@@ -44,6 +46,14 @@ ln -sfn runtime/include "$prefix/include"
 ln -sfn runtime/lib64 "$prefix/lib64"
 sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$acl_version|g" pkgconfig/ascendcl.pc.in \
     > "$rt/lib64/pkgconfig/ascendcl.pc"
+for f in ascendclConfig ascendclConfigVersion; do
+    sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$acl_version|g" \
+        -e "s|@VERSION_MAJOR@|${acl_version%%.*}|g" \
+        "cmake/$f.cmake.in" > "$rt/lib64/cmake/ascendcl/$f.cmake"
+done
+# CMake looks in PREFIX/share/cmake on every platform (lib64 only on some).
+mkdir -p "$prefix/share/cmake"
+ln -sfn ../../runtime/lib64/cmake/ascendcl "$prefix/share/cmake/ascendcl"
 
 cat > "$prefix/version.cfg" <<CFG
 # aclrt $version: AscendCL runtime on an emulated device

@@ -122,4 +122,25 @@ done
             -lascendcl -o "$out/app_env" && timeout 120 "$out/app_env")
 ) || { echo "!!! building against the install tree failed"; failed=1; }
 
+if command -v cmake >/dev/null 2>&1; then
+    echo "--- CMake package"
+    mkdir -p "$out/cmake_app"
+    cp examples/c/elapsed_time.c "$out/cmake_app/app.c"
+    cat > "$out/cmake_app/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.10)
+project(aclrt_cmake_check C)
+find_package(ascendcl 1.17 CONFIG REQUIRED)
+add_executable(app app.c)
+target_link_libraries(app PRIVATE ascendcl::ascendcl)
+CMAKE
+    (
+        unset LD_LIBRARY_PATH
+        cmake -S "$out/cmake_app" -B "$out/cmake_app/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null &&
+            cmake --build "$out/cmake_app/build" >/dev/null &&
+            timeout 120 "$out/cmake_app/build/app"
+    ) || { echo "!!! the CMake package did not build or run a program"; failed=1; }
+else
+    echo "--- CMake package: cmake not installed, skipped"
+fi
+
 exit $failed
