@@ -6,6 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
 
+if ! command -v pkg-config >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y -q pkg-config >/dev/null 2>&1 || true
+fi
+
 cargo build -p aclrt-capi
 lib="$root/target/debug"
 out="$(mktemp -d)"
@@ -112,9 +116,13 @@ done
     LD_LIBRARY_PATH="$ASCEND_TOOLKIT_HOME/runtime/lib64" timeout 120 "$out/app_runtime_dir"
     # pkg-config: the rpath it adds lets the program run without LD_LIBRARY_PATH.
     export PKG_CONFIG_PATH="$ASCEND_TOOLKIT_HOME/lib64/pkgconfig"
-    # shellcheck disable=SC2046
-    gcc examples/c/callback_thread.c $(pkg-config --cflags --libs ascendcl) -lpthread -o "$out/app_pc"
-    timeout 120 "$out/app_pc"
+    if command -v pkg-config >/dev/null 2>&1; then
+        # shellcheck disable=SC2046
+        gcc examples/c/callback_thread.c $(pkg-config --cflags --libs ascendcl) -lpthread -o "$out/app_pc"
+        timeout 120 "$out/app_pc"
+    else
+        echo "pkg-config not installed: pkg-config build skipped"
+    fi
     # set_env.sh, as CANN users source it.
     # shellcheck disable=SC1091
     (. "$prefix/set_env.sh" && [ "$ASCEND_TOOLKIT_HOME" = "$prefix" ] &&
