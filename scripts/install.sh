@@ -20,11 +20,11 @@ version="$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)"
 acl_version="1.17.0"
 
 if [ "${ACLRT_NO_BUILD:-0}" != 1 ]; then
-    if [ "$profile" = release ]; then
-        cargo build -p aclrt-capi --release
-    else
-        cargo build -p aclrt-capi --profile "$profile"
-    fi
+    case "$profile" in
+        release) cargo build -p aclrt-capi --release ;;
+        dev | debug) cargo build -p aclrt-capi ;;
+        *) cargo build -p aclrt-capi --profile "$profile" ;;
+    esac
 fi
 case "$profile" in
     release) libs="target/release" ;;
