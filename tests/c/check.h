@@ -1,4 +1,4 @@
-/* Minimal check helpers for the C ABI tests: count failures, print where, exit non-zero. */
+/* Checking macros for the C ABI tests: count failures, print where, exit non-zero. */
 #ifndef ACLRT_TESTS_CHECK_H_
 #define ACLRT_TESTS_CHECK_H_
 
