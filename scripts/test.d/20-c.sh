@@ -51,9 +51,10 @@ for src in tests/c/*.c; do
 done
 
 if command -v valgrind >/dev/null 2>&1; then
-    echo "--- memory errors (valgrind) with garbage handles and several threads"
-    for name in test_handles test_threads test_callbacks; do
-        run "valgrind $name" valgrind -q --leak-check=no --error-exitcode=3 "$out/$name"
+    echo "--- memory errors and leaks (valgrind) with garbage handles, contexts and several threads"
+    for name in test_handles test_threads test_callbacks test_process; do
+        run "valgrind $name" valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
+            --error-exitcode=3 "$out/$name"
     done
 fi
 

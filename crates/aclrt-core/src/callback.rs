@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -25,7 +25,30 @@ pub(crate) struct DueCallback {
     origin: trace::TaskRef,
     body: HostFn,
     /// Set when the body returned; present for `ACL_CALLBACK_BLOCK`.
-    done: Option<Arc<Latch>>,
+    done: Option<Arc<CallbackDone>>,
+}
+
+/// How a blocking callback's stream learns that the callback finished, or was dropped unrun.
+#[derive(Default)]
+pub(crate) struct CallbackDone {
+    latch: Latch,
+    ran: AtomicBool,
+}
+
+impl CallbackDone {
+    /// Waits until the callback ran or was released, or until `abort()`.
+    pub(crate) fn wait_or(&self, abort: impl Fn() -> bool) {
+        self.latch.wait_or(abort, None, SpinPolicy::Brief);
+    }
+
+    pub(crate) fn ran(&self) -> bool {
+        self.ran.load(Ordering::Acquire)
+    }
+
+    fn finish(&self, ran: bool) {
+        self.ran.store(ran, Ordering::Release);
+        self.latch.set();
+    }
 }
 
 /// A thread subscribed with `aclrtSubscribeReport`.
@@ -46,7 +69,7 @@ impl Subscriber {
         stream: StreamHandle,
         origin: trace::TaskRef,
         body: HostFn,
-        done: Option<Arc<Latch>>,
+        done: Option<Arc<CallbackDone>>,
     ) {
         lock(&self.due).push_back(DueCallback {
             stream,
@@ -85,7 +108,7 @@ impl Subscriber {
                 trace::callback_ran(callback.origin, start);
             }
             if let Some(done) = callback.done {
-                done.set();
+                done.finish(true);
             }
         }
         true
@@ -98,7 +121,7 @@ impl Subscriber {
         due.retain(|c| {
             if c.stream == stream {
                 if let Some(done) = &c.done {
-                    done.set();
+                    done.finish(false);
                 }
                 false
             } else {

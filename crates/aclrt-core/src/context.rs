@@ -1,7 +1,7 @@
 //! Contexts: own streams, and hold the stop-on-failure state shared by their streams.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::device::Device;
 use crate::handle::ContextHandle;
@@ -16,7 +16,9 @@ pub(crate) struct Context {
     /// Whether CUDA stream semantics apply (the legacy default stream synchronises with
     /// blocking streams).
     pub(crate) cuda: bool,
-    pub(crate) default_stream: OnceLock<Arc<Stream>>,
+    /// Weak: the stream holds its context, and the strong reference lives in `streams`, so
+    /// destroying the context (which empties `streams`) frees both.
+    pub(crate) default_stream: OnceLock<Weak<Stream>>,
     /// Every live stream of the context, the default stream included. The context holds its
     /// streams; a stream holds its context; the cycle is broken when a stream is destroyed
     /// (removed here) and when the context is destroyed (list cleared).
@@ -45,10 +47,9 @@ impl Context {
         }
     }
 
-    pub(crate) fn default_stream(&self) -> &Arc<Stream> {
-        self.default_stream
-            .get()
-            .expect("a context gets its default stream at creation")
+    /// The default stream; `None` once the context has been destroyed.
+    pub(crate) fn default_stream(&self) -> Option<Arc<Stream>> {
+        self.default_stream.get().and_then(Weak::upgrade)
     }
 
     pub(crate) fn add_stream(&self, stream: Arc<Stream>) {

@@ -17,14 +17,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{JoinHandle, Thread};
 use std::time::Instant;
 
-use crate::callback::Subscriber;
+use crate::callback::{CallbackDone, Subscriber};
 use crate::codes::*;
 use crate::consts::{ACL_STOP_ON_FAILURE, ACL_STREAM_FAST_SYNC};
 use crate::context::Context;
 use crate::error::{err, AclError, Result};
 use crate::exception;
 use crate::handle::StreamHandle;
-use crate::sync::{lock, Latch, SpinPolicy, WaitList};
+use crate::sync::{lock, SpinPolicy, WaitList};
 use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
 use crate::thread_state::CallbackScope;
 use crate::trace;
@@ -375,19 +375,35 @@ impl Stream {
                 event.reset_executed();
                 Ok(())
             }
-            Work::Callback {
-                body,
-                subscriber,
-                block,
-            } => {
-                if block {
-                    let done = Arc::new(Latch::new());
+            Work::Callback { body, block } => {
+                let done = block.then(|| Arc::new(CallbackDone::default()));
+                {
+                    // Delivering under the subscription lock: an unsubscribe either happens
+                    // before (nothing to deliver to) or releases what was delivered.
+                    let subscription = lock(&self.subscriber);
+                    let Some(subscriber) = subscription.as_ref() else {
+                        return Err((
+                            ACL_ERROR_RT_STREAM_NO_CB_REG,
+                            format!(
+                                "callback (task {task_id}) became due after the stream was \
+                                 unsubscribed: it did not run"
+                            ),
+                        ));
+                    };
                     let origin = trace::task_ref(self, task_id);
-                    subscriber.deliver(self.handle, origin, body, Some(done.clone()));
-                    done.wait_or(|| self.is_aborting(), None, SpinPolicy::Brief);
-                } else {
-                    let origin = trace::task_ref(self, task_id);
-                    subscriber.deliver(self.handle, origin, body, None);
+                    subscriber.deliver(self.handle, origin, body, done.clone());
+                }
+                if let Some(done) = done {
+                    done.wait_or(|| self.is_aborting());
+                    if !done.ran() && !self.is_aborting() {
+                        return Err((
+                            ACL_ERROR_RT_STREAM_NO_CB_REG,
+                            format!(
+                                "blocking callback (task {task_id}) was released unrun: the \
+                                 stream was unsubscribed before its thread processed it"
+                            ),
+                        ));
+                    }
                 }
                 Ok(())
             }

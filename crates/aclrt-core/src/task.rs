@@ -3,7 +3,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::callback::Subscriber;
 use crate::error::AclError;
 use crate::event::{Event, RecordState};
 use crate::stream::Stream;
@@ -78,9 +77,9 @@ pub(crate) enum Work {
         timeout: Option<Duration>,
     },
     Reset(Arc<Event>),
+    /// Delivered, when due, to whichever thread serves the stream then.
     Callback {
         body: HostFn,
-        subscriber: Arc<Subscriber>,
         block: bool,
     },
     HostFunc(HostFn),

@@ -315,3 +315,79 @@ fn exception_callback_ids() {
     api::synchronize_stream(s).unwrap_err();
     assert_eq!(second.lock().unwrap().len(), 1);
 }
+
+/// A thread id that is subscribed but never processes reports.
+fn idle_thread() -> (u64, std::thread::JoinHandle<()>, mpsc::Sender<()>) {
+    let (tid_tx, tid_rx) = mpsc::channel();
+    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    let join = std::thread::spawn(move || {
+        tid_tx.send(aclrt::pthread_id()).unwrap();
+        let _ = stop_rx.recv();
+    });
+    (tid_rx.recv().unwrap(), join, stop_tx)
+}
+
+#[test]
+fn callback_due_after_unsubscribe_fails_instead_of_hanging() {
+    setup();
+    let s = api::create_stream().unwrap();
+    let (idle, join, stop) = idle_thread();
+    api::subscribe_report(idle, s).unwrap();
+    let gate = Arc::new(AtomicBool::new(false));
+    launch(s, gated(&gate));
+    let ran = Arc::new(AtomicBool::new(false));
+    let r = ran.clone();
+    let body = Box::new(move || r.store(true, Ordering::SeqCst));
+    api::launch_callback(body, ACL_CALLBACK_BLOCK, s).unwrap();
+    api::unsubscribe_report(idle, s).unwrap();
+    gate.store(true, Ordering::SeqCst);
+    let e = api::synchronize_stream_with_timeout(s, 5000).unwrap_err();
+    assert_eq!(e.code(), ACL_ERROR_RT_STREAM_NO_CB_REG, "{e}");
+    assert!(!ran.load(Ordering::SeqCst));
+    // The stream goes on with later work.
+    launch(s, kernel(|| {}));
+    api::synchronize_stream_with_timeout(s, 5000).unwrap();
+    drop(stop);
+    join.join().unwrap();
+}
+
+#[test]
+fn delivered_blocking_callback_released_by_unsubscribe_fails_the_task() {
+    setup();
+    let s = api::create_stream().unwrap();
+    let (idle, join, stop) = idle_thread();
+    api::subscribe_report(idle, s).unwrap();
+    api::launch_callback(Box::new(|| {}), ACL_CALLBACK_BLOCK, s).unwrap();
+    // Delivered and waiting for a thread that never processes it.
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(api::stream_query(s).unwrap(), ACL_STREAM_STATUS_NOT_READY);
+    api::unsubscribe_report(idle, s).unwrap();
+    let e = api::synchronize_stream_with_timeout(s, 5000).unwrap_err();
+    assert_eq!(e.code(), ACL_ERROR_RT_STREAM_NO_CB_REG, "{e}");
+    drop(stop);
+    join.join().unwrap();
+}
+
+#[test]
+fn callback_goes_to_the_thread_subscribed_when_it_becomes_due() {
+    setup();
+    let s = api::create_stream().unwrap();
+    let (idle, join, stop) = idle_thread();
+    api::subscribe_report(idle, s).unwrap();
+    let gate = Arc::new(AtomicBool::new(false));
+    launch(s, gated(&gate));
+    let ran_on = Arc::new(AtomicU64::new(0));
+    let r = ran_on.clone();
+    let body = Box::new(move || r.store(aclrt::pthread_id(), Ordering::SeqCst));
+    api::launch_callback(body, ACL_CALLBACK_BLOCK, s).unwrap();
+    api::unsubscribe_report(idle, s).unwrap();
+    let reporter = Reporter::start();
+    api::subscribe_report(reporter.tid, s).unwrap();
+    gate.store(true, Ordering::SeqCst);
+    api::synchronize_stream_with_timeout(s, 5000).unwrap();
+    assert_eq!(ran_on.load(Ordering::SeqCst), reporter.tid);
+    api::unsubscribe_report(reporter.tid, s).unwrap();
+    reporter.stop();
+    drop(stop);
+    join.join().unwrap();
+}

@@ -82,22 +82,18 @@ pub fn launch_callback(body: HostFn, block_type: u32, stream: StreamHandle) -> R
             ),
         };
         let stream = stream_for_work(lookup_stream(stream)?, "aclrtLaunchCallback")?;
-        let Some(subscriber) = lock(&stream.subscriber).clone() else {
+        if lock(&stream.subscriber).is_none() {
             bail!(
                 ACL_ERROR_RT_STREAM_NO_CB_REG,
                 "stream {} has no subscribed thread: call aclrtSubscribeReport first",
                 stream.id
             );
-        };
+        }
         let meta = TaskMeta {
             submitter_thread: os_thread_id(),
             ..TaskMeta::default()
         };
-        let work = Work::Callback {
-            body,
-            subscriber,
-            block,
-        };
+        let work = Work::Callback { body, block };
         submit(&stream, TaskKind::Callback, work, meta).map(|_| ())
     })
 }

@@ -153,7 +153,7 @@ pub(crate) fn new_context(
             cuda,
         ))
     });
-    let _ = ctx.default_stream.set(stream.clone());
+    let _ = ctx.default_stream.set(Arc::downgrade(&stream));
     ctx.add_stream(stream);
     Ok(ctx)
 }

@@ -138,7 +138,7 @@ pub(crate) fn stream_for_work(stream: Option<Arc<Stream>>, call: &str) -> Result
     let ctx = current_context()?;
     not_in_callback(call)?;
     match stream {
-        None => Ok(ctx.default_stream().clone()),
+        None => default_stream(&ctx),
         Some(s) if Arc::ptr_eq(&s.context, &ctx) => Ok(s),
         Some(s) => err(
             ACL_ERROR_RT_STREAM_CONTEXT,
@@ -153,7 +153,20 @@ pub(crate) fn stream_for_work(stream: Option<Arc<Stream>>, call: &str) -> Result
 /// A stream to synchronise or query: any live stream of the process.
 pub(crate) fn stream_to_observe(stream: Option<Arc<Stream>>) -> Result<Arc<Stream>> {
     let ctx = current_context()?;
-    Ok(stream.unwrap_or_else(|| ctx.default_stream().clone()))
+    match stream {
+        Some(s) => Ok(s),
+        None => default_stream(&ctx),
+    }
+}
+
+/// The default stream of a live context (`107002` if it was destroyed meanwhile).
+pub(crate) fn default_stream(ctx: &Context) -> Result<Arc<Stream>> {
+    ctx.default_stream().ok_or_else(|| {
+        Error::new(
+            ACL_ERROR_RT_CONTEXT_NULL,
+            "the current context has been destroyed (context destroyed or device reset)",
+        )
+    })
 }
 
 /// A synchronise timeout: -1 forever, > 0 milliseconds; 0 and < -1 are invalid.

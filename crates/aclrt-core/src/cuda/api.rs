@@ -124,7 +124,7 @@ fn per_thread_stream() -> CuResultOf<StreamHandle> {
 /// The stream object behind a resolved handle (NULL: the current context's default stream).
 fn stream_of(resolved: StreamHandle) -> CuResultOf<Arc<Stream>> {
     if resolved.is_null() {
-        return Ok(acl::current_context()?.default_stream().clone());
+        return Ok(acl::default_stream(&*acl::current_context()?)?);
     }
     RUNTIME.streams.get(resolved.as_raw()).ok_or_else(|| {
         CuError::new(

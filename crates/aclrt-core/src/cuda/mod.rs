@@ -57,12 +57,10 @@ pub(crate) fn add_implicit_waits(stream: &Arc<Stream>) -> Result<()> {
             .filter(|s| s.cuda_blocking && !s.is_default && !s.is_idle())
             .collect()
     } else if stream.cuda_blocking {
-        let legacy = ctx.default_stream();
-        if legacy.is_idle() {
-            Vec::new()
-        } else {
-            vec![legacy.clone()]
-        }
+        ctx.default_stream()
+            .filter(|legacy| !legacy.is_idle())
+            .into_iter()
+            .collect()
     } else {
         Vec::new()
     };
