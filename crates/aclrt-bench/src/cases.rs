@@ -143,7 +143,7 @@ pub fn run_all(quick: bool, only: Option<&[u32]>) -> R<Vec<Row>> {
     setup()?;
     let plan = Plan::new(quick);
     let wanted = |id: u32| only.is_none_or(|o| o.contains(&id));
-    let cases: [(u32, &str, CaseFn); 13] = [
+    let cases: [(u32, &str, CaseFn); 14] = [
         (1, "record enqueue", case_record),
         (2, "record + query", case_record_query),
         (3, "record + synchronise round trip", case_round_trip),
@@ -157,6 +157,7 @@ pub fn run_all(quick: bool, only: Option<&[u32]>) -> R<Vec<Row>> {
         (11, "scale", case_scale),
         (12, "memcpyAsync bandwidth", case_memcpy),
         (13, "elapsed-time accuracy", case_elapsed),
+        (14, "tracing cost", case_tracing),
     ];
     let mut rows = Vec::new();
     for (id, name, f) in cases {
@@ -825,4 +826,54 @@ fn case_elapsed(p: &Plan) -> R<Vec<Row>> {
         .baseline("kernel's own wall time (us)", wall)
         .target(Target::AtMost(50.0))
         .note("|event_elapsed_time(start, end) - wall clock measured inside the kernel|; ratio is the relative error")])
+}
+
+/// Record enqueue with the built-in trace collector on, against the same enqueue with it off,
+/// sampled alternately so both see the same machine; and the trace memory each task takes.
+fn case_tracing(p: &Plan) -> R<Vec<Row>> {
+    let streams = Streams::new(1, 0)?;
+    let s = streams.0[0];
+    let ev = Events::new(1)?;
+    let e = ev.0[0];
+    let sample = || {
+        per_op(
+            1,
+            p.iters,
+            1e9,
+            || {},
+            |_| api::record_event(e, s).expect("record"),
+            || api::synchronize_stream(s).expect("sync"),
+        )
+        .median
+    };
+    let (mut off, mut on) = (Vec::new(), Vec::new());
+    let mut trace = aclrt::trace::Trace::default();
+    for _ in 0..p.samples {
+        off.push(sample());
+        aclrt::trace::start();
+        on.push(sample());
+        trace = aclrt::trace::stop();
+    }
+    let tasks = trace
+        .records
+        .iter()
+        .filter(|r| matches!(r, aclrt::trace::TraceRecord::Submitted { .. }))
+        .count()
+        .max(1);
+    let bytes_per_task = (trace.records.len() * std::mem::size_of::<aclrt::trace::TraceRecord>())
+        as f64
+        / tasks as f64;
+    Ok(vec![
+        Row::new("14a", "record enqueue, tracing on", "ns", Stats::of(on))
+            .baseline("same, tracing off", Stats::of(off).median)
+            .note("the overhead of recording one task; off and on sampled alternately"),
+        Row::new(
+            "14b",
+            "trace memory per task",
+            "B",
+            Stats::of(vec![bytes_per_task]),
+        )
+        .target(Target::AtMost(256.0))
+        .note("fixed-size records in per-thread buffers"),
+    ])
 }

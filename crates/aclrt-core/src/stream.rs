@@ -11,8 +11,10 @@
 //! `retired >= submitted-at-the-time`, which is what stream and device synchronise wait for.
 
 use std::collections::VecDeque;
+
+use crossbeam_queue::SegQueue;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{JoinHandle, Thread};
 use std::time::Instant;
@@ -52,20 +54,14 @@ const WORKER_IDLE_SPINS: u32 = 1_024;
 /// run (see the wait lists' spin for why).
 const WORKER_YIELD_EVERY: u32 = 16;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum WorkerState {
-    NotStarted,
-    Running,
-    Sleeping,
-    Exited,
-}
+/// Most tasks the worker takes off the queue before running them.
+const WORKER_BATCH: usize = 64;
 
-struct Queue {
-    tasks: VecDeque<Task>,
-    worker: WorkerState,
-    /// No more tasks are accepted; the worker exits once the queue is empty.
-    closed: bool,
-}
+/// Worker states (`Stream::worker_state`).
+const NOT_STARTED: u8 = 0;
+const RUNNING: u8 = 1;
+const SLEEPING: u8 = 2;
+const EXITED: u8 = 3;
 
 /// A stream: an in-order task queue with its worker.
 pub(crate) struct Stream {
@@ -78,7 +74,15 @@ pub(crate) struct Stream {
     /// CUDA: created without `CU_STREAM_NON_BLOCKING`, so it synchronises with the legacy
     /// default stream.
     pub(crate) cuda_blocking: bool,
-    queue: Mutex<Queue>,
+    /// Lock-free, so submitting never waits for the worker (nor the worker for submitters).
+    tasks: SegQueue<Task>,
+    /// Serialises submitters so task ids follow queue order; holds "closed" for them.
+    submit_lock: Mutex<bool>,
+    /// No more tasks are accepted; the worker exits once the queue is empty.
+    closed: AtomicBool,
+    /// `NOT_STARTED` → `RUNNING` ⇄ `SLEEPING` → `EXITED`. A submitter that moves it from
+    /// `SLEEPING` to `RUNNING` owns the wake-up; see [`Stream::refill`] for the handshake.
+    worker_state: AtomicU8,
     submitted: AtomicU64,
     retired: AtomicU64,
     progress: WaitList,
@@ -108,11 +112,10 @@ impl Stream {
             priority,
             flags,
             cuda_blocking,
-            queue: Mutex::new(Queue {
-                tasks: VecDeque::new(),
-                worker: WorkerState::NotStarted,
-                closed: false,
-            }),
+            tasks: SegQueue::new(),
+            submit_lock: Mutex::new(false),
+            closed: AtomicBool::new(false),
+            worker_state: AtomicU8::new(NOT_STARTED),
             submitted: AtomicU64::new(0),
             retired: AtomicU64::new(0),
             progress: WaitList::new(),
@@ -143,38 +146,38 @@ impl Stream {
         }
         let tracing = trace::enabled();
         let submit_start = if tracing { trace::host_now_ns() } else { 0 };
-        let (id, spawn, wake) = {
-            let mut q = lock(&self.queue);
-            if q.closed {
+        let id = {
+            let closed = lock(&self.submit_lock);
+            if *closed {
                 return err(ACL_ERROR_RT_INVALID_HANDLE, "the stream has been destroyed");
             }
             let id = self.submitted.load(Ordering::Relaxed);
             if tracing {
                 trace::task_submitted(self, id, kind, &meta, submit_start);
             }
-            q.tasks.push_back(Task {
+            self.tasks.push(Task {
                 id,
                 kind,
                 work,
                 meta,
             });
             self.submitted.store(id + 1, Ordering::SeqCst);
-            let previous = q.worker;
-            if matches!(previous, WorkerState::NotStarted | WorkerState::Sleeping) {
-                q.worker = WorkerState::Running;
-            }
-            (
-                id,
-                previous == WorkerState::NotStarted,
-                previous == WorkerState::Sleeping,
-            )
+            id
         };
-        if spawn {
-            self.spawn_worker();
-        } else if wake {
-            self.wake_worker();
+        fence(Ordering::SeqCst);
+        match self.worker_state.load(Ordering::SeqCst) {
+            NOT_STARTED if self.claim_worker(NOT_STARTED) => self.spawn_worker(),
+            SLEEPING if self.claim_worker(SLEEPING) => self.wake_worker(),
+            _ => {}
         }
         Ok(id)
+    }
+
+    /// Moves the worker from `from` to `RUNNING`; the caller that succeeds starts or wakes it.
+    fn claim_worker(&self, from: u8) -> bool {
+        self.worker_state
+            .compare_exchange(from, RUNNING, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
     }
 
     fn spawn_worker(self: &Arc<Self>) {
@@ -198,27 +201,43 @@ impl Stream {
     }
 
     fn run_worker(self: Arc<Self>) {
-        while let Some(task) = self.next_task() {
-            self.run(task);
+        // Set here, before the worker can ever sleep, so a wake-up always finds the thread.
+        let _ = self.worker_thread.set(std::thread::current());
+        let mut batch = VecDeque::with_capacity(WORKER_BATCH);
+        while self.refill(&mut batch) {
+            while let Some(task) = batch.pop_front() {
+                self.run(task);
+            }
         }
     }
 
-    fn next_task(&self) -> Option<Task> {
+    /// Takes up to `WORKER_BATCH` queued tasks into `batch` (empty on entry), parking while
+    /// there are none; `false` once the stream is closed and drained.
+    ///
+    /// Sleeping is a handshake with `submit`: the worker publishes `SLEEPING`, fences, then
+    /// looks at the queue once more; a submitter pushes, fences, then looks at the state. One
+    /// of the two sees the other, so a task is never left behind a parked worker.
+    fn refill(&self, batch: &mut VecDeque<Task>) -> bool {
         loop {
-            {
-                let mut q = lock(&self.queue);
-                if let Some(task) = q.tasks.pop_front() {
-                    return Some(task);
-                }
-                if q.closed {
-                    q.worker = WorkerState::Exited;
-                    return None;
+            while batch.len() < WORKER_BATCH {
+                match self.tasks.pop() {
+                    Some(task) => batch.push_back(task),
+                    None => break,
                 }
             }
-            // Every task taken so far has retired, so new work shows as submitted > retired.
+            if !batch.is_empty() {
+                return true;
+            }
+            // `closed` is set after the last push, so once it reads true an empty queue is
+            // final.
+            if self.closed.load(Ordering::SeqCst) && self.tasks.is_empty() {
+                self.worker_state.store(EXITED, Ordering::SeqCst);
+                return false;
+            }
             let mut spins = 0;
             while spins < WORKER_IDLE_SPINS
-                && self.submitted.load(Ordering::Acquire) == self.retired.load(Ordering::Acquire)
+                && self.tasks.is_empty()
+                && !self.closed.load(Ordering::Relaxed)
                 && !self.aborted.load(Ordering::Relaxed)
             {
                 if spins % WORKER_YIELD_EVERY == WORKER_YIELD_EVERY - 1 {
@@ -228,14 +247,14 @@ impl Stream {
                 }
                 spins += 1;
             }
-            {
-                let mut q = lock(&self.queue);
-                if !q.tasks.is_empty() || q.closed {
-                    continue;
-                }
-                q.worker = WorkerState::Sleeping;
+            self.worker_state.store(SLEEPING, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
+            if self.tasks.is_empty() && !self.closed.load(Ordering::SeqCst) {
+                std::thread::park();
             }
-            std::thread::park();
+            // Awake (by a submitter, an abort, or spuriously): look again.
+            self.worker_state.store(RUNNING, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
         }
     }
 
@@ -508,18 +527,9 @@ impl Stream {
         if discard {
             self.aborted.store(true, Ordering::SeqCst);
         }
-        let wake = {
-            let mut q = lock(&self.queue);
-            q.closed = true;
-            let idle = q.worker == WorkerState::Sleeping;
-            if idle {
-                q.worker = WorkerState::Running;
-            }
-            idle || discard
-        };
-        if wake {
-            self.wake_worker();
-        }
+        *lock(&self.submit_lock) = true;
+        self.closed.store(true, Ordering::SeqCst);
+        self.wake_worker();
     }
 
     /// Waits for the worker thread to exit (after [`Stream::close`]). Must not be called from

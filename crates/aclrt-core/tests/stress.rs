@@ -64,10 +64,12 @@ fn allow<T>(what: &str, r: aclrt::Result<T>, allowed: &[i32]) -> Option<T> {
 }
 
 /// Codes a synchronise may report: failures of random kernels (any thread's), expired waits,
-/// a stream destroyed meanwhile, or a record discarded by a forced destroy.
+/// a stream destroyed meanwhile, a record discarded by a forced destroy, or a callback whose
+/// stream was unsubscribed before it became due.
 const SYNC_CODES: &[i32] = &[
     ACL_ERROR_RT_INVALID_HANDLE,
     ACL_ERROR_RT_STREAM_ABORT,
+    ACL_ERROR_RT_STREAM_NO_CB_REG,
     ACL_ERROR_RT_AICORE_EXCEPTION,
     ACL_ERROR_RT_AICORE_TIMEOUT,
     ACL_ERROR_RT_TASK_TIMEOUT,
