@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 
 use crossbeam_queue::SegQueue;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{JoinHandle, Thread};
 use std::time::Instant;
@@ -26,7 +26,7 @@ use crate::context::Context;
 use crate::error::{err, AclError, Result};
 use crate::exception;
 use crate::handle::StreamHandle;
-use crate::sync::{lock, SpinPolicy, WaitList};
+use crate::sync::{lock, Doorbell, Ring, SpinPolicy, WaitList};
 use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
 use crate::thread_state::CallbackScope;
 use crate::trace;
@@ -57,12 +57,6 @@ const WORKER_YIELD_EVERY: u32 = 16;
 /// Most tasks the worker takes off the queue before running them.
 const WORKER_BATCH: usize = 64;
 
-/// Worker states (`Stream::worker_state`).
-const NOT_STARTED: u8 = 0;
-const RUNNING: u8 = 1;
-const SLEEPING: u8 = 2;
-const EXITED: u8 = 3;
-
 /// A stream: an in-order task queue with its worker.
 pub(crate) struct Stream {
     pub(crate) handle: StreamHandle,
@@ -80,9 +74,8 @@ pub(crate) struct Stream {
     submit_lock: Mutex<bool>,
     /// No more tasks are accepted; the worker exits once the queue is empty.
     closed: AtomicBool,
-    /// `NOT_STARTED` → `RUNNING` ⇄ `SLEEPING` → `EXITED`. A submitter that moves it from
-    /// `SLEEPING` to `RUNNING` owns the wake-up; see [`Stream::refill`] for the handshake.
-    worker_state: AtomicU8,
+    /// Tells submitters whether the worker must be started or woken.
+    doorbell: Doorbell,
     submitted: AtomicU64,
     retired: AtomicU64,
     progress: WaitList,
@@ -115,7 +108,7 @@ impl Stream {
             tasks: SegQueue::new(),
             submit_lock: Mutex::new(false),
             closed: AtomicBool::new(false),
-            worker_state: AtomicU8::new(NOT_STARTED),
+            doorbell: Doorbell::new(),
             submitted: AtomicU64::new(0),
             retired: AtomicU64::new(0),
             progress: WaitList::new(),
@@ -164,20 +157,12 @@ impl Stream {
             self.submitted.store(id + 1, Ordering::SeqCst);
             id
         };
-        fence(Ordering::SeqCst);
-        match self.worker_state.load(Ordering::SeqCst) {
-            NOT_STARTED if self.claim_worker(NOT_STARTED) => self.spawn_worker(),
-            SLEEPING if self.claim_worker(SLEEPING) => self.wake_worker(),
-            _ => {}
+        match self.doorbell.ring() {
+            Ring::Start => self.spawn_worker(),
+            Ring::Unpark => self.wake_worker(),
+            Ring::None => {}
         }
         Ok(id)
-    }
-
-    /// Moves the worker from `from` to `RUNNING`; the caller that succeeds starts or wakes it.
-    fn claim_worker(&self, from: u8) -> bool {
-        self.worker_state
-            .compare_exchange(from, RUNNING, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok()
     }
 
     fn spawn_worker(self: &Arc<Self>) {
@@ -214,9 +199,8 @@ impl Stream {
     /// Takes up to `WORKER_BATCH` queued tasks into `batch` (empty on entry), parking while
     /// there are none; `false` once the stream is closed and drained.
     ///
-    /// Sleeping is a handshake with `submit`: the worker publishes `SLEEPING`, fences, then
-    /// looks at the queue once more; a submitter pushes, fences, then looks at the state. One
-    /// of the two sees the other, so a task is never left behind a parked worker.
+    /// Sleeping is the [`Doorbell`] handshake with `submit`, so a task is never left behind a
+    /// parked worker.
     fn refill(&self, batch: &mut VecDeque<Task>) -> bool {
         loop {
             while batch.len() < WORKER_BATCH {
@@ -231,7 +215,7 @@ impl Stream {
             // `closed` is set after the last push, so once it reads true an empty queue is
             // final.
             if self.closed.load(Ordering::SeqCst) && self.tasks.is_empty() {
-                self.worker_state.store(EXITED, Ordering::SeqCst);
+                self.doorbell.exit();
                 return false;
             }
             let mut spins = 0;
@@ -247,14 +231,14 @@ impl Stream {
                 }
                 spins += 1;
             }
-            self.worker_state.store(SLEEPING, Ordering::SeqCst);
-            fence(Ordering::SeqCst);
-            if self.tasks.is_empty() && !self.closed.load(Ordering::SeqCst) {
+            if self
+                .doorbell
+                .prepare_to_park(|| !self.tasks.is_empty() || self.closed.load(Ordering::SeqCst))
+            {
                 std::thread::park();
             }
             // Awake (by a submitter, an abort, or spuriously): look again.
-            self.worker_state.store(RUNNING, Ordering::SeqCst);
-            fence(Ordering::SeqCst);
+            self.doorbell.awake();
         }
     }
 

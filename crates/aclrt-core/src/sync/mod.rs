@@ -1,20 +1,22 @@
 //! Synchronisation primitives of the emulated device.
 //!
-//! Everything that blocks a thread in this crate goes through [`WaitList`]: a host thread in
+//! Everything that blocks a thread in this crate goes through [`WaitList`] (a host thread in
 //! `aclrtSynchronizeStream`, a stream worker held by an event wait, the thread in
-//! `aclrtProcessReport`. The types below are re-exported from `loom` under `cfg(loom)` so the
-//! completion and wake-up protocol can be model-checked (see `tests/loom_waitlist.rs`).
+//! `aclrtProcessReport`) or, for an idle stream worker and its submitters, [`Doorbell`]. The types below are re-exported from `loom` under `cfg(loom)` so the
+//! completion and wake-up protocol can be model-checked (see `tests/loom_*.rs`).
 
+mod doorbell;
 mod latch;
 mod waitlist;
 
+pub use doorbell::{Doorbell, Ring};
 pub(crate) use latch::Latch;
 pub use waitlist::{SpinPolicy, WaitList};
 
 #[cfg(loom)]
 pub(crate) mod shim {
     pub(crate) use loom::hint::spin_loop;
-    pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
+    pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU8, AtomicUsize, Ordering};
     pub(crate) use loom::sync::Mutex;
     pub(crate) use loom::thread::{current, park, yield_now, Thread};
 
@@ -28,7 +30,7 @@ pub(crate) mod shim {
 #[cfg(not(loom))]
 pub(crate) mod shim {
     pub(crate) use std::hint::spin_loop;
-    pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
+    pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU8, AtomicUsize, Ordering};
     pub(crate) use std::sync::Mutex;
     pub(crate) use std::thread::{current, park, park_timeout, yield_now, Thread};
 }
