@@ -2,7 +2,8 @@
 //! a built-in collector that writes a Chrome Trace Event file (Perfetto, `chrome://tracing`).
 //!
 //! Switch the collector on with the `ACLRT_TRACE=path` environment variable (started at
-//! `aclInit`, written at `aclFinalize`, so C and Python programs get it too) or from Rust with
+//! `aclInit`, written at `aclFinalize` or, without one, at process exit, so C and Python
+//! programs get it too) or from Rust with
 //! [`start`] and [`stop_and_write`]. A custom [`Tracer`] can be installed beside it with
 //! [`set_tracer`].
 //!
@@ -267,6 +268,18 @@ pub(crate) fn on_init() {
     };
     *lock(&ENV_PATH) = Some(PathBuf::from(path));
     start();
+    // Programs that exit without aclFinalize still get their trace.
+    static AT_EXIT: std::sync::Once = std::sync::Once::new();
+    AT_EXIT.call_once(|| {
+        // SAFETY: registers a plain function with no preconditions; a failed registration
+        // only means the trace is written at aclFinalize alone.
+        unsafe { libc::atexit(write_at_exit) };
+    });
+}
+
+extern "C" fn write_at_exit() {
+    // A panic must not unwind into the C runtime's exit path.
+    let _ = std::panic::catch_unwind(on_finalize);
 }
 
 /// `aclFinalize`: writes the trace started by [`ENV_TRACE`]. A trace that cannot be written
