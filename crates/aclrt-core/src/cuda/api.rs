@@ -14,8 +14,8 @@ use std::sync::Arc;
 use super::codes::*;
 use super::{
     CU_EVENT_BLOCKING_SYNC, CU_EVENT_DISABLE_TIMING, CU_EVENT_INTERPROCESS,
-    CU_EVENT_RECORD_DEFAULT, CU_EVENT_RECORD_EXTERNAL, CU_EVENT_WAIT_DEFAULT,
-    CU_EVENT_WAIT_EXTERNAL, CU_STREAM_NON_BLOCKING,
+    CU_EVENT_RECORD_DEFAULT, CU_EVENT_RECORD_EXTERNAL, CU_EVENT_WAIT_EXTERNAL,
+    CU_STREAM_NON_BLOCKING,
 };
 use crate::api as acl;
 use crate::consts::{
@@ -313,21 +313,7 @@ pub fn stream_wait_event(stream: StreamHandle, event: EventHandle, flags: u32) -
     let s = stream_of(h)?;
     current()?;
     sticky(&s.context)?;
-    match flags {
-        CU_EVENT_WAIT_DEFAULT => {}
-        CU_EVENT_WAIT_EXTERNAL => {
-            return fail(
-                CUDA_ERROR_INVALID_VALUE,
-                "cuStreamWaitEvent: CU_EVENT_WAIT_EXTERNAL is valid only during stream capture",
-            )
-        }
-        other => {
-            return fail(
-                CUDA_ERROR_INVALID_VALUE,
-                format!("cuStreamWaitEvent: unknown flags {other:#x}"),
-            )
-        }
-    }
+    outside_capture(flags, CU_EVENT_WAIT_EXTERNAL, "cuStreamWaitEvent")?;
     Ok(acl::stream_wait_event(h, event)?)
 }
 
@@ -547,20 +533,24 @@ pub fn event_record_with_flags(
         );
     }
     sticky(&s.context)?;
-    match flags {
-        CU_EVENT_RECORD_DEFAULT => {}
-        CU_EVENT_RECORD_EXTERNAL => return fail(
-            CUDA_ERROR_INVALID_VALUE,
-            "cuEventRecordWithFlags: CU_EVENT_RECORD_EXTERNAL is valid only during stream capture",
-        ),
-        other => {
-            return fail(
-                CUDA_ERROR_INVALID_VALUE,
-                format!("cuEventRecordWithFlags: unknown flags {other:#x}"),
-            )
-        }
-    }
+    outside_capture(flags, CU_EVENT_RECORD_EXTERNAL, "cuEventRecordWithFlags")?;
     Ok(acl::record_event(event, h)?)
+}
+
+/// Record and wait flags: only the default (0) is valid, since the `EXTERNAL` flag needs stream
+/// capture, which this runtime does not have.
+fn outside_capture(flags: u32, external: u32, call: &str) -> CuResultOf<()> {
+    match flags {
+        0 => Ok(()),
+        f if f == external => fail(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("{call}: the EXTERNAL flag is valid only during stream capture"),
+        ),
+        other => fail(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("{call}: unknown flags {other:#x}"),
+        ),
+    }
 }
 
 /// `cuEventQuery`: `Ok` when the captured work is done (or nothing was ever recorded),
