@@ -423,10 +423,12 @@ impl Stream {
                 })
             }
             Work::StreamWait { stream, until } => {
-                stream.progress.wait_until(
+                // An abort unparks this worker directly, so only `until` needs a wake-up.
+                stream.progress.wait_until_key(
                     || stream.retired.load(Ordering::SeqCst) >= until || self.is_aborting(),
                     None,
                     SpinPolicy::Brief,
+                    until,
                 );
                 if trace::enabled() && until > 0 {
                     trace::wait_released(self, task_id, Some(trace::task_ref(&stream, until - 1)));
@@ -438,7 +440,8 @@ impl Stream {
 
     fn retire(&self, task_id: u64) {
         self.retired.store(task_id + 1, Ordering::SeqCst);
-        self.progress.wake_all();
+        // Only waiters whose target this reaches: a synchronise is not woken per task.
+        self.progress.wake_reached(task_id + 1);
     }
 
     fn fail(&self, failure: Failure) {
@@ -482,10 +485,11 @@ impl Stream {
         } else {
             SpinPolicy::Brief
         };
-        self.progress.wait_until(
+        self.progress.wait_until_key(
             || self.retired.load(Ordering::SeqCst) >= target,
             deadline,
             spin,
+            target,
         )
     }
 

@@ -99,3 +99,44 @@ fn spinning_waiter_yields_to_the_producer() {
         p.join().unwrap();
     });
 }
+
+#[test]
+fn keyed_waiters_wake_when_their_key_is_reached() {
+    // A progress counter advanced twice; one waiter needs 1, another 2. Wake-ups for 1 pass
+    // the second waiter by, so a lost wake-up for 2 would leave it parked forever.
+    let mut model = loom::model::Builder::new();
+    model.preemption_bound = Some(3);
+    model.check(|| {
+        use loom::sync::atomic::AtomicU64;
+        let list = Arc::new(WaitList::new());
+        let progress = Arc::new(AtomicU64::new(0));
+        let producer = {
+            let (list, progress) = (list.clone(), progress.clone());
+            thread::spawn(move || {
+                for value in 1..=2 {
+                    progress.store(value, Ordering::SeqCst);
+                    list.wake_reached(value);
+                }
+            })
+        };
+        let first = {
+            let (list, progress) = (list.clone(), progress.clone());
+            thread::spawn(move || {
+                assert!(list.wait_until_key(
+                    || progress.load(Ordering::SeqCst) >= 1,
+                    None,
+                    SpinPolicy::Brief,
+                    1
+                ));
+            })
+        };
+        assert!(list.wait_until_key(
+            || progress.load(Ordering::SeqCst) >= 2,
+            None,
+            SpinPolicy::Brief,
+            2
+        ));
+        producer.join().unwrap();
+        first.join().unwrap();
+    });
+}

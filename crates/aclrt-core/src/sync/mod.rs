@@ -16,7 +16,9 @@ pub use waitlist::{SpinPolicy, WaitList};
 #[cfg(loom)]
 pub(crate) mod shim {
     pub(crate) use loom::hint::spin_loop;
-    pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU8, AtomicUsize, Ordering};
+    pub(crate) use loom::sync::atomic::{
+        fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+    };
     pub(crate) use loom::sync::Mutex;
     pub(crate) use loom::thread::{current, park, yield_now, Thread};
 
@@ -30,7 +32,9 @@ pub(crate) mod shim {
 #[cfg(not(loom))]
 pub(crate) mod shim {
     pub(crate) use std::hint::spin_loop;
-    pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU8, AtomicUsize, Ordering};
+    pub(crate) use std::sync::atomic::{
+        fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+    };
     pub(crate) use std::sync::Mutex;
     pub(crate) use std::thread::{current, park, park_timeout, yield_now, Thread};
 }

@@ -1,6 +1,6 @@
 use std::time::Instant;
 
-use super::shim::{self, AtomicUsize, Mutex, Ordering, Thread};
+use super::shim::{self, AtomicU64, AtomicUsize, Mutex, Ordering, Thread};
 
 /// How a thread waits before it parks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,10 +38,23 @@ const BRIEF_SPINS: u32 = 2;
 /// registered thread, or the waiter's check sees the condition already true. A thread is pushed
 /// onto `threads` under the lock before that check, so a producer that takes the lock afterwards
 /// always finds it; unpark tokens make an unpark that races ahead of `park` harmless.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct WaitList {
     waiting: AtomicUsize,
-    threads: Mutex<Vec<Thread>>,
+    /// The smallest key among registered waiters (`u64::MAX` when none); lets a producer skip
+    /// the lock and the wake-ups while no waiter's key has been reached.
+    min_key: AtomicU64,
+    threads: Mutex<Vec<(Thread, u64)>>,
+}
+
+impl Default for WaitList {
+    fn default() -> Self {
+        Self {
+            waiting: AtomicUsize::new(0),
+            min_key: AtomicU64::new(u64::MAX),
+            threads: Mutex::new(Vec::new()),
+        }
+    }
 }
 
 impl WaitList {
@@ -52,17 +65,26 @@ impl WaitList {
 
     /// Wakes every thread waiting now. Call after making the condition true.
     pub fn wake_all(&self) {
+        self.wake_reached(u64::MAX);
+    }
+
+    /// Wakes the waiters whose key is at most `reached` (see [`WaitList::wait_until_key`]).
+    /// Call after making their condition true.
+    pub fn wake_reached(&self, reached: u64) {
         // Pairs with the fence in `park_until`: of the two fences, the later one sees the other
         // side's write (condition or `waiting`). SeqCst loads and stores alone would also do in
         // the language model, but the fence states the pairing explicitly and is what the
         // model checker verifies (it treats SeqCst accesses as acquire/release).
         shim::fence(Ordering::SeqCst);
-        if self.waiting.load(Ordering::SeqCst) == 0 {
+        if self.waiting.load(Ordering::SeqCst) == 0 || self.min_key.load(Ordering::SeqCst) > reached
+        {
             return;
         }
         let threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
-        for t in threads.iter() {
-            t.unpark();
+        for (t, key) in threads.iter() {
+            if *key <= reached {
+                t.unpark();
+            }
         }
     }
 
@@ -74,6 +96,19 @@ impl WaitList {
         ready: impl Fn() -> bool,
         deadline: Option<Instant>,
         spin: SpinPolicy,
+    ) -> bool {
+        self.wait_until_key(ready, deadline, spin, 0)
+    }
+
+    /// As [`WaitList::wait_until`], for a waiter that only [`WaitList::wake_reached`] calls
+    /// with a value of at least `key` can satisfy (a progress counter reaching a target): other
+    /// wake-ups pass it by instead of waking it to re-check.
+    pub fn wait_until_key(
+        &self,
+        ready: impl Fn() -> bool,
+        deadline: Option<Instant>,
+        spin: SpinPolicy,
+        key: u64,
     ) -> bool {
         if ready() {
             return true;
@@ -101,17 +136,21 @@ impl WaitList {
                 shim::yield_now();
             },
         }
-        self.park_until(ready, deadline)
+        self.park_until(ready, deadline, key)
     }
 
-    fn park_until(&self, ready: impl Fn() -> bool, deadline: Option<Instant>) -> bool {
+    fn park_until(&self, ready: impl Fn() -> bool, deadline: Option<Instant>, key: u64) -> bool {
         let me = shim::current();
         self.waiting.fetch_add(1, Ordering::SeqCst);
+        {
+            // Registered (thread and key) before the fence: a producer whose fence comes later
+            // sees both, and one that finds this thread absent from the list unlocked it
+            // before the push, so the check below sees its condition.
+            let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+            threads.push((me.clone(), key));
+            self.min_key.fetch_min(key, Ordering::SeqCst);
+        }
         shim::fence(Ordering::SeqCst);
-        self.threads
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(me.clone());
         let satisfied = loop {
             if ready() {
                 break true;
@@ -129,9 +168,11 @@ impl WaitList {
         };
         {
             let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(i) = threads.iter().position(|t| t.id() == me.id()) {
+            if let Some(i) = threads.iter().position(|(t, _)| t.id() == me.id()) {
                 threads.swap_remove(i);
             }
+            let min = threads.iter().map(|(_, k)| *k).min().unwrap_or(u64::MAX);
+            self.min_key.store(min, Ordering::SeqCst);
         }
         self.waiting.fetch_sub(1, Ordering::SeqCst);
         satisfied
