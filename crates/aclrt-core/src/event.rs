@@ -90,10 +90,11 @@ impl RecordState {
         if let Some(f) = failure {
             let _ = self.failure.set(f);
         }
+        // Done before the flag: a wait the flag releases finds its record complete.
+        self.done.set();
         if let Some(event) = flag_event {
             lock(&event.state).flag.set();
         }
-        self.done.set();
     }
 }
 
