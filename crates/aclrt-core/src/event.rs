@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::consts::{ACL_EVENT_DEVICE_USE_ONLY, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE};
 use crate::context::Context;
-use crate::device::Device;
 use crate::handle::EventHandle;
 use crate::runtime::RUNTIME;
 use crate::stream::Failure;
@@ -112,9 +111,8 @@ pub(crate) struct Event {
     pub(crate) handle: EventHandle,
     pub(crate) family: Family,
     pub(crate) flags: u32,
-    pub(crate) device: Arc<Device>,
-    /// The creating context: CUDA refuses an event and stream of different contexts.
-    #[allow(dead_code)]
+    /// The creating context (its device holds the SYNC resources; CUDA refuses an event and
+    /// a stream of different contexts).
     pub(crate) context: Arc<Context>,
     /// `aclrtGetEventId`.
     pub(crate) id: u32,
@@ -131,13 +129,11 @@ impl Event {
         context: Arc<Context>,
         holds_sync_resource: bool,
     ) -> Self {
-        let device = context.device.clone();
         Self {
             handle,
             family,
             flags,
-            id: device.next_event_id(),
-            device,
+            id: context.device.next_event_id(),
             context,
             state: Mutex::new(EventState {
                 latest: None,
@@ -209,7 +205,7 @@ impl Event {
     /// Gives back the SYNC resource, if held.
     pub(crate) fn release_sync_resource(&self, state: &mut EventState) {
         if std::mem::take(&mut state.holds_sync_resource) {
-            self.device.release_sync_event();
+            self.context.device.release_sync_event();
         }
     }
 }

@@ -135,11 +135,11 @@ pub(crate) fn record_on(event: &Arc<Event>, stream: &Arc<crate::stream::Stream>)
     let mut state = lock(&event.state);
     let takes_resource = event.counts_while_recorded() && !state.holds_sync_resource;
     if takes_resource {
-        if !event.device.acquire_sync_event() {
+        if !event.context.device.acquire_sync_event() {
             bail!(
                 ACL_ERROR_RT_NO_EVENT_RESOURCE,
                 "device {} has no SYNC event resource left for recording event {}",
-                event.device.id,
+                event.context.device.id,
                 event.id
             );
         }
