@@ -97,6 +97,12 @@ impl Stream {
         flags: u32,
         cuda_blocking: bool,
     ) -> Self {
+        // In a CUDA context every task failure is sticky, as device faults are there: its
+        // streams are born in stop-on-failure mode.
+        let failure_mode = OnceLock::new();
+        if context.cuda {
+            let _ = failure_mode.set(ACL_STOP_ON_FAILURE);
+        }
         Self {
             handle,
             id,
@@ -115,7 +121,7 @@ impl Stream {
             worker_thread: OnceLock::new(),
             worker_join: Mutex::new(None),
             aborted: AtomicBool::new(false),
-            failure_mode: OnceLock::new(),
+            failure_mode,
             pending_failure: Mutex::new(None),
             subscriber: Mutex::new(None),
         }
@@ -452,8 +458,7 @@ impl Stream {
                 *pending = Some(failure.clone());
             }
         }
-        // In a CUDA context every task failure is sticky, as device faults are there.
-        if self.failure_mode.get() == Some(&ACL_STOP_ON_FAILURE) || self.context.cuda {
+        if self.failure_mode.get() == Some(&ACL_STOP_ON_FAILURE) {
             self.context.stop(failure);
         }
     }
