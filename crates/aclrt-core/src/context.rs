@@ -64,6 +64,15 @@ impl Context {
         lock(&self.streams).clone()
     }
 
+    /// The streams for which `keep` holds; allocates nothing when none does.
+    pub(crate) fn streams_where(&self, keep: impl Fn(&Stream) -> bool) -> Vec<Arc<Stream>> {
+        lock(&self.streams)
+            .iter()
+            .filter(|s| keep(s))
+            .cloned()
+            .collect()
+    }
+
     pub(crate) fn take_streams(&self) -> Vec<Arc<Stream>> {
         std::mem::take(&mut *lock(&self.streams))
     }

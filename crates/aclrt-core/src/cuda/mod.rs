@@ -52,10 +52,7 @@ pub const CU_STREAM_PER_THREAD: StreamHandle = StreamHandle::from_raw(0x2);
 pub(crate) fn add_implicit_waits(stream: &Arc<Stream>) -> Result<()> {
     let ctx = &stream.context;
     let waits: Vec<Arc<Stream>> = if stream.is_default {
-        ctx.streams()
-            .into_iter()
-            .filter(|s| s.cuda_blocking && !s.is_default && !s.is_idle())
-            .collect()
+        ctx.streams_where(|s| s.cuda_blocking && !s.is_default && !s.is_idle())
     } else if stream.cuda_blocking {
         ctx.default_stream()
             .filter(|legacy| !legacy.is_idle())
