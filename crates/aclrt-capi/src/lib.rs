@@ -65,11 +65,7 @@ fn guard_value<T>(name: &str, fallback: T, body: impl FnOnce() -> T) -> T {
 }
 
 fn internal_error(name: &str, panic: &Box<dyn std::any::Any + Send>) -> aclrt::Error {
-    let text = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic payload".to_string());
+    let text = aclrt::panic_text(panic);
     api::fail(
         ACL_ERROR_INTERNAL_ERROR,
         format!("{name}: internal error in the runtime library: {text}"),

@@ -56,6 +56,6 @@ pub use error::{AclError, Error, Result};
 pub use exception::{ExceptionCallback, ExceptionInfo};
 pub use handle::{ContextHandle, EventHandle, StreamHandle};
 pub use memory::ALIGNMENT;
-pub use stream::Failure;
+pub use stream::{panic_text, Failure};
 pub use task::{HostFn, KernelFn, MemRange, TaskKind, TaskMeta};
 pub use thread_state::{os_thread_id, pthread_id};

@@ -558,7 +558,8 @@ fn discard(work: Work, failure: &Failure) {
     }
 }
 
-pub(crate) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+/// The message a panic carried (`panic!` with a literal or a formatted string).
+pub fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = panic.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = panic.downcast_ref::<String>() {
