@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::context::Context;
+use crate::exception::ExceptionSlot;
 use crate::sync::lock;
 
 /// Streams per device, default streams included.
@@ -23,6 +24,8 @@ pub(crate) struct Device {
     next_event_id: AtomicU32,
     /// `aclrtSetDevice` count and the default context it created.
     pub(crate) binding: Mutex<Binding>,
+    /// The runtime's exception callback, which failing streams of this device report to.
+    pub(crate) exceptions: Arc<ExceptionSlot>,
 }
 
 #[derive(Default)]
@@ -32,7 +35,7 @@ pub(crate) struct Binding {
 }
 
 impl Device {
-    pub(crate) fn new(id: i32, memory_capacity: u64) -> Self {
+    pub(crate) fn new(id: i32, memory_capacity: u64, exceptions: Arc<ExceptionSlot>) -> Self {
         Self {
             id,
             memory_capacity,
@@ -42,6 +45,7 @@ impl Device {
             stream_ids: Mutex::new(IdPool::default()),
             next_event_id: AtomicU32::new(0),
             binding: Mutex::new(Binding::default()),
+            exceptions,
         }
     }
 
@@ -124,7 +128,7 @@ mod tests {
 
     #[test]
     fn stream_limit_and_id_reuse() {
-        let d = Device::new(0, 1 << 20);
+        let d = Device::new(0, 1 << 20, Default::default());
         let ids: Vec<u32> = (0..MAX_STREAMS_PER_DEVICE)
             .map(|_| d.acquire_stream().unwrap())
             .collect();
@@ -140,7 +144,7 @@ mod tests {
 
     #[test]
     fn memory_reservation_respects_capacity() {
-        let d = Device::new(0, 100);
+        let d = Device::new(0, 100, Default::default());
         assert!(d.reserve_memory(60));
         assert!(!d.reserve_memory(41));
         assert!(d.reserve_memory(40));

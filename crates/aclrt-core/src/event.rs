@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::consts::{ACL_EVENT_DEVICE_USE_ONLY, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE};
 use crate::context::Context;
 use crate::handle::EventHandle;
-use crate::runtime::RUNTIME;
 use crate::stream::Failure;
 use crate::sync::{lock, Latch};
 
@@ -85,7 +84,8 @@ impl RecordState {
 
     /// Runs when the record task executes or is discarded.
     pub(crate) fn complete(&self, failure: Option<Failure>, flag_event: Option<&Event>) {
-        self.timestamp_ns.store(RUNTIME.now_ns(), Ordering::Release);
+        self.timestamp_ns
+            .store(crate::clock::now_ns(), Ordering::Release);
         if let Some(f) = failure {
             let _ = self.failure.set(f);
         }

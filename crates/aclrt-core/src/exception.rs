@@ -1,9 +1,10 @@
-//! The process-wide exception callback (`aclrtSetExceptionInfoCallback`).
+//! The exception callback (`aclrtSetExceptionInfoCallback`) and what it is told.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, RwLock};
 
 use crate::stream::Failure;
+use crate::thread_state::CallbackScope;
 
 /// What the exception callback learns about a failed task (`aclrtExceptionInfo`).
 ///
@@ -38,18 +39,32 @@ impl From<&Failure> for ExceptionInfo {
 /// The callback type.
 pub type ExceptionCallback = Arc<dyn Fn(&ExceptionInfo) + Send + Sync>;
 
-static CALLBACK: RwLock<Option<ExceptionCallback>> = RwLock::new(None);
-
-/// Installs (or with `None` clears) the process-wide callback; the last call wins.
-pub(crate) fn set_callback(callback: Option<ExceptionCallback>) {
-    *CALLBACK.write().unwrap_or_else(|e| e.into_inner()) = callback;
+/// The runtime's exception callback slot (`aclrtSetExceptionInfoCallback`), shared by its
+/// devices so a failing stream reaches it without going through the runtime.
+#[derive(Default)]
+pub(crate) struct ExceptionSlot {
+    callback: RwLock<Option<ExceptionCallback>>,
 }
 
-/// Tells the callback, if any, about a failed task. Runs on the stream's worker thread.
-pub(crate) fn report(failure: &Failure) {
-    let callback = CALLBACK.read().unwrap_or_else(|e| e.into_inner()).clone();
-    if let Some(callback) = callback {
-        let info = ExceptionInfo::from(failure);
-        let _ = catch_unwind(AssertUnwindSafe(|| callback(&info)));
+impl ExceptionSlot {
+    /// Installs (or with `None` clears) the callback; the last call wins.
+    pub(crate) fn set(&self, callback: Option<ExceptionCallback>) {
+        *self.callback.write().unwrap_or_else(|e| e.into_inner()) = callback;
+    }
+
+    /// Tells the callback, if any, about a failed task. Runs on the thread that ran the task,
+    /// as user code: inside a callback scope (so a synchronising call from it is refused at
+    /// once instead of waiting for the very stream that runs it) and under `catch_unwind`.
+    pub(crate) fn report(&self, failure: &Failure) {
+        let callback = self
+            .callback
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(callback) = callback {
+            let info = ExceptionInfo::from(failure);
+            let _scope = CallbackScope::enter();
+            let _ = catch_unwind(AssertUnwindSafe(|| callback(&info)));
+        }
     }
 }

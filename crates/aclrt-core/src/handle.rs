@@ -7,6 +7,7 @@
 //! Tags are below 0x80 so every handle is a positive `i64` too.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, RwLock};
 
 macro_rules! handle_type {
@@ -81,8 +82,23 @@ fn decode(raw: u64) -> (u8, u32, u32) {
 }
 
 struct Entry<T> {
+    /// The generation the slot was created with: issued tokens run from it to `generation`.
+    first_generation: u32,
     generation: u32,
     value: Option<Arc<T>>,
+}
+
+/// Generations for fresh slots come from one process-wide counter, so a token of an earlier
+/// runtime instance (before `aclFinalize`) does not name an object of a later one.
+static NEXT_FRESH_GENERATION: AtomicU32 = AtomicU32::new(1);
+
+fn fresh_generation() -> u32 {
+    loop {
+        let g = NEXT_FRESH_GENERATION.fetch_add(1, Ordering::Relaxed) & GENERATION_MASK as u32;
+        if g != 0 {
+            return g;
+        }
+    }
 }
 
 struct Slots<T> {
@@ -128,11 +144,13 @@ impl<T> HandleTable<T> {
             return encode(self.tag, entry.generation, index);
         }
         let index = u32::try_from(slots.entries.len()).expect("more than 2^32 live handles");
+        let generation = fresh_generation();
         slots.entries.push(Entry {
-            generation: 1,
+            first_generation: generation,
+            generation,
             value: Some(value),
         });
-        encode(self.tag, 1, index)
+        encode(self.tag, generation, index)
     }
 
     /// Stores the object `make` builds from its own token; `make` must not use this table.
@@ -144,11 +162,13 @@ impl<T> HandleTable<T> {
             None => {
                 let index =
                     u32::try_from(slots.entries.len()).expect("more than 2^32 live handles");
+                let generation = fresh_generation();
                 slots.entries.push(Entry {
-                    generation: 1,
+                    first_generation: generation,
+                    generation,
                     value: None,
                 });
-                (index, 1)
+                (index, generation)
             }
         };
         let value = make(encode(self.tag, generation, index));
@@ -165,8 +185,11 @@ impl<T> HandleTable<T> {
         }
         let slots = self.read();
         slots.entries.get(index as usize).is_some_and(|e| {
-            // Issued generations run from 1 up to the slot's current one.
-            generation <= e.generation
+            // Issued generations run from the slot's first up to its current one (modulo the
+            // generation width).
+            let issued = e.generation.wrapping_sub(e.first_generation) & GENERATION_MASK as u32;
+            let age = e.generation.wrapping_sub(generation) & GENERATION_MASK as u32;
+            age <= issued
         })
     }
 

@@ -31,6 +31,7 @@
 
 pub mod api;
 mod callback;
+mod clock;
 pub mod codes;
 pub mod config;
 pub mod consts;
@@ -42,7 +43,7 @@ mod event;
 mod exception;
 mod handle;
 mod memory;
-mod runtime;
+pub mod runtime;
 mod stream;
 pub mod sync;
 mod task;
@@ -50,12 +51,14 @@ mod thread_state;
 pub mod trace;
 
 pub use callback::MAX_CALLBACK_THREADS;
+pub use clock::now_ns;
 pub use config::Config;
 pub use device::{MAX_STREAMS_PER_DEVICE, MAX_SYNC_EVENTS_PER_DEVICE};
 pub use error::{AclError, Error, Result};
 pub use exception::{ExceptionCallback, ExceptionInfo};
 pub use handle::{ContextHandle, EventHandle, StreamHandle};
 pub use memory::ALIGNMENT;
+pub use runtime::Runtime;
 pub use stream::{panic_text, Failure};
 pub use task::{HostFn, KernelFn, MemRange, TaskKind, TaskMeta};
 pub use thread_state::{os_thread_id, pthread_id};

@@ -1,100 +1,79 @@
-//! Process state: initialisation, the device list and the handle tables.
+//! The runtime instance: everything `aclInit` creates and `aclFinalize` tears down.
+//!
+//! A [`Runtime`] owns the devices, the handle tables, the callback subscriptions, the memory
+//! map and the exception callback. It is a value: `aclInit` makes one and installs it as the
+//! process's (see [`crate::api`]), tests may make their own. Handles of one instance never name
+//! objects of another (see [`crate::handle`]), and a thread's current context is remembered per
+//! instance.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, OnceLock, RwLock};
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::callback::ReportHub;
 use crate::config::Config;
 use crate::context::Context;
 use crate::device::Device;
 use crate::event::Event;
+use crate::exception::ExceptionSlot;
 use crate::handle::{ContextHandle, EventHandle, HandleTable, StreamHandle};
 use crate::memory::MemoryMap;
 use crate::stream::Stream;
 
-/// The one runtime of the process.
-pub(crate) static RUNTIME: LazyLock<Runtime> = LazyLock::new(Runtime::new);
+/// Serial numbers of runtime instances: per-thread state is keyed by them.
+static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
 
-pub(crate) struct Lifecycle {
-    /// `aclInit` calls since the last finalize.
-    pub(crate) init_count: u32,
-    /// Configuration given before `aclInit`, used instead of the environment.
-    pub(crate) configured: Option<Config>,
-}
-
-pub(crate) struct Runtime {
-    pub(crate) lifecycle: Mutex<Lifecycle>,
-    initialized: AtomicBool,
-    devices: RwLock<Vec<Arc<Device>>>,
+/// One initialised ACL runtime.
+pub struct Runtime {
+    /// Unique among the instances of the process, never 0.
+    pub(crate) serial: u64,
+    devices: Vec<Arc<Device>>,
     pub(crate) contexts: HandleTable<Context>,
     pub(crate) streams: HandleTable<Stream>,
     pub(crate) events: HandleTable<Event>,
     pub(crate) reports: ReportHub,
     pub(crate) memory: MemoryMap,
-    /// Timestamps count from the first `aclrtSetDevice` of the process.
-    epoch: OnceLock<Instant>,
+    pub(crate) exceptions: Arc<ExceptionSlot>,
 }
 
 impl Runtime {
-    fn new() -> Self {
-        Self {
-            lifecycle: Mutex::new(Lifecycle {
-                init_count: 0,
-                configured: None,
-            }),
-            initialized: AtomicBool::new(false),
-            devices: RwLock::new(Vec::new()),
+    /// A runtime with the devices `config` describes (what `aclInit` does).
+    pub fn new(config: &Config) -> Arc<Self> {
+        let exceptions = Arc::new(ExceptionSlot::default());
+        let devices = config
+            .logical_to_physical()
+            .iter()
+            .enumerate()
+            .map(|(logical, _physical)| {
+                Arc::new(Device::new(
+                    logical as i32,
+                    config.device_memory,
+                    exceptions.clone(),
+                ))
+            })
+            .collect();
+        Arc::new(Self {
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+            devices,
             contexts: HandleTable::new(ContextHandle::TAG),
             streams: HandleTable::new(StreamHandle::TAG),
             events: HandleTable::new(EventHandle::TAG),
             reports: ReportHub::default(),
             memory: MemoryMap::default(),
-            epoch: OnceLock::new(),
-        }
-    }
-
-    pub(crate) fn is_initialized(&self) -> bool {
-        self.initialized.load(Ordering::Acquire)
-    }
-
-    pub(crate) fn set_initialized(&self, on: bool) {
-        self.initialized.store(on, Ordering::Release);
-    }
-
-    pub(crate) fn install_devices(&self, config: &Config) {
-        let devices = config
-            .logical_to_physical()
-            .iter()
-            .enumerate()
-            .map(|(logical, _physical)| Arc::new(Device::new(logical as i32, config.device_memory)))
-            .collect();
-        *self.devices.write().unwrap_or_else(|e| e.into_inner()) = devices;
-    }
-
-    pub(crate) fn take_devices(&self) -> Vec<Arc<Device>> {
-        std::mem::take(&mut *self.devices.write().unwrap_or_else(|e| e.into_inner()))
+            exceptions,
+        })
     }
 
     pub(crate) fn device(&self, id: i32) -> Option<Arc<Device>> {
-        let devices = self.devices.read().unwrap_or_else(|e| e.into_inner());
         usize::try_from(id)
             .ok()
-            .and_then(|i| devices.get(i).cloned())
+            .and_then(|i| self.devices.get(i).cloned())
+    }
+
+    pub(crate) fn devices(&self) -> &[Arc<Device>] {
+        &self.devices
     }
 
     pub(crate) fn device_count(&self) -> usize {
-        self.devices.read().unwrap_or_else(|e| e.into_inner()).len()
-    }
-
-    pub(crate) fn start_clock(&self) {
-        self.epoch.get_or_init(Instant::now);
-    }
-
-    /// Nanoseconds since the device epoch (0 before any device was set).
-    pub(crate) fn now_ns(&self) -> u64 {
-        self.epoch
-            .get()
-            .map_or(0, |e| e.elapsed().as_nanos() as u64)
+        self.devices.len()
     }
 }

@@ -24,7 +24,6 @@ use crate::codes::*;
 use crate::consts::{ACL_STOP_ON_FAILURE, ACL_STREAM_FAST_SYNC};
 use crate::context::Context;
 use crate::error::{err, AclError, Result};
-use crate::exception;
 use crate::handle::StreamHandle;
 use crate::sync::{lock, Doorbell, Ring, SpinPolicy, WaitList};
 use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
@@ -451,7 +450,7 @@ impl Stream {
     }
 
     fn fail(&self, failure: Failure) {
-        exception::report(&failure);
+        self.context.device.exceptions.report(&failure);
         {
             let mut pending = lock(&self.pending_failure);
             if pending.is_none() {

@@ -9,18 +9,23 @@ use crate::error::{AclError, Error};
 use crate::handle::ContextHandle;
 
 thread_local! {
-    static CURRENT_CONTEXT: Cell<Option<ContextHandle>> = const { Cell::new(None) };
+    /// The current context, with the serial of the runtime instance it belongs to.
+    static CURRENT_CONTEXT: Cell<Option<(u64, ContextHandle)>> = const { Cell::new(None) };
     static LAST_ERROR: Cell<AclError> = const { Cell::new(0) };
     static RECENT_MESSAGE: RefCell<Option<String>> = const { RefCell::new(None) };
     static IN_CALLBACK: Cell<u32> = const { Cell::new(0) };
 }
 
-pub(crate) fn current_context() -> Option<ContextHandle> {
-    CURRENT_CONTEXT.with(Cell::get)
+/// The calling thread's current context in runtime instance `serial`.
+pub(crate) fn current_context(serial: u64) -> Option<ContextHandle> {
+    CURRENT_CONTEXT
+        .with(Cell::get)
+        .filter(|(s, _)| *s == serial)
+        .map(|(_, ctx)| ctx)
 }
 
-pub(crate) fn set_current_context(ctx: Option<ContextHandle>) {
-    CURRENT_CONTEXT.with(|c| c.set(ctx));
+pub(crate) fn set_current_context(serial: u64, ctx: Option<ContextHandle>) {
+    CURRENT_CONTEXT.with(|c| c.set(ctx.map(|ctx| (serial, ctx))));
 }
 
 /// Notes a failed call for `aclrtGetLastError` and `aclGetRecentErrMsg`.

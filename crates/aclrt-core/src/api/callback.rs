@@ -2,27 +2,23 @@
 
 use std::time::{Duration, Instant};
 
+use super::not_in_callback;
 use super::os_thread_id;
-use super::stream::submit;
-use super::{
-    call, initialized, lookup_stream, not_in_callback, stream_for_work, stream_to_observe,
-};
 use crate::codes::*;
 use crate::consts::{ACL_CALLBACK_BLOCK, ACL_CALLBACK_NO_BLOCK};
 use crate::error::{bail, Result};
-use crate::exception::{self, ExceptionCallback};
+use crate::exception::ExceptionCallback;
 use crate::handle::StreamHandle;
-use crate::runtime::RUNTIME;
+use crate::runtime::Runtime;
 use crate::sync::lock;
 use crate::task::{HostFn, TaskKind, TaskMeta, Work};
 use crate::thread_state::pthread_id;
 
-/// `aclrtSubscribeReport`: `thread_id` (a `pthread_self()` value) will run the stream's
-/// callbacks in `aclrtProcessReport`.
-pub fn subscribe_report(thread_id: u64, stream: StreamHandle) -> Result<()> {
-    call(|| {
-        initialized()?;
-        let stream = stream_to_observe(lookup_stream(stream)?)?;
+impl Runtime {
+    /// `aclrtSubscribeReport`: `thread_id` (a `pthread_self()` value) will run the stream's
+    /// callbacks in `aclrtProcessReport`.
+    pub fn subscribe_report(&self, thread_id: u64, stream: StreamHandle) -> Result<()> {
+        let stream = self.stream_to_observe(self.lookup_stream(stream)?)?;
         let mut slot = lock(&stream.subscriber);
         if let Some(existing) = slot.as_ref() {
             bail!(
@@ -33,19 +29,15 @@ pub fn subscribe_report(thread_id: u64, stream: StreamHandle) -> Result<()> {
             );
         }
         let subscriber =
-            RUNTIME
-                .reports
+            self.reports
                 .subscribe(thread_id, stream.context.device.id, stream.handle)?;
         *slot = Some(subscriber);
         Ok(())
-    })
-}
+    }
 
-/// `aclrtUnSubscribeReport`.
-pub fn unsubscribe_report(thread_id: u64, stream: StreamHandle) -> Result<()> {
-    call(|| {
-        initialized()?;
-        let stream = stream_to_observe(lookup_stream(stream)?)?;
+    /// `aclrtUnSubscribeReport`.
+    pub fn unsubscribe_report(&self, thread_id: u64, stream: StreamHandle) -> Result<()> {
+        let stream = self.stream_to_observe(self.lookup_stream(stream)?)?;
         let mut slot = lock(&stream.subscriber);
         let Some(subscriber) = slot.as_ref() else {
             bail!(
@@ -63,16 +55,18 @@ pub fn unsubscribe_report(thread_id: u64, stream: StreamHandle) -> Result<()> {
             );
         }
         let subscriber = slot.take().expect("checked above");
-        RUNTIME.reports.unsubscribe(&subscriber, stream.handle);
+        self.reports.unsubscribe(&subscriber, stream.handle);
         Ok(())
-    })
-}
+    }
 
-/// `aclrtLaunchCallback`: `body` runs on the stream's subscribed thread once every earlier
-/// task finished. `ACL_CALLBACK_BLOCK` holds later tasks until it returns.
-pub fn launch_callback(body: HostFn, block_type: u32, stream: StreamHandle) -> Result<()> {
-    call(|| {
-        initialized()?;
+    /// `aclrtLaunchCallback`: `body` runs on the stream's subscribed thread once every earlier
+    /// task finished. `ACL_CALLBACK_BLOCK` holds later tasks until it returns.
+    pub fn launch_callback(
+        &self,
+        body: HostFn,
+        block_type: u32,
+        stream: StreamHandle,
+    ) -> Result<()> {
         let block = match block_type {
             ACL_CALLBACK_NO_BLOCK => false,
             ACL_CALLBACK_BLOCK => true,
@@ -81,7 +75,7 @@ pub fn launch_callback(body: HostFn, block_type: u32, stream: StreamHandle) -> R
                 "block type {other} is not ACL_CALLBACK_NO_BLOCK (0) or ACL_CALLBACK_BLOCK (1)"
             ),
         };
-        let stream = stream_for_work(lookup_stream(stream)?, "aclrtLaunchCallback")?;
+        let stream = self.stream_for_work(self.lookup_stream(stream)?, "aclrtLaunchCallback")?;
         if lock(&stream.subscriber).is_none() {
             bail!(
                 ACL_ERROR_RT_STREAM_NO_CB_REG,
@@ -94,15 +88,13 @@ pub fn launch_callback(body: HostFn, block_type: u32, stream: StreamHandle) -> R
             ..TaskMeta::default()
         };
         let work = Work::Callback { body, block };
-        submit(&stream, TaskKind::Callback, work, meta).map(|_| ())
-    })
-}
+        self.submit(&stream, TaskKind::Callback, work, meta)
+            .map(|_| ())
+    }
 
-/// `aclrtProcessReport`: waits up to `timeout_ms` (-1 forever) for due callbacks of the
-/// calling thread's streams and runs them here.
-pub fn process_report(timeout_ms: i32) -> Result<()> {
-    call(|| {
-        initialized()?;
+    /// `aclrtProcessReport`: waits up to `timeout_ms` (-1 forever) for due callbacks of the
+    /// calling thread's streams and runs them here.
+    pub fn process_report(&self, timeout_ms: i32) -> Result<()> {
         let deadline = match timeout_ms {
             -1 => None,
             ms if ms > 0 => Some(Instant::now() + Duration::from_millis(ms as u64)),
@@ -112,7 +104,7 @@ pub fn process_report(timeout_ms: i32) -> Result<()> {
             ),
         };
         let me = pthread_id();
-        let Some(subscriber) = RUNTIME.reports.find(me) else {
+        let Some(subscriber) = self.reports.find(me) else {
             bail!(
                 ACL_ERROR_RT_THREAD_SUBSCRIBE,
                 "the calling thread ({me:#x}) is not subscribed to any stream"
@@ -126,33 +118,23 @@ pub fn process_report(timeout_ms: i32) -> Result<()> {
             );
         }
         Ok(())
-    })
-}
+    }
 
-/// `aclrtLaunchHostFunc`: `body` runs on a runtime thread when the stream reaches it; later
-/// tasks wait until it returns.
-pub fn launch_host_func(stream: StreamHandle, body: HostFn) -> Result<()> {
-    call(|| {
-        initialized()?;
-        let stream = stream_for_work(lookup_stream(stream)?, "aclrtLaunchHostFunc")?;
+    /// `aclrtLaunchHostFunc`: `body` runs on a runtime thread when the stream reaches it; later
+    /// tasks wait until it returns.
+    pub fn launch_host_func(&self, stream: StreamHandle, body: HostFn) -> Result<()> {
+        let stream = self.stream_for_work(self.lookup_stream(stream)?, "aclrtLaunchHostFunc")?;
         let meta = TaskMeta {
             submitter_thread: os_thread_id(),
             ..TaskMeta::default()
         };
-        submit(&stream, TaskKind::HostFunc, Work::HostFunc(body), meta).map(|_| ())
-    })
-}
+        self.submit(&stream, TaskKind::HostFunc, Work::HostFunc(body), meta)
+            .map(|_| ())
+    }
 
-/// `aclrtSetExceptionInfoCallback`: one process-wide slot; `None` clears it.
-pub fn set_exception_info_callback(callback: Option<ExceptionCallback>) -> Result<()> {
-    call(|| {
-        initialized()?;
-        exception::set_callback(callback);
+    /// `aclrtSetExceptionInfoCallback`: one process-wide slot; `None` clears it.
+    pub fn set_exception_info_callback(&self, callback: Option<ExceptionCallback>) -> Result<()> {
+        self.exceptions.set(callback);
         Ok(())
-    })
-}
-
-/// Refuses blocking calls from callbacks (exposed for faces with their own blocking calls).
-pub fn ensure_not_in_callback(name: &str) -> Result<()> {
-    call(|| not_in_callback(name))
+    }
 }

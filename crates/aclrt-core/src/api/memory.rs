@@ -3,26 +3,34 @@
 //! The copy and set calls take raw pointers, as ACL does, and are `unsafe`: the caller
 //! promises memory it passes in (outside runtime allocations) is valid for the access.
 
+use super::not_in_callback;
 use super::os_thread_id;
-use super::stream::submit;
-use super::{call, current_context, initialized, lookup_stream, not_in_callback, stream_for_work};
 use crate::codes::*;
 use crate::consts::*;
 use crate::error::{bail, Result};
 use crate::handle::StreamHandle;
 use crate::memory::Place;
-use crate::runtime::RUNTIME;
+use crate::runtime::Runtime;
 use crate::task::{MemRange, TaskKind, TaskMeta, Work};
 
 const POLICY_BASE_MASK: u32 = 0xFF;
 const POLICY_EXTRA_BITS: u32 =
     ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH | ACL_MEM_ACCESS_USER_SPACE_READONLY;
 
-/// `aclrtMalloc`: device memory, 64-byte aligned, zeroed.
-pub fn malloc(size: usize, policy: u32) -> Result<usize> {
-    call(|| {
-        initialized()?;
-        let ctx = current_context()?;
+fn host_memory() -> (usize, usize) {
+    // SAFETY: sysinfo fills the zeroed struct it is given.
+    let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
+    if unsafe { libc::sysinfo(&mut info) } != 0 {
+        return (0, 0);
+    }
+    let unit = info.mem_unit as usize;
+    (info.freeram as usize * unit, info.totalram as usize * unit)
+}
+
+impl Runtime {
+    /// `aclrtMalloc`: device memory, 64-byte aligned, zeroed.
+    pub fn malloc(&self, size: usize, policy: u32) -> Result<usize> {
+        let ctx = self.current_context()?;
         not_in_callback("aclrtMalloc")?;
         if size == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: size is 0");
@@ -48,49 +56,37 @@ pub fn malloc(size: usize, policy: u32) -> Result<usize> {
                 device.memory_capacity
             );
         }
-        RUNTIME
-            .memory
+        self.memory
             .allocate(size, Place::Device(device.id))
             .inspect_err(|_| device.unreserve_memory(size as u64))
-    })
-}
+    }
 
-/// `aclrtMallocHost`: host memory, 64-byte aligned, zeroed.
-pub fn malloc_host(size: usize) -> Result<usize> {
-    call(|| {
-        initialized()?;
+    /// `aclrtMallocHost`: host memory, 64-byte aligned, zeroed.
+    pub fn malloc_host(&self, size: usize) -> Result<usize> {
         not_in_callback("aclrtMallocHost")?;
         if size == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size is 0");
         }
-        RUNTIME.memory.allocate(size, Place::Host)
-    })
-}
+        self.memory.allocate(size, Place::Host)
+    }
 
-/// `aclrtFree`: frees device memory at once (queued tasks using it are the caller's concern).
-pub fn free(ptr: usize) -> Result<()> {
-    call(|| {
-        initialized()?;
+    /// `aclrtFree`: frees device memory at once (queued tasks using it are the caller's concern).
+    pub fn free(&self, ptr: usize) -> Result<()> {
         if ptr == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "aclrtFree: the pointer is NULL");
         }
         not_in_callback("aclrtFree")?;
-        let a = RUNTIME
-            .memory
-            .free(ptr, |p| matches!(p, Place::Device(_)))?;
+        let a = self.memory.free(ptr, |p| matches!(p, Place::Device(_)))?;
         if let Place::Device(id) = a.place {
-            if let Some(device) = RUNTIME.device(id) {
+            if let Some(device) = self.device(id) {
                 device.unreserve_memory(a.size as u64);
             }
         }
         Ok(())
-    })
-}
+    }
 
-/// `aclrtFreeHost`.
-pub fn free_host(ptr: usize) -> Result<()> {
-    call(|| {
-        initialized()?;
+    /// `aclrtFreeHost`.
+    pub fn free_host(&self, ptr: usize) -> Result<()> {
         if ptr == 0 {
             bail!(
                 ACL_ERROR_INVALID_PARAM,
@@ -98,172 +94,14 @@ pub fn free_host(ptr: usize) -> Result<()> {
             );
         }
         not_in_callback("aclrtFreeHost")?;
-        RUNTIME.memory.free(ptr, |p| p == Place::Host).map(|_| ())
-    })
-}
-
-fn check_copy(
-    dst: usize,
-    dest_max: usize,
-    src: usize,
-    count: usize,
-    kind: u32,
-    name: &str,
-) -> Result<()> {
-    if dst == 0 || src == 0 {
-        bail!(
-            ACL_ERROR_INVALID_PARAM,
-            "{name}: {} pointer is NULL",
-            if dst == 0 {
-                "the destination"
-            } else {
-                "the source"
-            }
-        );
+        self.memory.free(ptr, |p| p == Place::Host).map(|_| ())
     }
-    if kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE {
-        bail!(
-            ACL_ERROR_INVALID_PARAM,
-            "{name}: memcpy kind {kind} is not supported"
-        );
-    }
-    if count > dest_max {
-        bail!(
-            ACL_ERROR_RT_PARAM_INVALID,
-            "{name}: count {count} exceeds destMax {dest_max}"
-        );
-    }
-    RUNTIME.memory.check(dst, count, "copy destination")?;
-    RUNTIME.memory.check(src, count, "copy source")
-}
 
-fn check_set(ptr: usize, max: usize, count: usize, name: &str) -> Result<()> {
-    if ptr == 0 {
-        bail!(ACL_ERROR_INVALID_PARAM, "{name}: the pointer is NULL");
-    }
-    if count > max {
-        bail!(
-            ACL_ERROR_RT_PARAM_INVALID,
-            "{name}: count {count} exceeds maxCount {max}"
-        );
-    }
-    RUNTIME.memory.check(ptr, count, "memset")
-}
-
-/// `aclrtMemcpy`: synchronous, not ordered with streams.
-///
-/// # Safety
-/// `src` must be readable and `dst` writable for `count` bytes.
-pub unsafe fn memcpy(
-    dst: usize,
-    dest_max: usize,
-    src: usize,
-    count: usize,
-    kind: u32,
-) -> Result<()> {
-    call(|| {
-        initialized()?;
-        check_copy(dst, dest_max, src, count, kind, "aclrtMemcpy")?;
-        if count > 0 {
-            // SAFETY: the caller guarantees the ranges; runtime allocations were bounds-checked.
-            unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, count) };
-        }
-        Ok(())
-    })
-}
-
-/// `aclrtMemcpyAsync`: a copy task on the stream.
-///
-/// # Safety
-/// As [`memcpy`], for as long as the task is pending.
-pub unsafe fn memcpy_async(
-    dst: usize,
-    dest_max: usize,
-    src: usize,
-    count: usize,
-    kind: u32,
-    stream: StreamHandle,
-) -> Result<()> {
-    call(|| {
-        initialized()?;
-        let s = stream_for_work(lookup_stream(stream)?, "aclrtMemcpyAsync")?;
-        check_copy(dst, dest_max, src, count, kind, "aclrtMemcpyAsync")?;
-        let meta = TaskMeta {
-            reads: vec![MemRange {
-                start: src,
-                len: count,
-            }],
-            writes: vec![MemRange {
-                start: dst,
-                len: count,
-            }],
-            submitter_thread: os_thread_id(),
-            ..TaskMeta::default()
-        };
-        let work = Work::Kernel(Box::new(move || {
-            if count > 0 {
-                // SAFETY: as promised by the caller of memcpy_async.
-                unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, count) };
-            }
-            Ok(())
-        }));
-        submit(&s, TaskKind::Memcpy, work, meta).map(|_| ())
-    })
-}
-
-/// `aclrtMemset`: synchronous.
-///
-/// # Safety
-/// `ptr` must be writable for `count` bytes.
-pub unsafe fn memset(ptr: usize, max: usize, value: i32, count: usize) -> Result<()> {
-    call(|| {
-        initialized()?;
-        check_set(ptr, max, count, "aclrtMemset")?;
-        // SAFETY: the caller guarantees the range; runtime allocations were bounds-checked.
-        unsafe { std::ptr::write_bytes(ptr as *mut u8, value as u8, count) };
-        Ok(())
-    })
-}
-
-/// `aclrtMemsetAsync`: a set task on the stream.
-///
-/// # Safety
-/// As [`memset`], for as long as the task is pending.
-pub unsafe fn memset_async(
-    ptr: usize,
-    max: usize,
-    value: i32,
-    count: usize,
-    stream: StreamHandle,
-) -> Result<()> {
-    call(|| {
-        initialized()?;
-        let s = stream_for_work(lookup_stream(stream)?, "aclrtMemsetAsync")?;
-        check_set(ptr, max, count, "aclrtMemsetAsync")?;
-        let meta = TaskMeta {
-            writes: vec![MemRange {
-                start: ptr,
-                len: count,
-            }],
-            submitter_thread: os_thread_id(),
-            ..TaskMeta::default()
-        };
-        let work = Work::Kernel(Box::new(move || {
-            // SAFETY: as promised by the caller of memset_async.
-            unsafe { std::ptr::write_bytes(ptr as *mut u8, value as u8, count) };
-            Ok(())
-        }));
-        submit(&s, TaskKind::Memset, work, meta).map(|_| ())
-    })
-}
-
-/// `aclrtGetMemInfo`: `(free, total)` bytes. HBM attributes report the emulated device's
-/// capacity; DDR attributes report the host's memory; the generic `ACL_MEM_*` attributes
-/// (12–17) report device memory too.
-pub fn get_mem_info(attr: u32) -> Result<(usize, usize)> {
-    call(|| {
-        initialized()?;
-        let ctx = current_context()?;
+    /// `aclrtGetMemInfo`: `(free, total)` bytes. HBM attributes report the emulated device's
+    /// capacity; DDR attributes report the host's memory; the generic `ACL_MEM_*` attributes
+    /// (12–17) report device memory too.
+    pub fn get_mem_info(&self, attr: u32) -> Result<(usize, usize)> {
+        let ctx = self.current_context()?;
         match attr {
             ACL_DDR_MEM
             | ACL_DDR_MEM_HUGE
@@ -283,15 +121,152 @@ pub fn get_mem_info(attr: u32) -> Result<(usize, usize)> {
                 "aclrtGetMemInfo: {other} is not an aclrtMemAttr"
             ),
         }
-    })
-}
-
-fn host_memory() -> (usize, usize) {
-    // SAFETY: sysinfo fills the zeroed struct it is given.
-    let mut info: libc::sysinfo = unsafe { std::mem::zeroed() };
-    if unsafe { libc::sysinfo(&mut info) } != 0 {
-        return (0, 0);
     }
-    let unit = info.mem_unit as usize;
-    (info.freeram as usize * unit, info.totalram as usize * unit)
+
+    /// `aclrtMemcpy`: synchronous, not ordered with streams.
+    ///
+    /// # Safety
+    /// `src` must be readable and `dst` writable for `count` bytes.
+    pub unsafe fn memcpy(
+        &self,
+        dst: usize,
+        dest_max: usize,
+        src: usize,
+        count: usize,
+        kind: u32,
+    ) -> Result<()> {
+        self.check_copy(dst, dest_max, src, count, kind, "aclrtMemcpy")?;
+        if count > 0 {
+            // SAFETY: the caller guarantees the ranges; runtime allocations were bounds-checked.
+            unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, count) };
+        }
+        Ok(())
+    }
+
+    /// `aclrtMemcpyAsync`: a copy task on the stream.
+    ///
+    /// # Safety
+    /// As [`memcpy`], for as long as the task is pending.
+    pub unsafe fn memcpy_async(
+        &self,
+        dst: usize,
+        dest_max: usize,
+        src: usize,
+        count: usize,
+        kind: u32,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        let s = self.stream_for_work(self.lookup_stream(stream)?, "aclrtMemcpyAsync")?;
+        self.check_copy(dst, dest_max, src, count, kind, "aclrtMemcpyAsync")?;
+        let meta = TaskMeta {
+            reads: vec![MemRange {
+                start: src,
+                len: count,
+            }],
+            writes: vec![MemRange {
+                start: dst,
+                len: count,
+            }],
+            submitter_thread: os_thread_id(),
+            ..TaskMeta::default()
+        };
+        let work = Work::Kernel(Box::new(move || {
+            if count > 0 {
+                // SAFETY: as promised by the caller of memcpy_async.
+                unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, count) };
+            }
+            Ok(())
+        }));
+        self.submit(&s, TaskKind::Memcpy, work, meta).map(|_| ())
+    }
+
+    /// `aclrtMemset`: synchronous.
+    ///
+    /// # Safety
+    /// `ptr` must be writable for `count` bytes.
+    pub unsafe fn memset(&self, ptr: usize, max: usize, value: i32, count: usize) -> Result<()> {
+        self.check_set(ptr, max, count, "aclrtMemset")?;
+        // SAFETY: the caller guarantees the range; runtime allocations were bounds-checked.
+        unsafe { std::ptr::write_bytes(ptr as *mut u8, value as u8, count) };
+        Ok(())
+    }
+
+    /// `aclrtMemsetAsync`: a set task on the stream.
+    ///
+    /// # Safety
+    /// As [`memset`], for as long as the task is pending.
+    pub unsafe fn memset_async(
+        &self,
+        ptr: usize,
+        max: usize,
+        value: i32,
+        count: usize,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        let s = self.stream_for_work(self.lookup_stream(stream)?, "aclrtMemsetAsync")?;
+        self.check_set(ptr, max, count, "aclrtMemsetAsync")?;
+        let meta = TaskMeta {
+            writes: vec![MemRange {
+                start: ptr,
+                len: count,
+            }],
+            submitter_thread: os_thread_id(),
+            ..TaskMeta::default()
+        };
+        let work = Work::Kernel(Box::new(move || {
+            // SAFETY: as promised by the caller of memset_async.
+            unsafe { std::ptr::write_bytes(ptr as *mut u8, value as u8, count) };
+            Ok(())
+        }));
+        self.submit(&s, TaskKind::Memset, work, meta).map(|_| ())
+    }
+
+    fn check_copy(
+        &self,
+        dst: usize,
+        dest_max: usize,
+        src: usize,
+        count: usize,
+        kind: u32,
+        name: &str,
+    ) -> Result<()> {
+        if dst == 0 || src == 0 {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{name}: {} pointer is NULL",
+                if dst == 0 {
+                    "the destination"
+                } else {
+                    "the source"
+                }
+            );
+        }
+        if kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{name}: memcpy kind {kind} is not supported"
+            );
+        }
+        if count > dest_max {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{name}: count {count} exceeds destMax {dest_max}"
+            );
+        }
+        self.memory.check(dst, count, "copy destination")?;
+        self.memory.check(src, count, "copy source")
+    }
+
+    fn check_set(&self, ptr: usize, max: usize, count: usize, name: &str) -> Result<()> {
+        if ptr == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{name}: the pointer is NULL");
+        }
+        if count > max {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{name}: count {count} exceeds maxCount {max}"
+            );
+        }
+        self.memory.check(ptr, count, "memset")
+    }
 }

@@ -1,21 +1,27 @@
 //! The validated front: one function per ACL call, in ACL's terms.
 //!
-//! Each function checks its arguments in the contract's order (initialised → handles →
-//! current context → the operation's own rules), then hands the work to the runtime objects.
-//! Every failure is also noted for the calling thread (`aclrtGetLastError`,
-//! `aclGetRecentErrMsg`). NULL out-pointers do not exist here: the C and Python faces check
-//! them (after [`ensure_initialized`]) before calling in.
+//! Every call is a method of [`Runtime`]: it checks its arguments in the contract's order
+//! (handles → current context → the operation's own rules) and then operates on the resolved
+//! objects. Whether the runtime is initialised is the first check of all; it is made once, here
+//! at the edge, by resolving the process's runtime:
+//!
+//! - [`acl`] runs a body on the process's runtime (`ACL_ERROR_UNINITIALIZE` when there is none)
+//!   and notes a failure for the calling thread (`aclrtGetLastError`, `aclGetRecentErrMsg`).
+//!   Faces use it and do their own NULL out-pointer checks inside the body, so the order
+//!   "not initialised → NULL → handles" holds with each check made once.
+//! - The free functions below (`api::record_event(..)`, …) are that, for Rust programs.
+//! - [`init`], [`finalize`] and [`configure`] own the process's runtime.
 
 mod callback;
 mod device;
 mod event;
+mod global;
 mod memory;
 mod stream;
 
-pub use callback::*;
 pub use device::*;
-pub use event::*;
-pub use memory::*;
+pub(crate) use event::*;
+pub use global::*;
 pub use stream::*;
 
 use std::sync::Arc;
@@ -26,19 +32,10 @@ use crate::context::Context;
 use crate::error::{err, Error, Result};
 use crate::event::Event;
 use crate::handle::{EventHandle, StreamHandle};
-use crate::runtime::RUNTIME;
+use crate::runtime::Runtime;
 use crate::stream::{Failure, Stream};
 use crate::thread_state::{self, in_callback};
 use crate::trace;
-
-/// Runs an API body and notes its failure, if any, for the calling thread.
-pub(crate) fn call<T>(body: impl FnOnce() -> Result<T>) -> Result<T> {
-    let result = body();
-    if let Err(e) = &result {
-        thread_state::note_failure(e);
-    }
-    result
-}
 
 /// The calling thread's OS id, for task metadata. Cached per thread: `gettid` is a system call,
 /// and it was the largest single cost of enqueueing a task.
@@ -52,31 +49,6 @@ pub(crate) fn os_thread_id() -> u32 {
         }
         c.get()
     })
-}
-
-/// Notes a failure detected by a face (e.g. a NULL pointer) for the calling thread and returns
-/// it, so faces report errors exactly as the core does.
-pub fn fail(code: i32, message: impl Into<String>) -> Error {
-    let e = Error::new(code, message);
-    thread_state::note_failure(&e);
-    e
-}
-
-/// `ACL_ERROR_UNINITIALIZE` unless `aclInit` has been called; faces call this before their own
-/// NULL checks so the check order holds.
-pub fn ensure_initialized() -> Result<()> {
-    call(initialized)
-}
-
-pub(crate) fn initialized() -> Result<()> {
-    if RUNTIME.is_initialized() {
-        Ok(())
-    } else {
-        err(
-            ACL_ERROR_UNINITIALIZE,
-            "aclInit has not been called (or aclFinalize has)",
-        )
-    }
 }
 
 pub(crate) fn not_in_callback(call: &str) -> Result<()> {
@@ -93,69 +65,83 @@ pub(crate) fn not_in_callback(call: &str) -> Result<()> {
     }
 }
 
-/// The calling thread's current context.
-pub(crate) fn current_context() -> Result<Arc<Context>> {
-    let Some(handle) = thread_state::current_context() else {
-        return err(
-            ACL_ERROR_RT_CONTEXT_NULL,
-            "no current context: call aclrtSetDevice or aclrtSetCurrentContext on this thread first",
-        );
-    };
-    match RUNTIME.contexts.get(handle.as_raw()) {
-        Some(ctx) if !ctx.is_destroyed() => Ok(ctx),
-        _ => err(
-            ACL_ERROR_RT_CONTEXT_NULL,
-            "the current context has been destroyed (context destroyed or device reset)",
-        ),
-    }
-}
-
-/// Looks a stream handle up (NULL stays `None`: the default stream of the current context).
-fn lookup_stream(handle: StreamHandle) -> Result<Option<Arc<Stream>>> {
-    if handle.is_null() {
-        return Ok(None);
-    }
-    match RUNTIME.streams.get(handle.as_raw()) {
-        Some(s) => Ok(Some(s)),
-        None => err(
-            ACL_ERROR_RT_INVALID_HANDLE,
-            format!("{handle:?} is not a live stream (destroyed, stale, or not a stream handle)"),
-        ),
-    }
-}
-
-pub(crate) fn lookup_event(handle: EventHandle) -> Result<Arc<Event>> {
-    RUNTIME.events.get(handle.as_raw()).ok_or_else(|| {
-        Error::new(
-            ACL_ERROR_RT_INVALID_HANDLE,
-            format!("{handle:?} is not a live event (destroyed, stale, or not an event handle)"),
-        )
-    })
-}
-
-/// A stream that new work goes to: must belong to the current context.
-pub(crate) fn stream_for_work(stream: Option<Arc<Stream>>, call: &str) -> Result<Arc<Stream>> {
-    let ctx = current_context()?;
-    not_in_callback(call)?;
-    match stream {
-        None => default_stream(&ctx),
-        Some(s) if Arc::ptr_eq(&s.context, &ctx) => Ok(s),
-        Some(s) => err(
-            ACL_ERROR_RT_STREAM_CONTEXT,
-            format!(
-                "stream {} belongs to another context than the current one ({call})",
-                s.id
+impl Runtime {
+    /// The calling thread's current context.
+    pub(crate) fn current_context(&self) -> Result<Arc<Context>> {
+        let Some(handle) = thread_state::current_context(self.serial) else {
+            return err(
+                ACL_ERROR_RT_CONTEXT_NULL,
+                "no current context: call aclrtSetDevice or aclrtSetCurrentContext on this thread first",
+            );
+        };
+        match self.contexts.get(handle.as_raw()) {
+            Some(ctx) if !ctx.is_destroyed() => Ok(ctx),
+            _ => err(
+                ACL_ERROR_RT_CONTEXT_NULL,
+                "the current context has been destroyed (context destroyed or device reset)",
             ),
-        ),
+        }
     }
-}
 
-/// A stream to synchronise or query: any live stream of the process.
-pub(crate) fn stream_to_observe(stream: Option<Arc<Stream>>) -> Result<Arc<Stream>> {
-    let ctx = current_context()?;
-    match stream {
-        Some(s) => Ok(s),
-        None => default_stream(&ctx),
+    /// Looks a stream handle up (NULL stays `None`: the default stream of the current context).
+    pub(crate) fn lookup_stream(&self, handle: StreamHandle) -> Result<Option<Arc<Stream>>> {
+        if handle.is_null() {
+            return Ok(None);
+        }
+        match self.streams.get(handle.as_raw()) {
+            Some(s) => Ok(Some(s)),
+            None => err(
+                ACL_ERROR_RT_INVALID_HANDLE,
+                format!(
+                    "{handle:?} is not a live stream (destroyed, stale, or not a stream handle)"
+                ),
+            ),
+        }
+    }
+
+    /// Looks an event handle up; NULL is `ACL_ERROR_INVALID_PARAM`.
+    pub(crate) fn lookup_event(&self, handle: EventHandle) -> Result<Arc<Event>> {
+        if handle.is_null() {
+            return err(ACL_ERROR_INVALID_PARAM, "the event is NULL");
+        }
+        self.events.get(handle.as_raw()).ok_or_else(|| {
+            Error::new(
+                ACL_ERROR_RT_INVALID_HANDLE,
+                format!(
+                    "{handle:?} is not a live event (destroyed, stale, or not an event handle)"
+                ),
+            )
+        })
+    }
+
+    /// A stream that new work goes to: must belong to the current context.
+    pub(crate) fn stream_for_work(
+        &self,
+        stream: Option<Arc<Stream>>,
+        call: &str,
+    ) -> Result<Arc<Stream>> {
+        let ctx = self.current_context()?;
+        not_in_callback(call)?;
+        match stream {
+            None => default_stream(&ctx),
+            Some(s) if Arc::ptr_eq(&s.context, &ctx) => Ok(s),
+            Some(s) => err(
+                ACL_ERROR_RT_STREAM_CONTEXT,
+                format!(
+                    "stream {} belongs to another context than the current one ({call})",
+                    s.id
+                ),
+            ),
+        }
+    }
+
+    /// A stream to synchronise or query: any live stream of the process.
+    pub(crate) fn stream_to_observe(&self, stream: Option<Arc<Stream>>) -> Result<Arc<Stream>> {
+        let ctx = self.current_context()?;
+        match stream {
+            Some(s) => Ok(s),
+            None => default_stream(&ctx),
+        }
     }
 }
 
@@ -201,19 +187,4 @@ pub(crate) fn traced_wait<T>(name: &'static str, wait: impl FnOnce() -> T) -> T 
     let out = wait();
     trace::host_wait(name, start);
     out
-}
-
-/// `aclGetRecentErrMsg`: the calling thread's last error message, cleared by reading.
-pub fn get_recent_err_msg() -> Option<String> {
-    thread_state::take_recent_message()
-}
-
-/// `aclrtPeekAtLastError`.
-pub fn peek_at_last_error() -> i32 {
-    thread_state::peek_last_error()
-}
-
-/// `aclrtGetLastError`.
-pub fn get_last_error() -> i32 {
-    thread_state::take_last_error()
 }

@@ -17,7 +17,6 @@ use super::{
     CU_EVENT_RECORD_DEFAULT, CU_EVENT_RECORD_EXTERNAL, CU_EVENT_WAIT_EXTERNAL,
     CU_STREAM_NON_BLOCKING,
 };
-use crate::api as acl;
 use crate::consts::{
     ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEM_MALLOC_HUGE_FIRST,
     ACL_STREAM_STATUS_COMPLETE,
@@ -25,7 +24,7 @@ use crate::consts::{
 use crate::context::Context;
 use crate::event::{Event, Family};
 use crate::handle::{ContextHandle, EventHandle, StreamHandle};
-use crate::runtime::RUNTIME;
+use crate::runtime::Runtime;
 use crate::stream::{Failure, Stream};
 use crate::sync::SpinPolicy;
 use crate::thread_state;
@@ -61,11 +60,17 @@ fn fail<T>(code: CuResult, message: impl Into<String>) -> CuResultOf<T> {
 /// `CUDA_ERROR_NOT_INITIALIZED` (or `..._DEINITIALIZED`) unless the runtime is up; faces call
 /// this before their own NULL checks.
 pub fn ensure_initialized() -> CuResultOf<()> {
-    acl::initialized().map_err(CuError::from)
+    cu(|_| Ok(()))
+}
+
+/// Runs one CUDA call on the process's runtime. Failures are not noted in ACL's per-thread
+/// error state: the two APIs keep their errors apart.
+fn cu<T>(body: impl FnOnce(&Runtime) -> CuResultOf<T>) -> CuResultOf<T> {
+    crate::api::with_installed(body).map_err(CuError::from)?
 }
 
 fn failure_error(f: &Failure) -> CuError {
-    CuError::new(from_acl(f.code), acl::failure_error(f).message())
+    CuError::new(from_acl(f.code), crate::api::failure_error(f).message())
 }
 
 /// The sticky error of a context that a failed task stopped.
@@ -77,15 +82,18 @@ fn sticky(ctx: &Context) -> CuResultOf<()> {
 }
 
 /// The current context, refusing one with a sticky error.
-fn current() -> CuResultOf<Arc<Context>> {
-    let ctx = acl::current_context()?;
+fn current(rt: &Runtime) -> CuResultOf<Arc<Context>> {
+    let ctx = rt.current_context()?;
     sticky(&ctx)?;
     Ok(ctx)
 }
 
 /// A live event made by `cuEventCreate`.
-fn cuda_event(handle: EventHandle) -> CuResultOf<Arc<Event>> {
-    let ev = acl::lookup_event(handle)?;
+fn cuda_event(rt: &Runtime, handle: EventHandle) -> CuResultOf<Arc<Event>> {
+    if handle.is_null() {
+        return fail(CUDA_ERROR_INVALID_HANDLE, "the event is NULL");
+    }
+    let ev = rt.lookup_event(handle)?;
     if ev.family != Family::Cuda {
         return fail(
             CUDA_ERROR_INVALID_HANDLE,
@@ -98,35 +106,35 @@ fn cuda_event(handle: EventHandle) -> CuResultOf<Arc<Event>> {
 /// Resolves the special stream handles to the core's: NULL and `CU_STREAM_LEGACY` are the
 /// current context's default stream, `CU_STREAM_PER_THREAD` this thread's stream (made on first
 /// use). Other handles pass through unchecked.
-fn resolve(handle: StreamHandle) -> CuResultOf<StreamHandle> {
+fn resolve(rt: &Runtime, handle: StreamHandle) -> CuResultOf<StreamHandle> {
     match handle.as_raw() {
         0 | 1 => Ok(StreamHandle::NULL),
-        2 => per_thread_stream(),
+        2 => per_thread_stream(rt),
         _ => Ok(handle),
     }
 }
 
-fn per_thread_stream() -> CuResultOf<StreamHandle> {
-    let ctx = current()?;
+fn per_thread_stream(rt: &Runtime) -> CuResultOf<StreamHandle> {
+    let ctx = current(rt)?;
     let key = ctx.handle.as_raw();
     if let Some(h) = PER_THREAD.with(|m| m.borrow().get(&key).copied()) {
         // Handles never come back to life, so a live one is still this thread's stream.
-        if RUNTIME.streams.get(h.as_raw()).is_some() {
+        if rt.streams.get(h.as_raw()).is_some() {
             return Ok(h);
         }
     }
     // A blocking stream: it synchronises with the legacy stream and with nothing else.
-    let h = acl::create_stream_with_config(0, super::CU_STREAM_DEFAULT)?;
+    let h = rt.create_stream_with_config(0, super::CU_STREAM_DEFAULT)?;
     PER_THREAD.with(|m| m.borrow_mut().insert(key, h));
     Ok(h)
 }
 
 /// The stream object behind a resolved handle (NULL: the current context's default stream).
-fn stream_of(resolved: StreamHandle) -> CuResultOf<Arc<Stream>> {
+fn stream_of(rt: &Runtime, resolved: StreamHandle) -> CuResultOf<Arc<Stream>> {
     if resolved.is_null() {
-        return Ok(acl::default_stream(&*acl::current_context()?)?);
+        return Ok(crate::api::default_stream(&*rt.current_context()?)?);
     }
-    RUNTIME.streams.get(resolved.as_raw()).ok_or_else(|| {
+    rt.streams.get(resolved.as_raw()).ok_or_else(|| {
         CuError::new(
             CUDA_ERROR_INVALID_HANDLE,
             format!("{resolved:?} is not a live stream"),
@@ -144,8 +152,8 @@ pub fn init(flags: u32) -> CuResultOf<()> {
             format!("cuInit: flags must be 0, not {flags:#x}"),
         );
     }
-    if !RUNTIME.is_initialized() {
-        match acl::init() {
+    if crate::api::runtime().is_err() {
+        match crate::api::init() {
             Ok(()) => {}
             Err(e) if e.code() == crate::codes::ACL_ERROR_REPEAT_INITIALIZE => {}
             Err(e) => return Err(e.into()),
@@ -157,49 +165,50 @@ pub fn init(flags: u32) -> CuResultOf<()> {
 
 /// `cuDeviceGet`.
 pub fn device_get(ordinal: i32) -> CuResultOf<CuDevice> {
-    ensure_initialized()?;
-    if RUNTIME.device(ordinal).is_none() {
-        return fail(
-            CUDA_ERROR_INVALID_DEVICE,
-            format!(
-                "device ordinal {ordinal} is out of range: {} device(s)",
-                RUNTIME.device_count()
-            ),
-        );
-    }
-    Ok(ordinal)
+    cu(|rt| {
+        if rt.device(ordinal).is_none() {
+            return fail(
+                CUDA_ERROR_INVALID_DEVICE,
+                format!(
+                    "device ordinal {ordinal} is out of range: {} device(s)",
+                    rt.device_count()
+                ),
+            );
+        }
+        Ok(ordinal)
+    })
 }
 
 /// `cuDeviceGetCount`.
 pub fn device_get_count() -> CuResultOf<i32> {
-    ensure_initialized()?;
-    Ok(RUNTIME.device_count() as i32)
+    cu(|rt| Ok(rt.device_count() as i32))
 }
 
 /// `cuCtxCreate(flags, dev)`: a new context with CUDA stream semantics, made current.
 /// `flags` are the scheduling flags (bits up to 0x1F), accepted and otherwise ignored.
 pub fn ctx_create(flags: u32, dev: CuDevice) -> CuResultOf<ContextHandle> {
-    ensure_initialized()?;
-    let Some(device) = RUNTIME.device(dev) else {
-        return fail(
-            CUDA_ERROR_INVALID_DEVICE,
-            format!("cuCtxCreate: device {dev} does not exist"),
-        );
-    };
-    if flags & !CTX_FLAG_BITS != 0 {
-        return fail(
-            CUDA_ERROR_INVALID_VALUE,
-            format!("cuCtxCreate: unknown context flags {flags:#x}"),
-        );
-    }
-    let ctx = acl::new_context(&device, false, true)?;
-    RUNTIME.start_clock();
-    thread_state::set_current_context(Some(ctx.handle));
-    Ok(ctx.handle)
+    cu(|rt| {
+        let Some(device) = rt.device(dev) else {
+            return fail(
+                CUDA_ERROR_INVALID_DEVICE,
+                format!("cuCtxCreate: device {dev} does not exist"),
+            );
+        };
+        if flags & !CTX_FLAG_BITS != 0 {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                format!("cuCtxCreate: unknown context flags {flags:#x}"),
+            );
+        }
+        let ctx = rt.new_context(&device, false, true)?;
+        crate::clock::start();
+        thread_state::set_current_context(rt.serial, Some(ctx.handle));
+        Ok(ctx.handle)
+    })
 }
 
-fn lookup_context(handle: ContextHandle) -> CuResultOf<Arc<Context>> {
-    match RUNTIME.contexts.get(handle.as_raw()) {
+fn lookup_context(rt: &Runtime, handle: ContextHandle) -> CuResultOf<Arc<Context>> {
+    match rt.contexts.get(handle.as_raw()) {
         Some(ctx) if !ctx.is_destroyed() => Ok(ctx),
         _ => fail(
             CUDA_ERROR_INVALID_CONTEXT,
@@ -211,42 +220,47 @@ fn lookup_context(handle: ContextHandle) -> CuResultOf<Arc<Context>> {
 /// `cuCtxDestroy`: waits for the context's work, then destroys its streams and events. Works
 /// after a sticky error (that is how a program recovers).
 pub fn ctx_destroy(handle: ContextHandle) -> CuResultOf<()> {
-    ensure_initialized()?;
-    let ctx = lookup_context(handle)?;
-    acl::destroy_context(handle)?;
-    for (raw, ev) in RUNTIME.events.values() {
-        if Arc::ptr_eq(&ev.context, &ctx) {
-            RUNTIME.events.remove(raw);
+    cu(|rt| {
+        let ctx = lookup_context(rt, handle)?;
+        rt.destroy_context(handle)?;
+        for (raw, ev) in rt.events.values() {
+            if Arc::ptr_eq(&ev.context, &ctx) {
+                rt.events.remove(raw);
+            }
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// `cuCtxSetCurrent`; NULL leaves the thread without a current context.
 pub fn ctx_set_current(handle: ContextHandle) -> CuResultOf<()> {
-    ensure_initialized()?;
-    if handle.is_null() {
-        thread_state::set_current_context(None);
-        return Ok(());
-    }
-    let ctx = lookup_context(handle)?;
-    thread_state::set_current_context(Some(ctx.handle));
-    Ok(())
+    cu(|rt| {
+        if handle.is_null() {
+            thread_state::set_current_context(rt.serial, None);
+            return Ok(());
+        }
+        let ctx = lookup_context(rt, handle)?;
+        thread_state::set_current_context(rt.serial, Some(ctx.handle));
+        Ok(())
+    })
 }
 
 /// `cuCtxGetCurrent`: NULL when the thread has no (live) current context.
 pub fn ctx_get_current() -> CuResultOf<ContextHandle> {
-    ensure_initialized()?;
-    Ok(acl::current_context()
-        .map(|c| c.handle)
-        .unwrap_or(ContextHandle::NULL))
+    cu(|rt| {
+        Ok(rt
+            .current_context()
+            .map(|c| c.handle)
+            .unwrap_or(ContextHandle::NULL))
+    })
 }
 
 /// `cuCtxSynchronize`: waits for every stream of the current context; reports a failure.
 pub fn ctx_synchronize() -> CuResultOf<()> {
-    ensure_initialized()?;
-    current()?;
-    Ok(acl::synchronize_device()?)
+    cu(|rt| {
+        current(rt)?;
+        Ok(rt.synchronize_device()?)
+    })
 }
 
 // ---- streams ---------------------------------------------------------------------------------
@@ -254,77 +268,83 @@ pub fn ctx_synchronize() -> CuResultOf<()> {
 /// `cuStreamCreate(flags)`: `CU_STREAM_DEFAULT` (blocking: synchronises with the legacy stream)
 /// or `CU_STREAM_NON_BLOCKING`.
 pub fn stream_create(flags: u32) -> CuResultOf<StreamHandle> {
-    ensure_initialized()?;
-    current()?;
-    if flags & !CU_STREAM_NON_BLOCKING != 0 {
-        return fail(
-            CUDA_ERROR_INVALID_VALUE,
-            format!("cuStreamCreate: flags {flags:#x} are not CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING"),
-        );
-    }
-    Ok(acl::create_stream_with_config(0, flags)?)
+    cu(|rt| {
+        current(rt)?;
+        if flags & !CU_STREAM_NON_BLOCKING != 0 {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                format!("cuStreamCreate: flags {flags:#x} are not CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING"),
+            );
+        }
+        Ok(rt.create_stream_with_config(0, flags)?)
+    })
 }
 
 /// `cuStreamDestroy`: waits for the stream's work, then destroys it. The special handles are
 /// not streams one can destroy.
 pub fn stream_destroy(handle: StreamHandle) -> CuResultOf<()> {
-    ensure_initialized()?;
-    if handle.as_raw() <= 2 {
-        return fail(
-            CUDA_ERROR_INVALID_HANDLE,
-            "cuStreamDestroy: NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD cannot be destroyed",
-        );
-    }
-    stream_of(handle)?;
-    Ok(acl::destroy_stream(handle)?)
+    cu(|rt| {
+        if handle.as_raw() <= 2 {
+            return fail(
+                CUDA_ERROR_INVALID_HANDLE,
+                "cuStreamDestroy: NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD cannot be destroyed",
+            );
+        }
+        stream_of(rt, handle)?;
+        Ok(rt.destroy_stream(handle)?)
+    })
 }
 
 /// `cuStreamQuery`: `Ok` when all work on the stream is done, `CUDA_ERROR_NOT_READY` otherwise.
 pub fn stream_query(handle: StreamHandle) -> CuResultOf<()> {
-    ensure_initialized()?;
-    let h = resolve(handle)?;
-    let stream = stream_of(h)?;
-    sticky(&stream.context)?;
-    if acl::stream_query(h)? == ACL_STREAM_STATUS_COMPLETE {
-        Ok(())
-    } else {
-        fail(
-            CUDA_ERROR_NOT_READY,
-            format!("stream {} still has work pending", stream.id),
-        )
-    }
+    cu(|rt| {
+        let h = resolve(rt, handle)?;
+        let stream = stream_of(rt, h)?;
+        sticky(&stream.context)?;
+        if rt.stream_query(h)? == ACL_STREAM_STATUS_COMPLETE {
+            Ok(())
+        } else {
+            fail(
+                CUDA_ERROR_NOT_READY,
+                format!("stream {} still has work pending", stream.id),
+            )
+        }
+    })
 }
 
 /// `cuStreamSynchronize`: waits for the stream; returns a failure of its work (or the
 /// context's sticky error).
 pub fn stream_synchronize(handle: StreamHandle) -> CuResultOf<()> {
-    ensure_initialized()?;
-    let h = resolve(handle)?;
-    stream_of(h)?;
-    Ok(acl::synchronize_stream(h)?)
+    cu(|rt| {
+        let h = resolve(rt, handle)?;
+        stream_of(rt, h)?;
+        Ok(rt.synchronize_stream(h)?)
+    })
 }
 
 /// `cuStreamWaitEvent(stream, event, flags)`: later work on the stream waits for the event's
 /// latest record as it is now. The event may come from another context.
 pub fn stream_wait_event(stream: StreamHandle, event: EventHandle, flags: u32) -> CuResultOf<()> {
-    ensure_initialized()?;
-    cuda_event(event)?;
-    let h = resolve(stream)?;
-    let s = stream_of(h)?;
-    current()?;
-    sticky(&s.context)?;
-    outside_capture(flags, CU_EVENT_WAIT_EXTERNAL, "cuStreamWaitEvent")?;
-    Ok(acl::stream_wait_event(h, event)?)
+    cu(|rt| {
+        cuda_event(rt, event)?;
+        let h = resolve(rt, stream)?;
+        let s = stream_of(rt, h)?;
+        current(rt)?;
+        sticky(&s.context)?;
+        outside_capture(flags, CU_EVENT_WAIT_EXTERNAL, "cuStreamWaitEvent")?;
+        Ok(rt.stream_wait_event(h, event)?)
+    })
 }
 
 /// `cuLaunchHostFunc`: `body` runs on a runtime thread after earlier work on the stream, and
 /// later work waits for it. Skipped if the context hits a sticky error first.
 pub fn launch_host_func(stream: StreamHandle, body: crate::HostFn) -> CuResultOf<()> {
-    ensure_initialized()?;
-    let h = resolve(stream)?;
-    stream_of(h)?;
-    current()?;
-    Ok(acl::launch_host_func(h, body)?)
+    cu(|rt| {
+        let h = resolve(rt, stream)?;
+        stream_of(rt, h)?;
+        current(rt)?;
+        Ok(rt.launch_host_func(h, body)?)
+    })
 }
 
 /// Launches a host kernel on a CUDA stream (an extension for tests and examples: the emulated
@@ -332,35 +352,36 @@ pub fn launch_host_func(stream: StreamHandle, body: crate::HostFn) -> CuResultOf
 /// `CUresult`: `CUDA_ERROR_ILLEGAL_ADDRESS` stays itself, anything else is
 /// `CUDA_ERROR_LAUNCH_FAILED`; either is sticky on the context. A panic is a launch failure.
 pub fn launch_host_kernel(stream: StreamHandle, name: &str, kernel: CuKernelFn) -> CuResultOf<()> {
-    ensure_initialized()?;
-    let h = resolve(stream)?;
-    stream_of(h)?;
-    current()?;
-    let body: crate::KernelFn = Box::new(move || kernel().map_err(to_acl_task_code));
-    acl::launch_kernel(h, name, Default::default(), body)?;
-    Ok(())
+    cu(|rt| {
+        let h = resolve(rt, stream)?;
+        stream_of(rt, h)?;
+        current(rt)?;
+        let body: crate::KernelFn = Box::new(move || kernel().map_err(to_acl_task_code));
+        rt.launch_kernel(h, name, Default::default(), body)?;
+        Ok(())
+    })
 }
 
 // ---- memory ----------------------------------------------------------------------------------
 
 /// `cuMemAlloc`: device memory, zeroed; size 0 → `CUDA_ERROR_INVALID_VALUE`.
 pub fn mem_alloc(size: usize) -> CuResultOf<CuDevicePtr> {
-    ensure_initialized()?;
-    current()?;
-    Ok(acl::malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)? as CuDevicePtr)
+    cu(|rt| {
+        current(rt)?;
+        Ok(rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)? as CuDevicePtr)
+    })
 }
 
 /// `cuMemFree`.
 pub fn mem_free(ptr: CuDevicePtr) -> CuResultOf<()> {
-    ensure_initialized()?;
-    Ok(acl::free(ptr as usize)?)
+    cu(|rt| Ok(rt.free(ptr as usize)?))
 }
 
 /// Waits for the legacy stream after a synchronous copy or set went through it, so the
 /// call is ordered with the legacy stream (hence with every blocking stream) and reports
 /// earlier asynchronous failures.
-fn finish_on_legacy() -> CuResultOf<()> {
-    Ok(acl::synchronize_stream(StreamHandle::NULL)?)
+fn finish_on_legacy(rt: &Runtime) -> CuResultOf<()> {
+    Ok(rt.synchronize_stream(StreamHandle::NULL)?)
 }
 
 /// `cuMemcpyHtoD`: ordered on the legacy stream; returns when the copy is done.
@@ -370,7 +391,7 @@ fn finish_on_legacy() -> CuResultOf<()> {
 pub unsafe fn memcpy_htod(dst: CuDevicePtr, src: *const u8, count: usize) -> CuResultOf<()> {
     // SAFETY: forwarded to the caller.
     unsafe { memcpy_htod_async(dst, src, count, StreamHandle::NULL)? };
-    finish_on_legacy()
+    cu(finish_on_legacy)
 }
 
 /// `cuMemcpyHtoDAsync`.
@@ -402,7 +423,7 @@ pub unsafe fn memcpy_htod_async(
 pub unsafe fn memcpy_dtoh(dst: *mut u8, src: CuDevicePtr, count: usize) -> CuResultOf<()> {
     // SAFETY: forwarded to the caller.
     unsafe { memcpy_dtoh_async(dst, src, count, StreamHandle::NULL)? };
-    finish_on_legacy()
+    cu(finish_on_legacy)
 }
 
 /// `cuMemcpyDtoHAsync`.
@@ -438,13 +459,14 @@ unsafe fn copy_async(
     kind: u32,
     stream: StreamHandle,
 ) -> CuResultOf<()> {
-    ensure_initialized()?;
-    let h = resolve(stream)?;
-    stream_of(h)?;
-    current()?;
-    // SAFETY: forwarded to the caller.
-    unsafe { acl::memcpy_async(dst, count, src, count, kind, h)? };
-    Ok(())
+    cu(|rt| {
+        let h = resolve(rt, stream)?;
+        stream_of(rt, h)?;
+        current(rt)?;
+        // SAFETY: forwarded to the caller.
+        unsafe { rt.memcpy_async(dst, count, src, count, kind, h)? };
+        Ok(())
+    })
 }
 
 /// `cuMemsetD8`: ordered on the legacy stream; returns when the set is done.
@@ -454,7 +476,7 @@ unsafe fn copy_async(
 pub unsafe fn memset_d8(dst: CuDevicePtr, value: u8, count: usize) -> CuResultOf<()> {
     // SAFETY: forwarded to the caller.
     unsafe { memset_d8_async(dst, value, count, StreamHandle::NULL)? };
-    finish_on_legacy()
+    cu(finish_on_legacy)
 }
 
 /// `cuMemsetD8Async`.
@@ -467,13 +489,14 @@ pub unsafe fn memset_d8_async(
     count: usize,
     stream: StreamHandle,
 ) -> CuResultOf<()> {
-    ensure_initialized()?;
-    let h = resolve(stream)?;
-    stream_of(h)?;
-    current()?;
-    // SAFETY: forwarded to the caller.
-    unsafe { acl::memset_async(dst as usize, count, i32::from(value), count, h)? };
-    Ok(())
+    cu(|rt| {
+        let h = resolve(rt, stream)?;
+        stream_of(rt, h)?;
+        current(rt)?;
+        // SAFETY: forwarded to the caller.
+        unsafe { rt.memset_async(dst as usize, count, i32::from(value), count, h)? };
+        Ok(())
+    })
 }
 
 // ---- events ----------------------------------------------------------------------------------
@@ -481,28 +504,30 @@ pub unsafe fn memset_d8_async(
 /// `cuEventCreate(flags)`: a snapshot event of the current context. `CU_EVENT_INTERPROCESS`
 /// needs `CU_EVENT_DISABLE_TIMING`.
 pub fn event_create(flags: u32) -> CuResultOf<EventHandle> {
-    ensure_initialized()?;
-    current()?;
-    if flags & !EVENT_FLAG_BITS != 0 {
-        return fail(
-            CUDA_ERROR_INVALID_VALUE,
-            format!("cuEventCreate: unknown event flags {flags:#x}"),
-        );
-    }
-    if flags & CU_EVENT_INTERPROCESS != 0 && flags & CU_EVENT_DISABLE_TIMING == 0 {
-        return fail(
-            CUDA_ERROR_INVALID_VALUE,
-            "cuEventCreate: CU_EVENT_INTERPROCESS requires CU_EVENT_DISABLE_TIMING",
-        );
-    }
-    Ok(acl::create(Family::Cuda, flags)?)
+    cu(|rt| {
+        current(rt)?;
+        if flags & !EVENT_FLAG_BITS != 0 {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                format!("cuEventCreate: unknown event flags {flags:#x}"),
+            );
+        }
+        if flags & CU_EVENT_INTERPROCESS != 0 && flags & CU_EVENT_DISABLE_TIMING == 0 {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                "cuEventCreate: CU_EVENT_INTERPROCESS requires CU_EVENT_DISABLE_TIMING",
+            );
+        }
+        Ok(rt.create(Family::Cuda, flags)?)
+    })
 }
 
 /// `cuEventDestroy`: returns at once, even while recorded work is pending.
 pub fn event_destroy(event: EventHandle) -> CuResultOf<()> {
-    ensure_initialized()?;
-    cuda_event(event)?;
-    Ok(acl::destroy_event(event)?)
+    cu(|rt| {
+        cuda_event(rt, event)?;
+        Ok(rt.destroy_event(event)?)
+    })
 }
 
 /// `cuEventRecord`: captures the work submitted to the stream so far (on the legacy stream,
@@ -518,23 +543,24 @@ pub fn event_record_with_flags(
     stream: StreamHandle,
     flags: u32,
 ) -> CuResultOf<()> {
-    ensure_initialized()?;
-    let ev = cuda_event(event)?;
-    let h = resolve(stream)?;
-    let s = stream_of(h)?;
-    current()?;
-    if !Arc::ptr_eq(&ev.context, &s.context) {
-        return fail(
-            CUDA_ERROR_INVALID_HANDLE,
-            format!(
-                "cuEventRecord: event {} and stream {} belong to different contexts",
-                ev.id, s.id
-            ),
-        );
-    }
-    sticky(&s.context)?;
-    outside_capture(flags, CU_EVENT_RECORD_EXTERNAL, "cuEventRecordWithFlags")?;
-    Ok(acl::record_event(event, h)?)
+    cu(|rt| {
+        let ev = cuda_event(rt, event)?;
+        let h = resolve(rt, stream)?;
+        let s = stream_of(rt, h)?;
+        current(rt)?;
+        if !Arc::ptr_eq(&ev.context, &s.context) {
+            return fail(
+                CUDA_ERROR_INVALID_HANDLE,
+                format!(
+                    "cuEventRecord: event {} and stream {} belong to different contexts",
+                    ev.id, s.id
+                ),
+            );
+        }
+        sticky(&s.context)?;
+        outside_capture(flags, CU_EVENT_RECORD_EXTERNAL, "cuEventRecordWithFlags")?;
+        Ok(rt.record_event(event, h)?)
+    })
 }
 
 /// Record and wait flags: only the default (0) is valid, since the `EXTERNAL` flag needs stream
@@ -556,31 +582,33 @@ fn outside_capture(flags: u32, external: u32, call: &str) -> CuResultOf<()> {
 /// `cuEventQuery`: `Ok` when the captured work is done (or nothing was ever recorded),
 /// `CUDA_ERROR_NOT_READY` while it is pending.
 pub fn event_query(event: EventHandle) -> CuResultOf<()> {
-    ensure_initialized()?;
-    let ev = cuda_event(event)?;
-    sticky(&ev.context)?;
-    match ev.latest() {
-        None => Ok(()),
-        Some(r) if !r.is_done() => fail(
-            CUDA_ERROR_NOT_READY,
-            format!("event {}: captured work is still pending", ev.id),
-        ),
-        Some(r) => match r.failure() {
-            Some(f) => Err(failure_error(f)),
+    cu(|rt| {
+        let ev = cuda_event(rt, event)?;
+        sticky(&ev.context)?;
+        match ev.latest() {
             None => Ok(()),
-        },
-    }
+            Some(r) if !r.is_done() => fail(
+                CUDA_ERROR_NOT_READY,
+                format!("event {}: captured work is still pending", ev.id),
+            ),
+            Some(r) => match r.failure() {
+                Some(f) => Err(failure_error(f)),
+                None => Ok(()),
+            },
+        }
+    })
 }
 
 /// `cuEventSynchronize`: waits for the captured work; spins unless the event was created with
 /// `CU_EVENT_BLOCKING_SYNC`, which sleeps.
 pub fn event_synchronize(event: EventHandle) -> CuResultOf<()> {
-    ensure_initialized()?;
-    let ev = cuda_event(event)?;
-    sticky(&ev.context)?;
-    acl::ensure_not_in_callback("cuEventSynchronize")?;
-    acl::wait_for_record(&ev, None, sync_policy(ev.flags))?;
-    Ok(())
+    cu(|rt| {
+        let ev = cuda_event(rt, event)?;
+        sticky(&ev.context)?;
+        crate::api::ensure_not_in_callback("cuEventSynchronize")?;
+        rt.wait_for_record(&ev, None, sync_policy(ev.flags))?;
+        Ok(())
+    })
 }
 
 /// How `cuEventSynchronize` waits: `CU_EVENT_BLOCKING_SYNC` sleeps, the default spins.
@@ -593,42 +621,46 @@ fn sync_policy(event_flags: u32) -> SpinPolicy {
 }
 
 fn elapsed(start: EventHandle, end: EventHandle, report_sticky: bool) -> CuResultOf<f32> {
-    ensure_initialized()?;
-    let s = cuda_event(start)?;
-    let e = cuda_event(end)?;
-    if report_sticky {
-        sticky(&s.context)?;
-        sticky(&e.context)?;
-    }
-    for ev in [&s, &e] {
-        if ev.flags & CU_EVENT_DISABLE_TIMING != 0 {
+    cu(|rt| {
+        let s = cuda_event(rt, start)?;
+        let e = cuda_event(rt, end)?;
+        if report_sticky {
+            sticky(&s.context)?;
+            sticky(&e.context)?;
+        }
+        for ev in [&s, &e] {
+            if ev.flags & CU_EVENT_DISABLE_TIMING != 0 {
+                return fail(
+                    CUDA_ERROR_INVALID_HANDLE,
+                    format!(
+                        "event {} was created with CU_EVENT_DISABLE_TIMING and has no timestamps",
+                        ev.id
+                    ),
+                );
+            }
+        }
+        let times = [
+            crate::api::completion_time_ns(&s),
+            crate::api::completion_time_ns(&e),
+        ];
+        use crate::api::NoTime;
+        if times
+            .iter()
+            .any(|t| matches!(t, Err(NoTime::NeverRecorded)))
+        {
             return fail(
                 CUDA_ERROR_INVALID_HANDLE,
-                format!(
-                    "event {} was created with CU_EVENT_DISABLE_TIMING and has no timestamps",
-                    ev.id
-                ),
+                "cuEventElapsedTime: an event has never been recorded",
             );
         }
-    }
-    let times = [acl::completion_time_ns(&s), acl::completion_time_ns(&e)];
-    use acl::NoTime;
-    if times
-        .iter()
-        .any(|t| matches!(t, Err(NoTime::NeverRecorded)))
-    {
-        return fail(
-            CUDA_ERROR_INVALID_HANDLE,
-            "cuEventElapsedTime: an event has never been recorded",
-        );
-    }
-    match times {
-        [Ok(t0), Ok(t1)] => Ok(((t1 as f64 - t0 as f64) / 1e6) as f32),
-        _ => fail(
-            CUDA_ERROR_NOT_READY,
-            "cuEventElapsedTime: a recorded event has not completed yet",
-        ),
-    }
+        match times {
+            [Ok(t0), Ok(t1)] => Ok(((t1 as f64 - t0 as f64) / 1e6) as f32),
+            _ => fail(
+                CUDA_ERROR_NOT_READY,
+                "cuEventElapsedTime: a recorded event has not completed yet",
+            ),
+        }
+    })
 }
 
 /// `cuEventElapsedTime`: milliseconds between the two events' completions (nanosecond

@@ -21,7 +21,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::error::AclError;
-use crate::runtime::RUNTIME;
 use crate::stream::Stream;
 use crate::sync::lock;
 use crate::task::{TaskKind, TaskMeta};
@@ -323,7 +322,7 @@ fn thread_id() -> u32 {
 
 /// Nanoseconds since the device epoch.
 pub fn host_now_ns() -> u64 {
-    RUNTIME.now_ns()
+    crate::clock::now_ns()
 }
 
 pub(crate) fn task_ref(stream: &Stream, task_id: u64) -> TaskRef {

@@ -1,0 +1,335 @@
+//! The process's runtime: `aclInit` installs one [`Runtime`], `aclFinalize` tears it down, and
+//! every call made through [`acl`] runs on it.
+//!
+//! This is the only process-global state of the ACL front. Resolving the runtime costs one
+//! atomic load on the hot path: each thread caches the instance it last used, tagged with the
+//! instance's serial, and the global serial changes whenever the runtime does.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use super::not_in_callback;
+use crate::codes::*;
+use crate::config::Config;
+use crate::error::{bail, err, Error, Result};
+use crate::runtime::Runtime;
+use crate::sync::lock;
+use crate::thread_state;
+
+struct Lifecycle {
+    /// `aclInit` calls since the last finalize.
+    init_count: u32,
+    /// Configuration given before `aclInit`, used instead of the environment.
+    configured: Option<Config>,
+}
+
+static LIFECYCLE: Mutex<Lifecycle> = Mutex::new(Lifecycle {
+    init_count: 0,
+    configured: None,
+});
+/// The installed runtime.
+static INSTALLED: RwLock<Option<Arc<Runtime>>> = RwLock::new(None);
+/// Serial of the installed runtime; 0 while there is none.
+static INSTALLED_SERIAL: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The runtime this thread last resolved.
+    static CACHED: RefCell<Option<Arc<Runtime>>> = const { RefCell::new(None) };
+}
+
+fn uninitialised() -> Error {
+    Error::new(
+        ACL_ERROR_UNINITIALIZE,
+        "aclInit has not been called (or aclFinalize has)",
+    )
+}
+
+fn installed() -> Result<Arc<Runtime>> {
+    INSTALLED
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .ok_or_else(uninitialised)
+}
+
+/// Runs `body` on the process's runtime, or fails with `ACL_ERROR_UNINITIALIZE`.
+pub(crate) fn with_installed<T>(body: impl FnOnce(&Runtime) -> T) -> Result<T> {
+    let serial = INSTALLED_SERIAL.load(Ordering::Acquire);
+    if serial == 0 {
+        return Err(uninitialised());
+    }
+    let mut body = Some(body);
+    let cached = CACHED.try_with(|cache| {
+        let hit = cache
+            .try_borrow()
+            .ok()
+            .and_then(|c| c.as_ref().filter(|rt| rt.serial == serial).cloned());
+        match hit {
+            Some(rt) => Some(rt),
+            None => {
+                let rt = installed().ok()?;
+                if let Ok(mut c) = cache.try_borrow_mut() {
+                    *c = Some(rt.clone());
+                }
+                Some(rt)
+            }
+        }
+    });
+    let rt = match cached {
+        Ok(Some(rt)) => rt,
+        Ok(None) => return Err(uninitialised()),
+        // The thread is exiting and its cache is gone.
+        Err(_) => installed()?,
+    };
+    Ok((body.take().expect("called once"))(&rt))
+}
+
+/// The process's runtime (`ACL_ERROR_UNINITIALIZE` before `aclInit` or after `aclFinalize`).
+pub fn runtime() -> Result<Arc<Runtime>> {
+    with_installed(|rt| rt.serial).and_then(|_| installed())
+}
+
+/// Runs one ACL call on the process's runtime: `ACL_ERROR_UNINITIALIZE` when there is none,
+/// and any failure is noted for the calling thread. Faces put their NULL checks in `body`.
+pub fn acl<T>(body: impl FnOnce(&Runtime) -> Result<T>) -> Result<T> {
+    let result = with_installed(body).and_then(|r| r);
+    if let Err(e) = &result {
+        thread_state::note_failure(e);
+    }
+    result
+}
+
+/// Notes a failure for the calling thread without a runtime (calls that need none).
+fn noted<T>(result: Result<T>) -> Result<T> {
+    if let Err(e) = &result {
+        thread_state::note_failure(e);
+    }
+    result
+}
+
+/// Sets the emulated device's configuration; only before `aclInit` (else `100000`).
+pub fn configure(config: Config) -> Result<()> {
+    noted((|| {
+        let mut life = lock(&LIFECYCLE);
+        if life.init_count > 0 {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "the emulated device can be configured only before aclInit"
+            );
+        }
+        life.configured = Some(config);
+        Ok(())
+    })())
+}
+
+/// `aclInit`. A repeated call returns `ACL_ERROR_REPEAT_INITIALIZE` and still counts.
+pub fn init() -> Result<()> {
+    noted((|| {
+        let mut life = lock(&LIFECYCLE);
+        if life.init_count > 0 {
+            life.init_count += 1;
+            bail!(
+                ACL_ERROR_REPEAT_INITIALIZE,
+                "aclInit was already called ({} times now)",
+                life.init_count
+            );
+        }
+        let config = life.configured.take().unwrap_or_else(Config::from_env);
+        let rt = Runtime::new(&config);
+        let serial = rt.serial;
+        *INSTALLED.write().unwrap_or_else(|e| e.into_inner()) = Some(rt);
+        INSTALLED_SERIAL.store(serial, Ordering::Release);
+        life.init_count = 1;
+        crate::trace::on_init();
+        Ok(())
+    })())
+}
+
+/// `aclFinalize`: tears everything down whatever the init count. Queued work is discarded; a
+/// task already running finishes first.
+pub fn finalize() -> Result<()> {
+    noted((|| {
+        not_in_callback("aclFinalize")?;
+        let mut life = lock(&LIFECYCLE);
+        if life.init_count == 0 {
+            return err(
+                ACL_ERROR_REPEAT_FINALIZE,
+                "aclFinalize without a matching aclInit",
+            );
+        }
+        INSTALLED_SERIAL.store(0, Ordering::Release);
+        let rt = INSTALLED.write().unwrap_or_else(|e| e.into_inner()).take();
+        life.init_count = 0;
+        drop(life);
+        if let Some(rt) = rt {
+            rt.shut_down();
+        }
+        let _ = CACHED.try_with(|c| c.try_borrow_mut().map(|mut c| c.take()));
+        crate::trace::on_finalize();
+        Ok(())
+    })())
+}
+
+/// Counts the live objects of the process's runtime (all zero without one).
+pub fn live_objects() -> super::LiveObjects {
+    with_installed(|rt| rt.live_objects()).unwrap_or_default()
+}
+
+/// `aclGetRecentErrMsg`: the calling thread's last error message, cleared by reading.
+pub fn get_recent_err_msg() -> Option<String> {
+    thread_state::take_recent_message()
+}
+
+/// `aclrtPeekAtLastError`.
+pub fn peek_at_last_error() -> i32 {
+    thread_state::peek_last_error()
+}
+
+/// `aclrtGetLastError`.
+pub fn get_last_error() -> i32 {
+    thread_state::take_last_error()
+}
+
+/// Notes a failure detected by a face outside [`acl`] for the calling thread and returns it.
+pub fn fail(code: i32, message: impl Into<String>) -> Error {
+    let e = Error::new(code, message);
+    thread_state::note_failure(&e);
+    e
+}
+
+/// `ACL_ERROR_UNINITIALIZE` unless `aclInit` has been called.
+pub fn ensure_initialized() -> Result<()> {
+    acl(|_| Ok(()))
+}
+
+/// Refuses blocking calls from callbacks (for faces with their own blocking calls).
+pub fn ensure_not_in_callback(name: &str) -> Result<()> {
+    noted(not_in_callback(name))
+}
+
+/// Free functions for Rust programs: each runs the [`Runtime`] method of the same name on the
+/// process's runtime through [`acl`].
+macro_rules! on_the_process_runtime {
+    ($( fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty; )*) => {
+        $(
+            #[doc = concat!("[`Runtime::", stringify!($name), "`] on the process's runtime.")]
+            pub fn $name($($arg: $ty),*) -> Result<$ret> {
+                acl(|rt| rt.$name($($arg),*))
+            }
+        )*
+    };
+}
+
+use crate::exception::ExceptionCallback;
+use crate::handle::{ContextHandle, EventHandle, StreamHandle};
+use crate::task::{HostFn, KernelFn};
+
+on_the_process_runtime! {
+    fn subscribe_report(thread_id: u64, stream: StreamHandle) -> ();
+    fn unsubscribe_report(thread_id: u64, stream: StreamHandle) -> ();
+    fn launch_callback(body: HostFn, block_type: u32, stream: StreamHandle) -> ();
+    fn process_report(timeout_ms: i32) -> ();
+    fn launch_host_func(stream: StreamHandle, body: HostFn) -> ();
+    fn set_exception_info_callback(callback: Option<ExceptionCallback>) -> ();
+    fn set_device(id: i32) -> ();
+    fn reset_device(id: i32) -> ();
+    fn get_device() -> i32;
+    fn get_device_count() -> u32;
+    fn create_context(device_id: i32) -> ContextHandle;
+    fn destroy_context(handle: ContextHandle) -> ();
+    fn set_current_context(handle: ContextHandle) -> ();
+    fn get_current_context() -> ContextHandle;
+    fn synchronize_device_with_timeout(timeout_ms: i32) -> ();
+    fn synchronize_device() -> ();
+    fn create_event() -> EventHandle;
+    fn create_event_with_flag(flags: u32) -> EventHandle;
+    fn create_event_ex_with_flag(flags: u32) -> EventHandle;
+    fn destroy_event(handle: EventHandle) -> ();
+    fn record_event(event: EventHandle, stream: StreamHandle) -> ();
+    fn record_event_with_flag(event: EventHandle, stream: StreamHandle, flag: u32) -> ();
+    fn reset_event(event: EventHandle, stream: StreamHandle) -> ();
+    fn query_event(event: EventHandle) -> u32;
+    fn query_event_status(event: EventHandle) -> u32;
+    fn query_event_wait_status(event: EventHandle) -> u32;
+    fn synchronize_event_with_timeout(event: EventHandle, timeout_ms: i32) -> ();
+    fn synchronize_event(event: EventHandle) -> ();
+    fn event_elapsed_time(start: EventHandle, end: EventHandle) -> f32;
+    fn event_get_timestamp(event: EventHandle) -> u64;
+    fn stream_wait_event(stream: StreamHandle, event: EventHandle) -> ();
+    fn stream_wait_event_with_timeout(stream: StreamHandle, event: EventHandle, timeout_ms: i32) -> ();
+    fn stream_wait_event_with_flag(stream: StreamHandle, event: EventHandle, flag: u32) -> ();
+    fn get_event_id(event: EventHandle) -> u32;
+    fn get_event_avail_num() -> u32;
+    fn malloc(size: usize, policy: u32) -> usize;
+    fn malloc_host(size: usize) -> usize;
+    fn free(ptr: usize) -> ();
+    fn free_host(ptr: usize) -> ();
+    fn get_mem_info(attr: u32) -> (usize, usize);
+    fn create_stream() -> StreamHandle;
+    fn create_stream_with_config(priority: u32, flags: u32) -> StreamHandle;
+    fn destroy_stream(handle: StreamHandle) -> ();
+    fn destroy_stream_force(handle: StreamHandle) -> ();
+    fn synchronize_stream_with_timeout(handle: StreamHandle, timeout_ms: i32) -> ();
+    fn synchronize_stream(handle: StreamHandle) -> ();
+    fn stream_query(handle: StreamHandle) -> u32;
+    fn stream_get_id(handle: StreamHandle) -> i32;
+    fn set_stream_failure_mode(handle: StreamHandle, mode: u64) -> ();
+    fn launch_kernel(handle: StreamHandle, name: &str, access: super::KernelAccess, kernel: KernelFn) -> u64;
+    fn stream_priority(handle: StreamHandle) -> u32;
+}
+
+/// [`Runtime::memcpy`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::memcpy`].
+pub unsafe fn memcpy(
+    dst: usize,
+    dest_max: usize,
+    src: usize,
+    count: usize,
+    kind: u32,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.memcpy(dst, dest_max, src, count, kind) })
+}
+
+/// [`Runtime::memcpy_async`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::memcpy_async`].
+pub unsafe fn memcpy_async(
+    dst: usize,
+    dest_max: usize,
+    src: usize,
+    count: usize,
+    kind: u32,
+    stream: StreamHandle,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.memcpy_async(dst, dest_max, src, count, kind, stream) })
+}
+
+/// [`Runtime::memset`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::memset`].
+pub unsafe fn memset(ptr: usize, max: usize, value: i32, count: usize) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.memset(ptr, max, value, count) })
+}
+
+/// [`Runtime::memset_async`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::memset_async`].
+pub unsafe fn memset_async(
+    ptr: usize,
+    max: usize,
+    value: i32,
+    count: usize,
+    stream: StreamHandle,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.memset_async(ptr, max, value, count, stream) })
+}
