@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
-# Rust: every crate's tests, each test in its own process (the runtime is process-global).
+# Rust: every crate's tests (unit, integration, model-based, stress, doc tests). The tests of
+# one binary share a process; those that use the process's runtime take turns (see
+# crates/aclrt-core/tests/exclusive).
 set -euo pipefail
-if ! command -v cargo-nextest >/dev/null 2>&1; then
-    cargo install --locked cargo-nextest
-fi
-cargo nextest run --workspace --exclude aclrt-python --no-fail-fast
-cargo test --workspace --exclude aclrt-python --doc
+cargo test --workspace --no-fail-fast

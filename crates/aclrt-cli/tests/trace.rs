@@ -13,6 +13,17 @@ use aclrt::trace::{self, TraceRecord};
 use aclrt::StreamHandle;
 use serde_json::Value;
 
+/// The tests of this file share one process and its runtime and trace collector: each holds
+/// this guard, which also starts it from an uninitialised runtime.
+fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = api::finalize();
+    api::get_last_error();
+    api::get_recent_err_msg();
+    guard
+}
+
 fn setup() {
     let _ = api::init();
     api::set_device(0).unwrap();
@@ -151,6 +162,7 @@ fn host_pid(json: &str) -> i64 {
 
 #[test]
 fn chrome_trace_of_a_known_program() {
+    let _serial = exclusive();
     setup();
     let known = run_known();
     let t = trace::stop();
@@ -323,6 +335,7 @@ fn chrome_trace_of_a_known_program() {
 
 #[test]
 fn failures_and_failed_calls_are_traced() {
+    let _serial = exclusive();
     setup();
     let s = api::create_stream().unwrap();
     trace::start();
@@ -357,6 +370,7 @@ fn failures_and_failed_calls_are_traced() {
 
 #[test]
 fn records_are_fixed_size_and_three_per_task() {
+    let _serial = exclusive();
     assert!(std::mem::size_of::<TraceRecord>() <= 96);
     setup();
     let s = api::create_stream().unwrap();
@@ -389,6 +403,7 @@ fn records_are_fixed_size_and_three_per_task() {
 
 #[test]
 fn acl_trace_variable_writes_the_file_at_finalize() {
+    let _serial = exclusive();
     let path = scratch("env.json");
     let _ = std::fs::remove_file(&path);
     std::env::set_var(trace::ENV_TRACE, &path);
@@ -423,6 +438,7 @@ fn cli(args: &[&str]) -> String {
 
 #[test]
 fn render_and_summary_of_a_known_program() {
+    let _serial = exclusive();
     setup();
     let known = run_known();
     let json_path = scratch("known.json");
@@ -513,6 +529,7 @@ fn render_and_summary_of_a_known_program() {
 
 #[test]
 fn the_demo_writes_a_trace_and_a_picture() {
+    let _serial = exclusive();
     let dir = scratch("demo");
     std::fs::create_dir_all(&dir).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_aclrt"))
@@ -539,6 +556,7 @@ fn the_demo_writes_a_trace_and_a_picture() {
 
 #[test]
 fn a_legacy_sync_wait_names_the_record_that_set_its_flag() {
+    let _serial = exclusive();
     setup();
     let (a, b) = (api::create_stream().unwrap(), api::create_stream().unwrap());
     let flag = api::create_event_with_flag(aclrt::consts::ACL_EVENT_SYNC).unwrap();

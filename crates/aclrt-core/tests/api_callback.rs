@@ -14,6 +14,7 @@ use common::*;
 
 #[test]
 fn subscribe_and_unsubscribe_rules() {
+    let _serial = common::exclusive();
     api::configure(Config {
         device_count: 2,
         ..Config::default()
@@ -66,6 +67,7 @@ fn subscribe_and_unsubscribe_rules() {
 
 #[test]
 fn launch_and_process_report_rules() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     assert_eq!(
@@ -105,6 +107,7 @@ fn launch_and_process_report_rules() {
 
 #[test]
 fn callbacks_run_in_order_after_earlier_work_on_the_subscribed_thread() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let reporter = Reporter::start();
@@ -153,6 +156,7 @@ fn callbacks_run_in_order_after_earlier_work_on_the_subscribed_thread() {
 
 #[test]
 fn callbacks_and_host_functions_refuse_blocking_calls() {
+    let _serial = common::exclusive();
     setup();
     let ctx = api::get_current_context().unwrap();
     let s = api::create_stream().unwrap();
@@ -217,6 +221,7 @@ fn callbacks_and_host_functions_refuse_blocking_calls() {
 
 #[test]
 fn host_function_runs_on_a_runtime_thread_and_blocks_the_stream() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let caller = aclrt::os_thread_id();
@@ -256,6 +261,7 @@ fn host_function_runs_on_a_runtime_thread_and_blocks_the_stream() {
 
 #[test]
 fn exception_callback_ids() {
+    let _serial = common::exclusive();
     api::configure(Config {
         device_count: 2,
         ..Config::default()
@@ -329,6 +335,7 @@ fn idle_thread() -> (u64, std::thread::JoinHandle<()>, mpsc::Sender<()>) {
 
 #[test]
 fn callback_due_after_unsubscribe_fails_instead_of_hanging() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let (idle, join, stop) = idle_thread();
@@ -353,6 +360,7 @@ fn callback_due_after_unsubscribe_fails_instead_of_hanging() {
 
 #[test]
 fn delivered_blocking_callback_released_by_unsubscribe_fails_the_task() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let (idle, join, stop) = idle_thread();
@@ -370,6 +378,7 @@ fn delivered_blocking_callback_released_by_unsubscribe_fails_the_task() {
 
 #[test]
 fn callback_goes_to_the_thread_subscribed_when_it_becomes_due() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let (idle, join, stop) = idle_thread();

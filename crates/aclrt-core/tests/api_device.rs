@@ -12,6 +12,7 @@ use common::*;
 
 #[test]
 fn init_and_finalize_are_counted() {
+    let _serial = common::exclusive();
     assert_eq!(code(api::finalize()), ACL_ERROR_REPEAT_FINALIZE);
     assert_eq!(code(api::set_device(0)), ACL_ERROR_UNINITIALIZE);
     assert_eq!(code(api::create_stream()), ACL_ERROR_UNINITIALIZE);
@@ -42,6 +43,7 @@ fn init_and_finalize_are_counted() {
 
 #[test]
 fn finalize_discards_queued_work_and_frees_everything() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let ran = Arc::new(AtomicBool::new(false));
@@ -61,6 +63,7 @@ fn finalize_discards_queued_work_and_frees_everything() {
 
 #[test]
 fn set_and_reset_device() {
+    let _serial = common::exclusive();
     api::init().unwrap();
     assert_eq!(code(api::set_device(1)), ACL_ERROR_RT_INVALID_DEVICEID);
     assert_eq!(code(api::set_device(-1)), ACL_ERROR_RT_INVALID_DEVICEID);
@@ -124,6 +127,7 @@ fn set_and_reset_device() {
 
 #[test]
 fn contexts() {
+    let _serial = common::exclusive();
     setup();
     let default_ctx = api::get_current_context().unwrap();
     assert_eq!(
@@ -189,6 +193,7 @@ fn contexts() {
 
 #[test]
 fn destroy_context_waits_for_its_work() {
+    let _serial = common::exclusive();
     setup();
     let ctx = api::create_context(0).unwrap();
     let s = api::create_stream().unwrap();
@@ -207,6 +212,7 @@ fn destroy_context_waits_for_its_work() {
 
 #[test]
 fn device_count_from_config() {
+    let _serial = common::exclusive();
     api::configure(Config {
         device_count: 3,
         ..Config::default()
@@ -231,6 +237,7 @@ fn device_count_from_config() {
 
 #[test]
 fn visible_devices_from_config() {
+    let _serial = common::exclusive();
     api::configure(Config {
         device_count: 4,
         visible_devices: Some(vec![3, 1]),
@@ -246,6 +253,7 @@ fn visible_devices_from_config() {
 
 #[test]
 fn visible_devices_from_environment() {
+    let _serial = common::exclusive();
     std::env::set_var(aclrt::config::ENV_DEVICE_COUNT, "4");
     std::env::set_var(aclrt::config::ENV_VISIBLE_DEVICES, "2,0,1");
     api::init().unwrap();
@@ -266,6 +274,7 @@ fn visible_devices_from_environment() {
 
 #[test]
 fn last_error_and_recent_message() {
+    let _serial = common::exclusive();
     setup();
     assert_eq!(api::peek_at_last_error(), 0);
     assert_eq!(api::get_recent_err_msg(), None);

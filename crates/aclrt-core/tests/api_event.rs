@@ -15,6 +15,7 @@ use common::*;
 
 #[test]
 fn create_event_with_flag_validation() {
+    let _serial = common::exclusive();
     setup();
     for bad in [
         0,
@@ -46,6 +47,7 @@ fn create_event_with_flag_validation() {
 
 #[test]
 fn create_event_ex_with_flag_validation() {
+    let _serial = common::exclusive();
     setup();
     for bad in [
         0,
@@ -146,6 +148,7 @@ fn check_family(ev: EventHandle, refuses_query: bool, before_recorded: u32) {
 
 #[test]
 fn status_per_family_default() {
+    let _serial = common::exclusive();
     setup();
     check_family(
         api::create_event().unwrap(),
@@ -156,6 +159,7 @@ fn status_per_family_default() {
 
 #[test]
 fn status_per_family_flag() {
+    let _serial = common::exclusive();
     setup();
     check_family(
         api::create_event_with_flag(ACL_EVENT_SYNC).unwrap(),
@@ -171,6 +175,7 @@ fn status_per_family_flag() {
 
 #[test]
 fn status_per_family_ex() {
+    let _serial = common::exclusive();
     setup();
     check_family(
         api::create_event_ex_with_flag(ACL_EVENT_SYNC).unwrap(),
@@ -186,6 +191,7 @@ fn status_per_family_ex() {
 
 #[test]
 fn wait_status_tracks_queued_waits() {
+    let _serial = common::exclusive();
     setup();
     let a = api::create_stream().unwrap();
     let b = api::create_stream().unwrap();
@@ -210,6 +216,7 @@ fn wait_status_tracks_queued_waits() {
 
 #[test]
 fn device_use_only_events_refuse_host_use() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let ev = api::create_event_with_flag(ACL_EVENT_DEVICE_USE_ONLY).unwrap();
@@ -223,6 +230,7 @@ fn device_use_only_events_refuse_host_use() {
 
 #[test]
 fn reset_rules() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let no_sync = api::create_event_with_flag(ACL_EVENT_TIME_LINE).unwrap();
@@ -274,6 +282,7 @@ fn reset_rules() {
 
 #[test]
 fn wait_rules() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     // Without SYNC (flag and Ex families): 207000, recorded or not.
@@ -335,6 +344,7 @@ fn wait_rules() {
 
 #[test]
 fn ex_rerecord_overwrites_the_snapshot() {
+    let _serial = common::exclusive();
     setup();
     let slow = api::create_stream().unwrap();
     let idle = api::create_stream().unwrap();
@@ -362,6 +372,7 @@ fn ex_rerecord_overwrites_the_snapshot() {
 
 #[test]
 fn legacy_flag_stays_set_until_reset() {
+    let _serial = common::exclusive();
     setup();
     let a = api::create_stream().unwrap();
     let b = api::create_stream().unwrap();
@@ -393,6 +404,7 @@ fn legacy_flag_stays_set_until_reset() {
 
 #[test]
 fn synchronise_event_rules() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let ev = api::create_event().unwrap();
@@ -426,6 +438,7 @@ fn synchronise_event_rules() {
 
 #[test]
 fn destroyed_and_garbage_handles() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let ev = api::create_event().unwrap();
@@ -457,6 +470,7 @@ fn destroyed_and_garbage_handles() {
 
 #[test]
 fn event_ids_are_distinct() {
+    let _serial = common::exclusive();
     setup();
     let a = api::get_event_id(api::create_event().unwrap()).unwrap();
     let b = api::get_event_id(api::create_event_with_flag(ACL_EVENT_SYNC).unwrap()).unwrap();
@@ -466,6 +480,7 @@ fn event_ids_are_distinct() {
 
 #[test]
 fn elapsed_time_rules() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let start = api::create_event().unwrap();
@@ -520,6 +535,7 @@ fn elapsed_time_rules() {
 
 #[test]
 fn timestamps_and_elapsed_time_around_a_kernel() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let t_set = Instant::now();
@@ -547,6 +563,7 @@ fn timestamps_and_elapsed_time_around_a_kernel() {
 
 #[test]
 fn sync_event_resource_limit() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let full = MAX_SYNC_EVENTS_PER_DEVICE as u32;
@@ -601,6 +618,7 @@ fn sync_event_resource_limit() {
 
 #[test]
 fn stream_wait_with_timeout_fails_the_waiting_stream() {
+    let _serial = common::exclusive();
     setup();
     let infos = Arc::new(Mutex::new(Vec::new()));
     let i = infos.clone();

@@ -18,6 +18,7 @@ fn bytes(ptr: usize, len: usize) -> Vec<u8> {
 
 #[test]
 fn malloc_alignment_policies_and_sizes() {
+    let _serial = common::exclusive();
     setup();
     assert_eq!(ALIGNMENT, 64);
     for size in [1, 3, 63, 64, 65, 1000, 4096 + 7] {
@@ -59,6 +60,7 @@ fn malloc_alignment_policies_and_sizes() {
 
 #[test]
 fn capacity_and_mem_info() {
+    let _serial = common::exclusive();
     api::configure(Config {
         device_memory: 1 << 20,
         ..Config::default()
@@ -99,6 +101,7 @@ fn capacity_and_mem_info() {
 
 #[test]
 fn free_rules() {
+    let _serial = common::exclusive();
     setup();
     assert_eq!(code(api::free(0)), ACL_ERROR_INVALID_PARAM);
     assert_eq!(code(api::free_host(0)), ACL_ERROR_INVALID_PARAM);
@@ -121,6 +124,7 @@ fn free_rules() {
 
 #[test]
 fn memcpy_rules() {
+    let _serial = common::exclusive();
     setup();
     let src: Vec<u8> = (0..64).collect();
     let mut dst = vec![0u8; 64];
@@ -151,6 +155,7 @@ fn memcpy_rules() {
 
 #[test]
 fn overruns_of_runtime_allocations_are_refused_unwritten() {
+    let _serial = common::exclusive();
     setup();
     let dev = api::malloc(64, 0).unwrap();
     let other = api::malloc(64, 0).unwrap();
@@ -211,6 +216,7 @@ fn overruns_of_runtime_allocations_are_refused_unwritten() {
 
 #[test]
 fn memset_rules() {
+    let _serial = common::exclusive();
     setup();
     let p = api::malloc(64, 0).unwrap();
     unsafe {
@@ -234,6 +240,7 @@ fn memset_rules() {
 
 #[test]
 fn async_copies_are_ordered_on_their_stream() {
+    let _serial = common::exclusive();
     setup();
     let st = api::create_stream().unwrap();
     let dev = api::malloc(256, 0).unwrap();

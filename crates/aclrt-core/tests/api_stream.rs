@@ -14,6 +14,7 @@ use common::*;
 
 #[test]
 fn priority_is_clamped_and_flags_ignored() {
+    let _serial = common::exclusive();
     setup();
     assert_eq!(api::stream_priority(StreamHandle::NULL).unwrap(), 0);
     let s = api::create_stream().unwrap();
@@ -32,6 +33,7 @@ fn priority_is_clamped_and_flags_ignored() {
 
 #[test]
 fn stream_limit_counts_the_default_stream() {
+    let _serial = common::exclusive();
     setup();
     let mut streams = Vec::new();
     for i in 0..1983 {
@@ -60,6 +62,7 @@ fn stream_limit_counts_the_default_stream() {
 
 #[test]
 fn stream_ids_are_unique_among_live_streams() {
+    let _serial = common::exclusive();
     setup();
     let streams: Vec<_> = (0..16).map(|_| api::create_stream().unwrap()).collect();
     let mut ids: Vec<i32> = streams
@@ -79,6 +82,7 @@ fn stream_ids_are_unique_among_live_streams() {
 
 #[test]
 fn destroy_rules() {
+    let _serial = common::exclusive();
     setup();
     assert_eq!(
         code(api::destroy_stream(StreamHandle::NULL)),
@@ -119,6 +123,7 @@ fn destroy_rules() {
 
 #[test]
 fn destroy_force_discards_queued_tasks_but_finishes_the_running_one() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let started = Arc::new(AtomicBool::new(false));
@@ -152,6 +157,7 @@ fn destroy_force_discards_queued_tasks_but_finishes_the_running_one() {
 
 #[test]
 fn synchronise_timeouts() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     for bad in [0, -2, i32::MIN] {
@@ -187,6 +193,7 @@ fn synchronise_timeouts() {
 
 #[test]
 fn device_synchronise_covers_every_stream_of_the_context() {
+    let _serial = common::exclusive();
     setup();
     let count = Arc::new(AtomicU32::new(0));
     let streams: Vec<_> = (0..4).map(|_| api::create_stream().unwrap()).collect();
@@ -206,6 +213,7 @@ fn device_synchronise_covers_every_stream_of_the_context() {
 
 #[test]
 fn continue_mode_reports_once_then_clears() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let after = Arc::new(AtomicBool::new(false));
@@ -239,6 +247,7 @@ fn continue_mode_reports_once_then_clears() {
 
 #[test]
 fn failure_mode_is_set_once() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     assert_eq!(
@@ -264,6 +273,7 @@ fn failure_mode_is_set_once() {
 
 #[test]
 fn stop_mode_stops_every_stream_of_the_context() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let other = api::create_stream().unwrap();

@@ -9,6 +9,7 @@ use cuda_common::*;
 
 #[test]
 fn calls_before_cu_init_are_not_initialized() {
+    let _serial = cuda_common::exclusive();
     assert_eq!(code(cuda::device_get_count()), CUDA_ERROR_NOT_INITIALIZED);
     assert_eq!(code(cuda::event_create(0)), CUDA_ERROR_NOT_INITIALIZED);
     assert_eq!(code(cuda::ctx_create(0, 0)), CUDA_ERROR_NOT_INITIALIZED);
@@ -24,6 +25,7 @@ fn calls_before_cu_init_are_not_initialized() {
 
 #[test]
 fn calls_after_finalize_are_deinitialized() {
+    let _serial = cuda_common::exclusive();
     setup();
     api::finalize().unwrap();
     assert_eq!(code(cuda::device_get(0)), CUDA_ERROR_DEINITIALIZED);
@@ -34,6 +36,7 @@ fn calls_after_finalize_are_deinitialized() {
 
 #[test]
 fn devices() {
+    let _serial = cuda_common::exclusive();
     cuda::init(0).unwrap();
     assert_eq!(cuda::device_get(0).unwrap(), 0);
     for bad in [-1, 1, 64] {
@@ -45,6 +48,7 @@ fn devices() {
 
 #[test]
 fn contexts() {
+    let _serial = cuda_common::exclusive();
     cuda::init(0).unwrap();
     assert_eq!(cuda::ctx_get_current().unwrap(), ContextHandle::NULL);
     assert_eq!(code(cuda::stream_create(0)), CUDA_ERROR_INVALID_CONTEXT);
@@ -83,6 +87,7 @@ fn contexts() {
 
 #[test]
 fn memory() {
+    let _serial = cuda_common::exclusive();
     setup();
     assert_eq!(code(cuda::mem_alloc(0)), CUDA_ERROR_INVALID_VALUE);
     assert_eq!(
@@ -114,6 +119,7 @@ fn memory() {
 
 #[test]
 fn result_table_matches_the_driver_values() {
+    let _serial = cuda_common::exclusive();
     let expected = [
         ("CUDA_SUCCESS", 0),
         ("CUDA_ERROR_INVALID_VALUE", 1),
@@ -157,6 +163,7 @@ fn result_table_matches_the_driver_values() {
 
 #[test]
 fn acl_codes_map_to_cuda_codes_in_one_place() {
+    let _serial = cuda_common::exclusive();
     use aclrt::codes::*;
     let cases = [
         (ACL_SUCCESS, CUDA_SUCCESS),

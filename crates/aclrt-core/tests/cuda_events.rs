@@ -13,6 +13,7 @@ use cuda_common::*;
 
 #[test]
 fn creation_flags() {
+    let _serial = cuda_common::exclusive();
     setup();
     for ok in [
         CU_EVENT_DEFAULT,
@@ -42,6 +43,7 @@ fn creation_flags() {
 
 #[test]
 fn never_recorded_event_is_an_empty_set_of_work() {
+    let _serial = cuda_common::exclusive();
     setup();
     let e = cuda::event_create(0).unwrap();
     let f = cuda::event_create(0).unwrap();
@@ -70,6 +72,7 @@ fn never_recorded_event_is_an_empty_set_of_work() {
 
 #[test]
 fn query_is_not_ready_while_captured_work_is_pending() {
+    let _serial = cuda_common::exclusive();
     setup();
     let s = cuda::stream_create(0).unwrap();
     let e = cuda::event_create(0).unwrap();
@@ -85,6 +88,7 @@ fn query_is_not_ready_while_captured_work_is_pending() {
 
 #[test]
 fn record_is_a_snapshot_later_work_does_not_join_it() {
+    let _serial = cuda_common::exclusive();
     setup();
     let s = cuda::stream_create(0).unwrap();
     let e = cuda::event_create(0).unwrap();
@@ -103,6 +107,7 @@ fn record_is_a_snapshot_later_work_does_not_join_it() {
 
 #[test]
 fn rerecord_overwrites_but_an_enqueued_wait_keeps_its_snapshot() {
+    let _serial = cuda_common::exclusive();
     setup();
     let producer = cuda::stream_create(CU_STREAM_NON_BLOCKING).unwrap();
     let consumer = cuda::stream_create(CU_STREAM_NON_BLOCKING).unwrap();
@@ -128,6 +133,7 @@ fn rerecord_overwrites_but_an_enqueued_wait_keeps_its_snapshot() {
 
 #[test]
 fn stream_wait_event_orders_two_streams() {
+    let _serial = cuda_common::exclusive();
     setup();
     let a = cuda::stream_create(CU_STREAM_NON_BLOCKING).unwrap();
     let b = cuda::stream_create(CU_STREAM_NON_BLOCKING).unwrap();
@@ -148,6 +154,7 @@ fn stream_wait_event_orders_two_streams() {
 
 #[test]
 fn elapsed_time_rules() {
+    let _serial = cuda_common::exclusive();
     setup();
     let s = cuda::stream_create(0).unwrap();
     let start = cuda::event_create(0).unwrap();
@@ -194,6 +201,7 @@ fn elapsed_time_rules() {
 
 #[test]
 fn elapsed_time_resolution_is_finer_than_half_a_microsecond() {
+    let _serial = cuda_common::exclusive();
     setup();
     let s = cuda::stream_create(0).unwrap();
     let events: Vec<EventHandle> = (0..8).map(|_| cuda::event_create(0).unwrap()).collect();
@@ -229,6 +237,7 @@ fn elapsed_time_resolution_is_finer_than_half_a_microsecond() {
 
 #[test]
 fn record_flags() {
+    let _serial = cuda_common::exclusive();
     setup();
     let e = cuda::event_create(0).unwrap();
     cuda::event_record_with_flags(e, StreamHandle::NULL, CU_EVENT_RECORD_DEFAULT).unwrap();
@@ -260,6 +269,7 @@ fn record_flags() {
 
 #[test]
 fn event_and_stream_of_different_contexts() {
+    let _serial = cuda_common::exclusive();
     let ctx_a = setup();
     let ev_a = cuda::event_create(0).unwrap();
     let s_a = cuda::stream_create(0).unwrap();
@@ -289,6 +299,7 @@ fn event_and_stream_of_different_contexts() {
 
 #[test]
 fn destroying_an_incomplete_event_returns_at_once() {
+    let _serial = cuda_common::exclusive();
     setup();
     let s = cuda::stream_create(0).unwrap();
     let e = cuda::event_create(0).unwrap();
@@ -305,6 +316,7 @@ fn destroying_an_incomplete_event_returns_at_once() {
 
 #[test]
 fn garbage_and_foreign_handles() {
+    let _serial = cuda_common::exclusive();
     setup();
     let garbage = EventHandle::from_raw(0x1234_5678);
     assert_eq!(code(cuda::event_query(garbage)), CUDA_ERROR_INVALID_HANDLE);
@@ -339,6 +351,7 @@ fn garbage_and_foreign_handles() {
 
 #[test]
 fn blocking_sync_sleeps_default_spins() {
+    let _serial = cuda_common::exclusive();
     setup();
     let wait = Duration::from_millis(150);
     // (voluntary context switches, share of a core) of the thread during the synchronise.
@@ -388,6 +401,7 @@ fn blocking_sync_sleeps_default_spins() {
 
 #[test]
 fn synchronize_reports_a_failure_it_captured() {
+    let _serial = cuda_common::exclusive();
     setup();
     let s = cuda::stream_create(0).unwrap();
     let e = cuda::event_create(0).unwrap();
@@ -405,6 +419,7 @@ fn synchronize_reports_a_failure_it_captured() {
 
 #[test]
 fn elapsed_v1_reports_the_sticky_error_v2_does_not() {
+    let _serial = cuda_common::exclusive();
     setup();
     let s = cuda::stream_create(0).unwrap();
     let (a, b) = (

@@ -44,16 +44,19 @@ fn legacy_waits_for_blocking(legacy: StreamHandle) {
 
 #[test]
 fn null_stream_waits_for_blocking_streams() {
+    let _serial = cuda_common::exclusive();
     legacy_waits_for_blocking(StreamHandle::NULL);
 }
 
 #[test]
 fn cu_stream_legacy_waits_for_blocking_streams() {
+    let _serial = cuda_common::exclusive();
     legacy_waits_for_blocking(CU_STREAM_LEGACY);
 }
 
 #[test]
 fn blocking_streams_wait_for_the_legacy_stream() {
+    let _serial = cuda_common::exclusive();
     setup();
     let blocking = cuda::stream_create(0).unwrap();
     let log = new_log();
@@ -70,6 +73,7 @@ fn blocking_streams_wait_for_the_legacy_stream() {
 
 #[test]
 fn non_blocking_streams_overlap_with_the_legacy_stream() {
+    let _serial = cuda_common::exclusive();
     setup();
     let nb = cuda::stream_create(CU_STREAM_NON_BLOCKING).unwrap();
     let gate = Gate::new();
@@ -89,6 +93,7 @@ fn non_blocking_streams_overlap_with_the_legacy_stream() {
 
 #[test]
 fn blocking_streams_do_not_wait_for_each_other() {
+    let _serial = cuda_common::exclusive();
     setup();
     let a = cuda::stream_create(0).unwrap();
     let b = cuda::stream_create(0).unwrap();
@@ -102,6 +107,7 @@ fn blocking_streams_do_not_wait_for_each_other() {
 
 #[test]
 fn record_on_the_legacy_stream_captures_blocking_streams() {
+    let _serial = cuda_common::exclusive();
     setup();
     let blocking = cuda::stream_create(0).unwrap();
     let e = cuda::event_create(0).unwrap();
@@ -116,6 +122,7 @@ fn record_on_the_legacy_stream_captures_blocking_streams() {
 
 #[test]
 fn synchronous_copies_are_ordered_with_blocking_streams() {
+    let _serial = cuda_common::exclusive();
     setup();
     let s = cuda::stream_create(0).unwrap();
     let dev = cuda::mem_alloc(16).unwrap();
@@ -148,6 +155,7 @@ fn synchronous_copies_are_ordered_with_blocking_streams() {
 
 #[test]
 fn per_thread_stream_syncs_only_with_the_legacy_stream() {
+    let _serial = cuda_common::exclusive();
     setup();
     let log = new_log();
     // Same handle, same stream, for the calling thread.
@@ -184,6 +192,7 @@ fn per_thread_stream_syncs_only_with_the_legacy_stream() {
 
 #[test]
 fn stream_create_destroy_query() {
+    let _serial = cuda_common::exclusive();
     setup();
     assert_eq!(code(cuda::stream_create(2)), CUDA_ERROR_INVALID_VALUE);
     assert_eq!(code(cuda::stream_create(0x11)), CUDA_ERROR_INVALID_VALUE);
@@ -212,6 +221,7 @@ fn stream_create_destroy_query() {
 
 #[test]
 fn host_functions_run_in_order_and_block_later_work() {
+    let _serial = cuda_common::exclusive();
     setup();
     let s = cuda::stream_create(0).unwrap();
     let counter = Arc::new(AtomicU32::new(0));
@@ -246,6 +256,7 @@ fn host_functions_run_in_order_and_block_later_work() {
 
 #[test]
 fn failing_kernel_is_sticky_and_skips_host_functions() {
+    let _serial = cuda_common::exclusive();
     setup();
     let s = cuda::stream_create(0).unwrap();
     let other = cuda::stream_create(CU_STREAM_NON_BLOCKING).unwrap();
@@ -296,6 +307,7 @@ fn failing_kernel_is_sticky_and_skips_host_functions() {
 
 #[test]
 fn illegal_address_keeps_its_code_and_panics_are_launch_failures() {
+    let _serial = cuda_common::exclusive();
     setup();
     cuda::launch_host_kernel(
         StreamHandle::NULL,

@@ -26,6 +26,7 @@ fn logger(log: &Log, entry: String, sleep_ms: u64) -> aclrt::KernelFn {
 
 #[test]
 fn two_streams_ordered_by_record_wait_reset() {
+    let _serial = common::exclusive();
     setup();
     let producer = api::create_stream().unwrap();
     let consumer = api::create_stream().unwrap();
@@ -55,6 +56,7 @@ fn two_streams_ordered_by_record_wait_reset() {
 
 #[test]
 fn snapshot_events_order_two_streams() {
+    let _serial = common::exclusive();
     setup();
     let a = api::create_stream().unwrap();
     let b = api::create_stream().unwrap();
@@ -73,6 +75,7 @@ fn snapshot_events_order_two_streams() {
 
 #[test]
 fn legacy_wait_queued_before_its_record() {
+    let _serial = common::exclusive();
     setup();
     let a = api::create_stream().unwrap();
     let b = api::create_stream().unwrap();
@@ -99,6 +102,7 @@ fn legacy_wait_queued_before_its_record() {
 
 #[test]
 fn blocking_callback_holds_the_stream() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let reporter = Reporter::start();
@@ -125,6 +129,7 @@ fn blocking_callback_holds_the_stream() {
 
 #[test]
 fn non_blocking_callback_does_not_hold_the_stream() {
+    let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let reporter = Reporter::start();
@@ -156,6 +161,7 @@ fn non_blocking_callback_does_not_hold_the_stream() {
 
 #[test]
 fn destroying_an_event_with_pending_waits() {
+    let _serial = common::exclusive();
     setup();
     let a = api::create_stream().unwrap();
     let b = api::create_stream().unwrap();
@@ -193,6 +199,7 @@ fn destroying_an_event_with_pending_waits() {
 
 #[test]
 fn sixty_four_streams_run_concurrently() {
+    let _serial = common::exclusive();
     setup();
     let streams: Vec<StreamHandle> = (0..64).map(|_| api::create_stream().unwrap()).collect();
     // Warm the workers so thread start-up is not measured.
@@ -225,6 +232,7 @@ fn check_chain(log: &Log, n: usize) {
 
 #[test]
 fn wait_chain_on_later_streams_snapshot_events() {
+    let _serial = common::exclusive();
     setup();
     const N: usize = 32;
     let streams: Vec<StreamHandle> = (0..N).map(|_| api::create_stream().unwrap()).collect();
@@ -244,6 +252,7 @@ fn wait_chain_on_later_streams_snapshot_events() {
 
 #[test]
 fn wait_chain_on_later_streams_legacy_events_waits_first() {
+    let _serial = common::exclusive();
     setup();
     const N: usize = 32;
     let streams: Vec<StreamHandle> = (0..N).map(|_| api::create_stream().unwrap()).collect();
@@ -265,6 +274,7 @@ fn wait_chain_on_later_streams_legacy_events_waits_first() {
 
 #[test]
 fn random_wait_graphs_never_deadlock() {
+    let _serial = common::exclusive();
     setup();
     const N: usize = 16;
     let streams: Vec<StreamHandle> = (0..N).map(|_| api::create_stream().unwrap()).collect();
@@ -313,6 +323,7 @@ fn random_wait_graphs_never_deadlock() {
 
 #[test]
 fn stop_on_failure_scenario() {
+    let _serial = common::exclusive();
     setup();
     let infos = Arc::new(Mutex::new(Vec::new()));
     let i = infos.clone();

@@ -1,4 +1,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
+mod exclusive;
+use exclusive::exclusive;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,6 +24,7 @@ fn sleeper(ms: u64) -> aclrt::KernelFn {
 
 #[test]
 fn streams_overlap() {
+    let _serial = exclusive();
     setup();
     let streams: Vec<StreamHandle> = (0..64).map(|_| api::create_stream().unwrap()).collect();
     let t0 = Instant::now();
@@ -42,6 +46,7 @@ fn streams_overlap() {
 
 #[test]
 fn cross_stream_order_and_legacy_wait_before_record() {
+    let _serial = exclusive();
     setup();
     let a = api::create_stream().unwrap();
     let b = api::create_stream().unwrap();
@@ -87,6 +92,7 @@ fn cross_stream_order_and_legacy_wait_before_record() {
 
 #[test]
 fn blocking_callback_delays_stream() {
+    let _serial = exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let ran = Arc::new(AtomicU32::new(0));
@@ -129,6 +135,7 @@ fn blocking_callback_delays_stream() {
 
 #[test]
 fn elapsed_time_and_failures() {
+    let _serial = exclusive();
     setup();
     let s = api::create_stream().unwrap();
     let e0 = api::create_event().unwrap();
@@ -177,6 +184,7 @@ fn elapsed_time_and_failures() {
 
 #[test]
 fn kernel_failing_with_a_message_reports_code_and_message() {
+    let _serial = exclusive();
     setup();
     let s = api::create_stream().unwrap();
     api::launch_kernel(

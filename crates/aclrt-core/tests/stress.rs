@@ -252,6 +252,7 @@ fn worker(seed: u64, shared: Arc<Shared>, reporter: u64, deadline: Instant) {
 
 #[test]
 fn random_calls_from_eight_threads() {
+    let _serial = common::exclusive();
     common::setup();
     let (done_tx, done_rx) = mpsc::channel();
     std::thread::spawn(move || {

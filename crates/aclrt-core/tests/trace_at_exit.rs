@@ -1,5 +1,8 @@
 //! `ACLRT_TRACE` writes its file even when the program exits without `aclFinalize`.
 
+mod exclusive;
+use exclusive::exclusive;
+
 use std::process::Command;
 use std::time::Duration;
 
@@ -9,6 +12,7 @@ const CHILD: &str = "ACLRT_TEST_TRACE_EXIT_CHILD";
 
 #[test]
 fn trace_is_written_at_exit_without_finalize() {
+    let _serial = exclusive();
     if std::env::var_os(CHILD).is_some() {
         // The child: trace some work, then exit without aclFinalize.
         api::init().unwrap();

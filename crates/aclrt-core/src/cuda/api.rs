@@ -49,6 +49,13 @@ thread_local! {
     static PER_THREAD: RefCell<HashMap<u64, StreamHandle>> = RefCell::new(HashMap::new());
 }
 
+/// Test support: forgets that `cuInit` ever succeeded, so a test that runs after others in the
+/// same process sees `CUDA_ERROR_NOT_INITIALIZED`, as a fresh process would.
+#[doc(hidden)]
+pub fn forget_init_for_tests() {
+    CU_INITIALIZED.store(false, Ordering::Release);
+}
+
 pub(crate) fn was_initialized() -> bool {
     CU_INITIALIZED.load(Ordering::Acquire)
 }

@@ -2,6 +2,10 @@
 //! so the process-global runtime starts fresh; the helpers still tolerate an earlier init.
 #![allow(dead_code)]
 
+#[path = "../exclusive/mod.rs"]
+mod exclusive;
+pub use exclusive::exclusive;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;

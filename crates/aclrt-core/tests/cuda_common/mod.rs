@@ -1,6 +1,10 @@
 //! Shared setup, gates and measurements for the CUDA tests.
 #![allow(dead_code)]
 
+#[path = "../exclusive/mod.rs"]
+mod exclusive;
+pub use exclusive::exclusive;
+
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
