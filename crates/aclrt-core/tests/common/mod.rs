@@ -4,6 +4,7 @@
 
 #[path = "../exclusive/mod.rs"]
 mod exclusive;
+#[allow(unused_imports)]
 pub use exclusive::exclusive;
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -3,6 +3,7 @@
 
 #[path = "../exclusive/mod.rs"]
 mod exclusive;
+#[allow(unused_imports)]
 pub use exclusive::exclusive;
 
 use std::sync::{Arc, Condvar, Mutex};
