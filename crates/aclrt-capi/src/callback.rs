@@ -7,7 +7,7 @@ use aclrt::api;
 use aclrt::codes::ACL_ERROR_RT_PARAM_INVALID;
 use aclrt::ExceptionInfo;
 
-use crate::{aclError, aclrtStream, guard, guard_value, stream_handle, SendPtr};
+use crate::{aclError, aclrtStream, entry, guard_value, stream_handle, SendPtr};
 
 /// `aclrtCallback` / `aclrtHostFunc`.
 pub type aclrtCallback = Option<unsafe extern "C" fn(userData: *mut c_void)>;
@@ -17,16 +17,16 @@ pub type aclrtExceptionInfoCallback = Option<unsafe extern "C" fn(info: *mut Exc
 /// `aclrtSubscribeReport`: `threadId` is the serving thread's `pthread_self()`.
 #[no_mangle]
 pub extern "C" fn aclrtSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError {
-    guard("aclrtSubscribeReport", || {
-        api::subscribe_report(threadId, stream_handle(stream))
+    entry("aclrtSubscribeReport", |rt| {
+        rt.subscribe_report(threadId, stream_handle(stream))
     })
 }
 
 /// `aclrtUnSubscribeReport`.
 #[no_mangle]
 pub extern "C" fn aclrtUnSubscribeReport(threadId: u64, stream: aclrtStream) -> aclError {
-    guard("aclrtUnSubscribeReport", || {
-        api::unsubscribe_report(threadId, stream_handle(stream))
+    entry("aclrtUnSubscribeReport", |rt| {
+        rt.unsubscribe_report(threadId, stream_handle(stream))
     })
 }
 
@@ -48,20 +48,19 @@ pub extern "C" fn aclrtLaunchCallback(
     blockType: u32,
     stream: aclrtStream,
 ) -> aclError {
-    guard("aclrtLaunchCallback", || {
-        api::ensure_initialized()?;
+    entry("aclrtLaunchCallback", |rt| {
         let f = require_fn(r#fn, "aclrtLaunchCallback")?;
         let data = SendPtr(userData);
         // SAFETY: the C caller provides a callable function and user data valid until it runs.
         let body = Box::new(move || unsafe { f(data.get()) });
-        api::launch_callback(body, blockType, stream_handle(stream))
+        rt.launch_callback(body, blockType, stream_handle(stream))
     })
 }
 
 /// `aclrtProcessReport` (`-1` waits forever).
 #[no_mangle]
 pub extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
-    guard("aclrtProcessReport", || api::process_report(timeout))
+    entry("aclrtProcessReport", |rt| rt.process_report(timeout))
 }
 
 /// `aclrtLaunchHostFunc`: `fn(args)` runs on a runtime thread; later tasks wait for it.
@@ -71,13 +70,12 @@ pub extern "C" fn aclrtLaunchHostFunc(
     r#fn: aclrtCallback,
     args: *mut c_void,
 ) -> aclError {
-    guard("aclrtLaunchHostFunc", || {
-        api::ensure_initialized()?;
+    entry("aclrtLaunchHostFunc", |rt| {
         let f = require_fn(r#fn, "aclrtLaunchHostFunc")?;
         let data = SendPtr(args);
         // SAFETY: as for aclrtLaunchCallback.
         let body = Box::new(move || unsafe { f(data.get()) });
-        api::launch_host_func(stream_handle(stream), body)
+        rt.launch_host_func(stream_handle(stream), body)
     })
 }
 
@@ -104,7 +102,7 @@ impl Drop for InfoScope {
 /// `aclrtSetExceptionInfoCallback`: one process-wide slot; NULL clears it.
 #[no_mangle]
 pub extern "C" fn aclrtSetExceptionInfoCallback(callback: aclrtExceptionInfoCallback) -> aclError {
-    guard("aclrtSetExceptionInfoCallback", || {
+    entry("aclrtSetExceptionInfoCallback", |rt| {
         let wrapped = callback.map(|f| {
             Arc::new(move |info: &ExceptionInfo| {
                 let ptr = info as *const ExceptionInfo as usize;
@@ -115,7 +113,7 @@ pub extern "C" fn aclrtSetExceptionInfoCallback(callback: aclrtExceptionInfoCall
                 unsafe { f(ptr as *mut ExceptionInfo) };
             }) as aclrt::ExceptionCallback
         });
-        api::set_exception_info_callback(wrapped)
+        rt.set_exception_info_callback(wrapped)
     })
 }
 

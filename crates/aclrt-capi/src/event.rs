@@ -1,61 +1,60 @@
 //! Events.
 
-use aclrt::api;
+use aclrt::Runtime;
 
-use crate::{aclError, aclrtEvent, aclrtStream, event_handle, guard, not_null, put, stream_handle};
+use crate::{
+    aclError, aclrtEvent, aclrtStream, entry, event_handle, not_null, produce, put, stream_handle,
+};
 
 fn create(
     call: &str,
     event: *mut aclrtEvent,
-    make: impl FnOnce() -> aclrt::Result<aclrt::EventHandle>,
+    make: impl FnOnce(&Runtime) -> aclrt::Result<aclrt::EventHandle>,
 ) -> aclError {
-    guard(call, || {
-        api::ensure_initialized()?;
-        not_null(event, call, "event")?;
-        let ev = make()?;
-        unsafe { put(event, ev.as_raw() as aclrtEvent) };
-        Ok(())
-    })
+    // SAFETY: `event` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce(call, event, "event", |rt| {
+            Ok(make(rt)?.as_raw() as aclrtEvent)
+        })
+    }
 }
 
 /// `aclrtCreateEvent`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
-    create("aclrtCreateEvent", event, api::create_event)
+    create("aclrtCreateEvent", event, Runtime::create_event)
 }
 
 /// `aclrtCreateEventWithFlag`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError {
-    create("aclrtCreateEventWithFlag", event, || {
-        api::create_event_with_flag(flag)
+    create("aclrtCreateEventWithFlag", event, |rt| {
+        rt.create_event_with_flag(flag)
     })
 }
 
 /// `aclrtCreateEventExWithFlag`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError {
-    create("aclrtCreateEventExWithFlag", event, || {
-        api::create_event_ex_with_flag(flag)
+    create("aclrtCreateEventExWithFlag", event, |rt| {
+        rt.create_event_ex_with_flag(flag)
     })
 }
 
 /// `aclrtDestroyEvent`: never blocks.
 #[no_mangle]
 pub extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
-    guard("aclrtDestroyEvent", || {
-        api::ensure_initialized()?;
-        api::destroy_event(event_handle(event, "aclrtDestroyEvent")?)
+    entry("aclrtDestroyEvent", |rt| {
+        rt.destroy_event(event_handle(event))
     })
 }
 
 /// `aclrtRecordEvent`.
 #[no_mangle]
 pub extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
-    guard("aclrtRecordEvent", || {
-        api::ensure_initialized()?;
-        let ev = event_handle(event, "aclrtRecordEvent")?;
-        api::record_event(ev, stream_handle(stream))
+    entry("aclrtRecordEvent", |rt| {
+        let ev = event_handle(event);
+        rt.record_event(ev, stream_handle(stream))
     })
 }
 
@@ -66,20 +65,18 @@ pub extern "C" fn aclrtRecordEventWithFlag(
     stream: aclrtStream,
     flag: u32,
 ) -> aclError {
-    guard("aclrtRecordEventWithFlag", || {
-        api::ensure_initialized()?;
-        let ev = event_handle(event, "aclrtRecordEventWithFlag")?;
-        api::record_event_with_flag(ev, stream_handle(stream), flag)
+    entry("aclrtRecordEventWithFlag", |rt| {
+        let ev = event_handle(event);
+        rt.record_event_with_flag(ev, stream_handle(stream), flag)
     })
 }
 
 /// `aclrtResetEvent`.
 #[no_mangle]
 pub extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
-    guard("aclrtResetEvent", || {
-        api::ensure_initialized()?;
-        let ev = event_handle(event, "aclrtResetEvent")?;
-        api::reset_event(ev, stream_handle(stream))
+    entry("aclrtResetEvent", |rt| {
+        let ev = event_handle(event);
+        rt.reset_event(ev, stream_handle(stream))
     })
 }
 
@@ -87,22 +84,16 @@ fn query(
     call: &str,
     event: aclrtEvent,
     status: *mut u32,
-    get: impl FnOnce(aclrt::EventHandle) -> aclrt::Result<u32>,
+    get: impl FnOnce(&Runtime, aclrt::EventHandle) -> aclrt::Result<u32>,
 ) -> aclError {
-    guard(call, || {
-        api::ensure_initialized()?;
-        let ev = event_handle(event, call)?;
-        not_null(status, call, "status")?;
-        let st = get(ev)?;
-        unsafe { put(status, st) };
-        Ok(())
-    })
+    // SAFETY: `status` is NULL or writable, the C caller's contract.
+    unsafe { produce(call, status, "status", |rt| get(rt, event_handle(event))) }
 }
 
 /// `aclrtQueryEvent` (deprecated by the vendor, still exported).
 #[no_mangle]
 pub unsafe extern "C" fn aclrtQueryEvent(event: aclrtEvent, status: *mut u32) -> aclError {
-    query("aclrtQueryEvent", event, status, api::query_event)
+    query("aclrtQueryEvent", event, status, Runtime::query_event)
 }
 
 /// `aclrtQueryEventStatus`.
@@ -112,7 +103,7 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut u
         "aclrtQueryEventStatus",
         event,
         status,
-        api::query_event_status,
+        Runtime::query_event_status,
     )
 }
 
@@ -126,26 +117,24 @@ pub unsafe extern "C" fn aclrtQueryEventWaitStatus(
         "aclrtQueryEventWaitStatus",
         event,
         status,
-        api::query_event_wait_status,
+        Runtime::query_event_wait_status,
     )
 }
 
 /// `aclrtSynchronizeEvent`.
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
-    guard("aclrtSynchronizeEvent", || {
-        api::ensure_initialized()?;
-        api::synchronize_event(event_handle(event, "aclrtSynchronizeEvent")?)
+    entry("aclrtSynchronizeEvent", |rt| {
+        rt.synchronize_event(event_handle(event))
     })
 }
 
 /// `aclrtSynchronizeEventWithTimeout` (`-1` waits forever).
 #[no_mangle]
 pub extern "C" fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, timeout: i32) -> aclError {
-    guard("aclrtSynchronizeEventWithTimeout", || {
-        api::ensure_initialized()?;
-        let ev = event_handle(event, "aclrtSynchronizeEventWithTimeout")?;
-        api::synchronize_event_with_timeout(ev, timeout)
+    entry("aclrtSynchronizeEventWithTimeout", |rt| {
+        let ev = event_handle(event);
+        rt.synchronize_event_with_timeout(ev, timeout)
     })
 }
 
@@ -156,15 +145,15 @@ pub unsafe extern "C" fn aclrtEventElapsedTime(
     startEvent: aclrtEvent,
     endEvent: aclrtEvent,
 ) -> aclError {
-    guard("aclrtEventElapsedTime", || {
-        api::ensure_initialized()?;
-        not_null(ms, "aclrtEventElapsedTime", "ms")?;
-        let start = event_handle(startEvent, "aclrtEventElapsedTime")?;
-        let end = event_handle(endEvent, "aclrtEventElapsedTime")?;
-        let elapsed = api::event_elapsed_time(start, end)?;
-        unsafe { put(ms, elapsed) };
-        Ok(())
-    })
+    // SAFETY: `ms` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtEventElapsedTime", ms, "ms", |rt| {
+            let start = event_handle(startEvent);
+            let end = event_handle(endEvent);
+            let elapsed = rt.event_elapsed_time(start, end)?;
+            Ok(elapsed)
+        })
+    }
 }
 
 /// `aclrtEventGetTimestamp`: microseconds since the device started.
@@ -173,11 +162,10 @@ pub unsafe extern "C" fn aclrtEventGetTimestamp(
     event: aclrtEvent,
     timestamp: *mut u64,
 ) -> aclError {
-    guard("aclrtEventGetTimestamp", || {
-        api::ensure_initialized()?;
-        let ev = event_handle(event, "aclrtEventGetTimestamp")?;
+    entry("aclrtEventGetTimestamp", |rt| {
+        let ev = event_handle(event);
         not_null(timestamp, "aclrtEventGetTimestamp", "timestamp")?;
-        let t = api::event_get_timestamp(ev)?;
+        let t = rt.event_get_timestamp(ev)?;
         unsafe { put(timestamp, t) };
         Ok(())
     })
@@ -186,11 +174,10 @@ pub unsafe extern "C" fn aclrtEventGetTimestamp(
 /// `aclrtGetEventId`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetEventId(event: aclrtEvent, eventId: *mut u32) -> aclError {
-    guard("aclrtGetEventId", || {
-        api::ensure_initialized()?;
-        let ev = event_handle(event, "aclrtGetEventId")?;
+    entry("aclrtGetEventId", |rt| {
+        let ev = event_handle(event);
         not_null(eventId, "aclrtGetEventId", "eventId")?;
-        let id = api::get_event_id(ev)?;
+        let id = rt.get_event_id(ev)?;
         unsafe { put(eventId, id) };
         Ok(())
     })
@@ -199,11 +186,11 @@ pub unsafe extern "C" fn aclrtGetEventId(event: aclrtEvent, eventId: *mut u32) -
 /// `aclrtGetEventAvailNum`: SYNC event resources left on the current device.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetEventAvailNum(eventCount: *mut u32) -> aclError {
-    guard("aclrtGetEventAvailNum", || {
-        api::ensure_initialized()?;
-        not_null(eventCount, "aclrtGetEventAvailNum", "eventCount")?;
-        let n = api::get_event_avail_num()?;
-        unsafe { put(eventCount, n) };
-        Ok(())
-    })
+    // SAFETY: `eventCount` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtGetEventAvailNum", eventCount, "eventCount", |rt| {
+            let n = rt.get_event_avail_num()?;
+            Ok(n)
+        })
+    }
 }

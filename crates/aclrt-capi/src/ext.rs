@@ -6,7 +6,7 @@ use aclrt::api;
 use aclrt::codes::{ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID};
 use aclrt::Config;
 
-use crate::{aclError, aclrtStream, guard, not_null, put, stream_handle, SendPtr};
+use crate::{aclError, aclrtStream, entry, guard, not_null, put, stream_handle, SendPtr};
 
 /// `aclxHostKernel`: returns 0 or the code the task fails with.
 pub type aclxHostKernel = Option<unsafe extern "C" fn(args: *mut c_void) -> aclError>;
@@ -19,8 +19,7 @@ pub unsafe extern "C" fn aclxLaunchHostKernel(
     args: *mut c_void,
     name: *const c_char,
 ) -> aclError {
-    guard("aclxLaunchHostKernel", || {
-        api::ensure_initialized()?;
+    entry("aclxLaunchHostKernel", |rt| {
         let Some(f) = r#fn else {
             return Err(api::fail(
                 ACL_ERROR_RT_PARAM_INVALID,
@@ -43,7 +42,8 @@ pub unsafe extern "C" fn aclxLaunchHostKernel(
                 code => Err(code),
             }
         });
-        api::launch_kernel(stream_handle(stream), &name, Default::default(), kernel).map(|_| ())
+        rt.launch_kernel(stream_handle(stream), &name, Default::default(), kernel)
+            .map(|_| ())
     })
 }
 

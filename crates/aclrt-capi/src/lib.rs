@@ -33,7 +33,7 @@ use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use aclrt::codes::{ACL_ERROR_INTERNAL_ERROR, ACL_ERROR_INVALID_PARAM, ACL_SUCCESS};
-use aclrt::{api, ContextHandle, EventHandle, StreamHandle};
+use aclrt::{api, ContextHandle, EventHandle, Runtime, StreamHandle};
 
 /// `aclError`.
 pub type aclError = i32;
@@ -46,10 +46,26 @@ pub type aclrtContext = *mut c_void;
 
 type Result<T = ()> = aclrt::Result<T>;
 
-/// Runs an entry point: its error becomes the return code; a panic becomes
-/// `ACL_ERROR_INTERNAL_ERROR`, noted for the thread like any other failure.
+/// Runs an entry point that needs no runtime (`aclInit`, error queries): its error becomes the
+/// return code and is noted for the thread; a panic becomes `ACL_ERROR_INTERNAL_ERROR`.
 pub fn guard(name: &str, body: impl FnOnce() -> Result) -> aclError {
     match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => ACL_SUCCESS,
+        Ok(Err(e)) => {
+            api::note_failure(&e);
+            e.code()
+        }
+        Err(panic) => internal_error(name, &panic).code(),
+    }
+}
+
+/// Runs an entry point on the process's runtime: `ACL_ERROR_UNINITIALIZE` when there is none,
+/// then `body`, which makes the face's NULL checks and calls the core. The check order of the
+/// contract (not initialised → NULL → handles → …) holds with each check made once; a failure
+/// is noted for the calling thread by the core, and a panic becomes
+/// `ACL_ERROR_INTERNAL_ERROR`.
+pub fn entry(name: &str, body: impl FnOnce(&Runtime) -> Result) -> aclError {
+    match catch_unwind(AssertUnwindSafe(|| api::acl(body))) {
         Ok(Ok(())) => ACL_SUCCESS,
         Ok(Err(e)) => e.code(),
         Err(panic) => internal_error(name, &panic).code(),
@@ -72,16 +88,38 @@ fn internal_error(name: &str, panic: &Box<dyn std::any::Any + Send>) -> aclrt::E
     )
 }
 
-/// Refuses a NULL pointer argument with `ACL_ERROR_INVALID_PARAM`.
+/// Refuses a NULL pointer argument with `ACL_ERROR_INVALID_PARAM` (noted by the caller,
+/// [`entry`] or [`guard`]).
 fn not_null<T>(ptr: *const T, call: &str, what: &str) -> Result {
     if ptr.is_null() {
-        Err(api::fail(
+        Err(aclrt::Error::new(
             ACL_ERROR_INVALID_PARAM,
             format!("{call}: {what} is NULL"),
         ))
     } else {
         Ok(())
     }
+}
+
+/// An entry point that hands one value back through an out-pointer: not initialised → NULL
+/// out-pointer (`ACL_ERROR_INVALID_PARAM`) → `make`, the core call; the value is stored only
+/// when the call succeeds.
+///
+/// # Safety
+/// `out` is NULL or valid for a write of `T`.
+unsafe fn produce<T>(
+    name: &str,
+    out: *mut T,
+    what: &str,
+    make: impl FnOnce(&Runtime) -> Result<T>,
+) -> aclError {
+    entry(name, |rt| {
+        not_null(out, name, what)?;
+        let value = make(rt)?;
+        // SAFETY: non-NULL (checked above) and valid for a write (the caller's contract).
+        unsafe { out.write(value) };
+        Ok(())
+    })
 }
 
 /// Stores `value` through an out-pointer the caller promised is valid (checked non-NULL).
@@ -94,9 +132,9 @@ fn stream_handle(stream: aclrtStream) -> StreamHandle {
     StreamHandle::from_raw(stream as u64)
 }
 
-fn event_handle(event: aclrtEvent, call: &str) -> Result<EventHandle> {
-    not_null(event, call, "the event")?;
-    Ok(EventHandle::from_raw(event as u64))
+/// An event token (the core refuses NULL and validates the rest).
+fn event_handle(event: aclrtEvent) -> EventHandle {
+    EventHandle::from_raw(event as u64)
 }
 
 fn context_handle(context: aclrtContext, call: &str) -> Result<ContextHandle> {

@@ -2,9 +2,7 @@
 
 use std::ffi::c_void;
 
-use aclrt::api;
-
-use crate::{aclError, aclrtStream, guard, not_null, put, stream_handle};
+use crate::{aclError, aclrtStream, entry, not_null, produce, put, stream_handle};
 
 /// `aclrtMalloc`: 64-byte aligned, zeroed device memory.
 #[no_mangle]
@@ -13,37 +11,37 @@ pub unsafe extern "C" fn aclrtMalloc(
     size: usize,
     policy: u32,
 ) -> aclError {
-    guard("aclrtMalloc", || {
-        api::ensure_initialized()?;
-        not_null(devPtr, "aclrtMalloc", "devPtr")?;
-        let p = api::malloc(size, policy)?;
-        unsafe { put(devPtr, p as *mut c_void) };
-        Ok(())
-    })
+    // SAFETY: `devPtr` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtMalloc", devPtr, "devPtr", |rt| {
+            let p = rt.malloc(size, policy)?;
+            Ok(p as *mut c_void)
+        })
+    }
 }
 
 /// `aclrtMallocHost`: 64-byte aligned, zeroed host memory.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError {
-    guard("aclrtMallocHost", || {
-        api::ensure_initialized()?;
-        not_null(hostPtr, "aclrtMallocHost", "hostPtr")?;
-        let p = api::malloc_host(size)?;
-        unsafe { put(hostPtr, p as *mut c_void) };
-        Ok(())
-    })
+    // SAFETY: `hostPtr` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtMallocHost", hostPtr, "hostPtr", |rt| {
+            let p = rt.malloc_host(size)?;
+            Ok(p as *mut c_void)
+        })
+    }
 }
 
 /// `aclrtFree`.
 #[no_mangle]
 pub extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
-    guard("aclrtFree", || api::free(devPtr as usize))
+    entry("aclrtFree", |rt| rt.free(devPtr as usize))
 }
 
 /// `aclrtFreeHost`.
 #[no_mangle]
 pub extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
-    guard("aclrtFreeHost", || api::free_host(hostPtr as usize))
+    entry("aclrtFreeHost", |rt| rt.free_host(hostPtr as usize))
 }
 
 /// `aclrtMemcpy`: synchronous.
@@ -55,8 +53,8 @@ pub unsafe extern "C" fn aclrtMemcpy(
     count: usize,
     kind: u32,
 ) -> aclError {
-    guard("aclrtMemcpy", || unsafe {
-        api::memcpy(dst as usize, destMax, src as usize, count, kind)
+    entry("aclrtMemcpy", |rt| unsafe {
+        rt.memcpy(dst as usize, destMax, src as usize, count, kind)
     })
 }
 
@@ -70,8 +68,8 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     kind: u32,
     stream: aclrtStream,
 ) -> aclError {
-    guard("aclrtMemcpyAsync", || unsafe {
-        api::memcpy_async(
+    entry("aclrtMemcpyAsync", |rt| unsafe {
+        rt.memcpy_async(
             dst as usize,
             destMax,
             src as usize,
@@ -90,8 +88,8 @@ pub unsafe extern "C" fn aclrtMemset(
     value: i32,
     count: usize,
 ) -> aclError {
-    guard("aclrtMemset", || unsafe {
-        api::memset(devPtr as usize, maxCount, value, count)
+    entry("aclrtMemset", |rt| unsafe {
+        rt.memset(devPtr as usize, maxCount, value, count)
     })
 }
 
@@ -104,8 +102,8 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
     count: usize,
     stream: aclrtStream,
 ) -> aclError {
-    guard("aclrtMemsetAsync", || unsafe {
-        api::memset_async(
+    entry("aclrtMemsetAsync", |rt| unsafe {
+        rt.memset_async(
             devPtr as usize,
             maxCount,
             value,
@@ -122,11 +120,10 @@ pub unsafe extern "C" fn aclrtGetMemInfo(
     free: *mut usize,
     total: *mut usize,
 ) -> aclError {
-    guard("aclrtGetMemInfo", || {
-        api::ensure_initialized()?;
+    entry("aclrtGetMemInfo", |rt| {
         not_null(free, "aclrtGetMemInfo", "free")?;
         not_null(total, "aclrtGetMemInfo", "total")?;
-        let (f, t) = api::get_mem_info(attr)?;
+        let (f, t) = rt.get_mem_info(attr)?;
         unsafe {
             put(free, f);
             put(total, t);

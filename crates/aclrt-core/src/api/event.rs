@@ -17,6 +17,14 @@ use crate::task::{TaskKind, TaskMeta, WaitTarget, Work};
 const VALID_FLAG_BITS: u32 = 0x3F;
 const EX_COMBINABLE: u32 = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE;
 
+/// NULL events are refused before any handle is looked up (the contract's check order).
+fn refuse_null_event(event: EventHandle) -> Result<()> {
+    if event.is_null() {
+        bail!(ACL_ERROR_INVALID_PARAM, "the event is NULL");
+    }
+    Ok(())
+}
+
 fn refuse_device_only(event: &Event, name: &str) -> Result<()> {
     if event.is_device_only() {
         bail!(
@@ -221,6 +229,7 @@ impl Runtime {
 
     /// `aclrtRecordEvent`.
     pub fn record_event(&self, event: EventHandle, stream: StreamHandle) -> Result<()> {
+        refuse_null_event(event)?;
         let ev = self.lookup_event(event)?;
         let stream = self.stream_for_work(self.lookup_stream(stream)?, "aclrtRecordEvent")?;
         refuse_device_only(&ev, "aclrtRecordEvent")?;
@@ -241,6 +250,7 @@ impl Runtime {
     /// `aclrtResetEvent`: an asynchronous stream task that clears a legacy SYNC flag; on an
     /// `aclrtCreateEvent` event it returns the event to "never recorded".
     pub fn reset_event(&self, event: EventHandle, stream: StreamHandle) -> Result<()> {
+        refuse_null_event(event)?;
         let ev = self.lookup_event(event)?;
         let stream = self.stream_for_work(self.lookup_stream(stream)?, "aclrtResetEvent")?;
         refuse_device_only(&ev, "aclrtResetEvent")?;
@@ -365,6 +375,12 @@ impl Runtime {
 
     /// `aclrtEventElapsedTime`: milliseconds between the two records' completions.
     pub fn event_elapsed_time(&self, start: EventHandle, end: EventHandle) -> Result<f32> {
+        if start.is_null() || end.is_null() {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtEventElapsedTime: an event is NULL"
+            );
+        }
         let s = self.lookup_event(start)?;
         let e = self.lookup_event(end)?;
         self.current_context()?;
@@ -447,6 +463,7 @@ impl Runtime {
         timeout_ms: Option<i32>,
         name: &str,
     ) -> Result<()> {
+        refuse_null_event(event)?;
         let s = self.lookup_stream(stream)?;
         let ev = self.lookup_event(event)?;
         let s = self.stream_for_work(s, name)?;

@@ -333,3 +333,9 @@ pub unsafe fn memset_async(
     // SAFETY: forwarded contract.
     acl(|rt| unsafe { rt.memset_async(ptr, max, value, count, stream) })
 }
+
+/// Notes `error` for the calling thread (`aclrtGetLastError`, `aclGetRecentErrMsg`): for faces'
+/// failures made outside [`acl`].
+pub fn note_failure(error: &Error) {
+    thread_state::note_failure(error);
+}
