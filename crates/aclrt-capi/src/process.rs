@@ -4,29 +4,19 @@ use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 
 use aclrt::api;
-use aclrt::codes::{ACL_ERROR_INVALID_FILE, ACL_ERROR_INVALID_PARAM};
-use aclrt::consts::{ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION, ACL_RT_THREAD_LEVEL};
+use aclrt::consts::{ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION};
 
 use crate::{aclError, guard, guard_value, not_null, put};
 
-/// `aclInit`. The configuration file (vendor: dump, profiling and similar settings) means
-/// nothing to the emulated device, so its content is ignored; a path that does not name a
-/// readable file is still refused with `ACL_ERROR_INVALID_FILE`, as the vendor does, so a
-/// mistyped path fails here as it would on real hardware.
+/// `aclInit`: the configuration path rule is the core's ([`api::init_with_config_file`]).
 #[no_mangle]
 pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> aclError {
     guard("aclInit", || {
-        if !configPath.is_null() {
+        let path = (!configPath.is_null()).then(|| {
             // SAFETY: a non-NULL configPath is a C string by the C contract.
-            let path = unsafe { CStr::from_ptr(configPath) }.to_string_lossy();
-            if !path.is_empty() && std::fs::File::open(&*path).is_err() {
-                return Err(api::fail(
-                    ACL_ERROR_INVALID_FILE,
-                    format!("aclInit: the configuration file {path:?} cannot be opened"),
-                ));
-            }
-        }
-        api::init()
+            unsafe { CStr::from_ptr(configPath) }.to_string_lossy()
+        });
+        api::init_with_config_file(path.as_deref())
     })
 }
 
@@ -55,24 +45,13 @@ pub extern "C" fn aclGetRecentErrMsg() -> *const c_char {
     })
 }
 
-fn last_error(level: u32, take: bool) -> aclError {
-    if level != ACL_RT_THREAD_LEVEL {
-        return ACL_ERROR_INVALID_PARAM;
-    }
-    if take {
-        api::get_last_error()
-    } else {
-        api::peek_at_last_error()
-    }
-}
-
 /// `aclrtPeekAtLastError`.
 #[no_mangle]
 pub extern "C" fn aclrtPeekAtLastError(level: u32) -> aclError {
     guard_value(
         "aclrtPeekAtLastError",
         aclrt::codes::ACL_ERROR_INTERNAL_ERROR,
-        || last_error(level, false),
+        || api::last_error_at(level, false),
     )
 }
 
@@ -82,7 +61,7 @@ pub extern "C" fn aclrtGetLastError(level: u32) -> aclError {
     guard_value(
         "aclrtGetLastError",
         aclrt::codes::ACL_ERROR_INTERNAL_ERROR,
-        || last_error(level, true),
+        || api::last_error_at(level, true),
     )
 }
 

@@ -408,6 +408,8 @@ fn acl_trace_variable_writes_the_file_at_finalize() {
     let _ = std::fs::remove_file(&path);
     std::env::set_var(trace::ENV_TRACE, &path);
     api::init().unwrap();
+    // Read at aclInit; the tests after this one share the process's environment.
+    std::env::remove_var(trace::ENV_TRACE);
     assert!(trace::is_collecting());
     api::set_device(0).unwrap();
     let s = api::create_stream().unwrap();

@@ -400,3 +400,32 @@ fn callback_goes_to_the_thread_subscribed_when_it_becomes_due() {
     drop(stop);
     join.join().unwrap();
 }
+
+/// The exception callback runs on the failing stream's thread, as user code: a synchronising
+/// call from it would wait for the very stream that runs it, so it is refused at once (107000)
+/// instead of hanging.
+#[test]
+fn exception_callback_that_synchronises_its_stream_is_refused_at_once() {
+    let _serial = common::exclusive();
+    setup();
+    let s = api::create_stream().unwrap();
+    let ctx = api::get_current_context().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let tx = Mutex::new(tx);
+    api::set_exception_info_callback(Some(Arc::new(move |_: &ExceptionInfo| {
+        api::set_current_context(ctx).unwrap();
+        let sync = api::synchronize_stream_with_timeout(s, 5_000);
+        tx.lock().unwrap().send(code(sync)).unwrap();
+    })))
+    .unwrap();
+    launch(s, failing(ACL_ERROR_RT_AICORE_TIMEOUT));
+    assert_eq!(
+        rx.recv_timeout(std::time::Duration::from_secs(4)),
+        Ok(ACL_ERROR_RT_PARAM_INVALID),
+        "the callback's synchronise must fail at once, not wait for its own stream"
+    );
+    assert_eq!(
+        code(api::synchronize_stream(s)),
+        ACL_ERROR_RT_AICORE_TIMEOUT
+    );
+}

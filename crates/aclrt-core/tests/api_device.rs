@@ -270,6 +270,9 @@ fn visible_devices_from_environment() {
     api::init().unwrap();
     assert_eq!(api::get_device_count().unwrap(), 0);
     assert_eq!(code(api::set_device(0)), ACL_ERROR_RT_INVALID_DEVICEID);
+    // The tests after this one share the process's environment.
+    std::env::remove_var(aclrt::config::ENV_DEVICE_COUNT);
+    std::env::remove_var(aclrt::config::ENV_VISIBLE_DEVICES);
 }
 
 #[test]
@@ -317,4 +320,40 @@ fn last_error_and_recent_message() {
     api::finalize().unwrap();
     assert_eq!(code(api::create_stream()), ACL_ERROR_UNINITIALIZE);
     assert_eq!(api::get_last_error(), ACL_ERROR_UNINITIALIZE);
+}
+
+/// `aclInit(configPath)`: a path that is not a readable regular file is refused, whatever the
+/// face (the rule lives in the core).
+#[test]
+fn init_config_path_must_name_a_readable_file() {
+    let _serial = common::exclusive();
+    let dir = std::env::temp_dir();
+    let missing = dir.join(format!("aclrt-no-such-config-{}.json", std::process::id()));
+    for bad in [dir.to_str().unwrap(), missing.to_str().unwrap()] {
+        assert_eq!(
+            code(api::init_with_config_file(Some(bad))),
+            ACL_ERROR_INVALID_FILE,
+            "{bad}"
+        );
+        assert_eq!(code(api::get_device_count()), ACL_ERROR_UNINITIALIZE);
+    }
+    let file = dir.join(format!("aclrt-config-{}.json", std::process::id()));
+    std::fs::write(&file, "{}").unwrap();
+    api::init_with_config_file(Some(file.to_str().unwrap())).unwrap();
+    api::finalize().unwrap();
+    api::init_with_config_file(Some("")).unwrap();
+    api::finalize().unwrap();
+    std::fs::remove_file(file).unwrap();
+}
+
+/// Only the thread level of the last error exists; another level is refused as the value.
+#[test]
+fn last_error_levels() {
+    let _serial = common::exclusive();
+    setup();
+    let _ = api::synchronize_stream(StreamHandle::from_raw(0x42));
+    assert_eq!(api::last_error_at(1, false), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(api::last_error_at(0, false), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_eq!(api::last_error_at(0, true), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_eq!(api::last_error_at(0, true), 0);
 }

@@ -289,6 +289,10 @@ fn stop_mode_stops_every_stream_of_the_context() {
             r.fetch_add(1, Ordering::SeqCst);
         }),
     );
+    // `s` is held until both of its tasks are queued: the failure stops the context, after
+    // which nothing can be queued, so the task behind it must be in before it runs.
+    let s_gate = Arc::new(AtomicBool::new(false));
+    launch(s, gated(&s_gate));
     launch(s, failing(ACL_ERROR_RT_AICORE_EXCEPTION));
     let r = ran.clone();
     launch(
@@ -297,6 +301,7 @@ fn stop_mode_stops_every_stream_of_the_context() {
             r.fetch_add(1, Ordering::SeqCst);
         }),
     );
+    s_gate.store(true, Ordering::SeqCst);
     assert_eq!(
         code(api::synchronize_stream(s)),
         ACL_ERROR_RT_AICORE_EXCEPTION

@@ -12,25 +12,14 @@ mod rt;
 mod util;
 
 use aclrt::api;
-use aclrt::codes::ACL_ERROR_INVALID_FILE;
 use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
-/// `acl.init(config_path=None)`: the configuration file, when given, must exist; its content
-/// is not read (the emulated device takes its settings from the environment).
+/// `acl.init(config_path=None)`: the configuration path rule is the core's.
 #[pyfunction]
 #[pyo3(signature = (config_path = None))]
 fn init(py: Python<'_>, config_path: Option<&str>) -> i32 {
-    if let Some(path) = config_path.filter(|p| !p.is_empty()) {
-        if !std::path::Path::new(path).is_file() {
-            return api::fail(
-                ACL_ERROR_INVALID_FILE,
-                format!("aclInit: configuration file {path:?} does not exist"),
-            )
-            .code();
-        }
-    }
-    args::ret(py.detach(api::init))
+    args::ret(py.detach(|| api::init_with_config_file(config_path)))
 }
 
 #[pyfunction]

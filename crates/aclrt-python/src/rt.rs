@@ -1,6 +1,7 @@
 //! `acl.rt`: the runtime calls, named after the C functions in snake case.
 
 use aclrt::api;
+use aclrt::consts::ACL_RT_THREAD_LEVEL;
 use aclrt::StreamHandle;
 use pyo3::prelude::*;
 
@@ -348,23 +349,21 @@ fn get_mem_info(attr: &Any) -> PyResult<(usize, usize, i32)> {
     })
 }
 
-/// Only the thread level exists; the level is accepted for pyACL compatibility.
+/// The level defaults to the thread level, the only one (the core's rule decides the rest).
+fn last_error_level(level: Option<&Any>) -> PyResult<u32> {
+    level.map_or(Ok(ACL_RT_THREAD_LEVEL), |level| u32_arg(level, "level"))
+}
+
 #[pyfunction]
 #[pyo3(signature = (level = None))]
 fn peek_at_last_error(level: Option<&Any>) -> PyResult<i32> {
-    if let Some(level) = level {
-        u32_arg(level, "level")?;
-    }
-    Ok(api::peek_at_last_error())
+    Ok(api::last_error_at(last_error_level(level)?, false))
 }
 
 #[pyfunction]
 #[pyo3(signature = (level = None))]
 fn get_last_error(level: Option<&Any>) -> PyResult<i32> {
-    if let Some(level) = level {
-        u32_arg(level, "level")?;
-    }
-    Ok(api::get_last_error())
+    Ok(api::last_error_at(last_error_level(level)?, true))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -146,6 +146,24 @@ pub fn init() -> Result<()> {
     })())
 }
 
+/// `aclInit(configPath)`: a configuration path, when given and not empty, must name a readable
+/// regular file (`ACL_ERROR_INVALID_FILE` otherwise: a mistyped path or a directory fails here as
+/// it would on hardware). The file's settings (dump, profiling, …) mean nothing to the emulated
+/// device, so its content is not read.
+pub fn init_with_config_file(path: Option<&str>) -> Result<()> {
+    if let Some(path) = path.filter(|p| !p.is_empty()) {
+        let readable_file =
+            std::fs::metadata(path).is_ok_and(|m| m.is_file()) && std::fs::File::open(path).is_ok();
+        if !readable_file {
+            return noted(err(
+                ACL_ERROR_INVALID_FILE,
+                format!("aclInit: the configuration file {path:?} is not a readable file"),
+            ));
+        }
+    }
+    init()
+}
+
 /// `aclFinalize`: tears everything down whatever the init count. Queued work is discarded; a
 /// task already running finishes first.
 pub fn finalize() -> Result<()> {
@@ -189,6 +207,20 @@ pub fn peek_at_last_error() -> i32 {
 /// `aclrtGetLastError`.
 pub fn get_last_error() -> i32 {
     thread_state::take_last_error()
+}
+
+/// `aclrtPeekAtLastError(level)` / `aclrtGetLastError(level)` (`take`): only
+/// `ACL_RT_THREAD_LEVEL` exists; another level is `ACL_ERROR_INVALID_PARAM`, returned as the
+/// value, and leaves the thread's error alone.
+pub fn last_error_at(level: u32, take: bool) -> i32 {
+    if level != crate::consts::ACL_RT_THREAD_LEVEL {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    if take {
+        get_last_error()
+    } else {
+        peek_at_last_error()
+    }
 }
 
 /// Notes a failure detected by a face outside [`acl`] for the calling thread and returns it.
