@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use crate::context::Context;
 use crate::exception::ExceptionSlot;
 use crate::sync::lock;
+use crate::threads::ThreadSpawner;
 
 /// Streams per device, default streams included.
 pub const MAX_STREAMS_PER_DEVICE: usize = 1984;
@@ -26,6 +27,8 @@ pub(crate) struct Device {
     pub(crate) binding: Mutex<Binding>,
     /// The runtime's exception callback, which failing streams of this device report to.
     pub(crate) exceptions: Arc<ExceptionSlot>,
+    /// Where the device's stream workers come from.
+    pub(crate) threads: Arc<dyn ThreadSpawner>,
 }
 
 #[derive(Default)]
@@ -35,7 +38,12 @@ pub(crate) struct Binding {
 }
 
 impl Device {
-    pub(crate) fn new(id: i32, memory_capacity: u64, exceptions: Arc<ExceptionSlot>) -> Self {
+    pub(crate) fn new(
+        id: i32,
+        memory_capacity: u64,
+        exceptions: Arc<ExceptionSlot>,
+        threads: Arc<dyn ThreadSpawner>,
+    ) -> Self {
         Self {
             id,
             memory_capacity,
@@ -46,6 +54,7 @@ impl Device {
             next_event_id: AtomicU32::new(0),
             binding: Mutex::new(Binding::default()),
             exceptions,
+            threads,
         }
     }
 
@@ -128,7 +137,12 @@ mod tests {
 
     #[test]
     fn stream_limit_and_id_reuse() {
-        let d = Device::new(0, 1 << 20, Default::default());
+        let d = Device::new(
+            0,
+            1 << 20,
+            Default::default(),
+            Arc::new(crate::threads::OsThreads),
+        );
         let ids: Vec<u32> = (0..MAX_STREAMS_PER_DEVICE)
             .map(|_| d.acquire_stream().unwrap())
             .collect();
@@ -144,7 +158,12 @@ mod tests {
 
     #[test]
     fn memory_reservation_respects_capacity() {
-        let d = Device::new(0, 100, Default::default());
+        let d = Device::new(
+            0,
+            100,
+            Default::default(),
+            Arc::new(crate::threads::OsThreads),
+        );
         assert!(d.reserve_memory(60));
         assert!(!d.reserve_memory(41));
         assert!(d.reserve_memory(40));

@@ -48,6 +48,7 @@ mod stream;
 pub mod sync;
 mod task;
 mod thread_state;
+pub mod threads;
 pub mod trace;
 
 pub use callback::MAX_CALLBACK_THREADS;

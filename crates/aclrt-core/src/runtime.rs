@@ -18,6 +18,7 @@ use crate::exception::ExceptionSlot;
 use crate::handle::{ContextHandle, EventHandle, HandleTable, StreamHandle};
 use crate::memory::MemoryMap;
 use crate::stream::Stream;
+use crate::threads::{OsThreads, ThreadSpawner};
 
 /// Serial numbers of runtime instances: per-thread state is keyed by them.
 static NEXT_SERIAL: AtomicU64 = AtomicU64::new(1);
@@ -38,6 +39,11 @@ pub struct Runtime {
 impl Runtime {
     /// A runtime with the devices `config` describes (what `aclInit` does).
     pub fn new(config: &Config) -> Arc<Self> {
+        Self::with_threads(config, Arc::new(OsThreads))
+    }
+
+    /// A runtime whose stream workers come from `threads`.
+    pub fn with_threads(config: &Config, threads: Arc<dyn ThreadSpawner>) -> Arc<Self> {
         let exceptions = Arc::new(ExceptionSlot::default());
         let devices = config
             .logical_to_physical()
@@ -48,6 +54,7 @@ impl Runtime {
                     logical as i32,
                     config.device_memory,
                     exceptions.clone(),
+                    threads.clone(),
                 ))
             })
             .collect();

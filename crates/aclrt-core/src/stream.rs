@@ -163,24 +163,59 @@ impl Stream {
             id
         };
         match self.doorbell.ring() {
-            Ring::Start => self.spawn_worker(),
+            Ring::Start => {
+                if let Err(refused) = self.spawn_worker() {
+                    return Err(self.worker_refused(&refused));
+                }
+            }
             Ring::Unpark => self.wake_worker(),
             Ring::None => {}
         }
         Ok(id)
     }
 
-    fn spawn_worker(self: &Arc<Self>) {
+    fn spawn_worker(self: &Arc<Self>) -> std::io::Result<()> {
         let stream = Arc::clone(self);
-        let handle = std::thread::Builder::new()
-            .name(format!(
-                "aclrt-stream-{}-{}",
-                self.context.device.id, self.id
-            ))
-            .spawn(move || stream.run_worker())
-            .expect("the OS refused to start a stream worker thread");
+        let name = format!("aclrt-stream-{}-{}", self.context.device.id, self.id);
+        let handle = self
+            .context
+            .device
+            .threads
+            .spawn(name, Box::new(move || stream.run_worker()))?;
         let _ = self.worker_thread.set(handle.thread().clone());
         *lock(&self.worker_join) = Some(handle);
+        Ok(())
+    }
+
+    /// The OS refused the worker thread this submitter was told to start: nothing will run the
+    /// queue, so every task in it is discarded with the failure (records complete, waits are
+    /// released, the next synchronise reports it) and the doorbell is handed back, so a later
+    /// submit tries to start a worker again. Tasks queued meanwhile by other threads are
+    /// discarded too, never stranded.
+    fn worker_refused(&self, refused: &std::io::Error) -> crate::error::Error {
+        let message = format!(
+            "the OS refused to start the worker thread of stream {} ({refused}); the queued \
+             work was discarded",
+            self.id
+        );
+        let failure = self.failure_for(0, ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, &message, 0);
+        loop {
+            while let Some(task) = self.tasks.pop() {
+                if trace::enabled() {
+                    trace::task_discarded(self, task.id, task.kind, failure.code);
+                }
+                discard(task.work, &failure);
+                self.retire(task.id);
+            }
+            lock(&self.pending_failure).get_or_insert_with(|| failure.clone());
+            self.doorbell.give_up_start();
+            // A submit that rang while this thread held the start duty saw a running worker and
+            // rang no further: look once more now that the duty is handed back.
+            if self.tasks.is_empty() || self.doorbell.ring() != Ring::Start {
+                break;
+            }
+        }
+        crate::error::Error::new(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, message)
     }
 
     /// Unparks the worker so it re-checks its queue and abort conditions.

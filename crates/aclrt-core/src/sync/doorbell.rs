@@ -76,6 +76,15 @@ impl Doorbell {
         fence(Ordering::SeqCst);
     }
 
+    /// Producer side: the producer that was told [`Ring::Start`] could not start the consumer
+    /// and hands the duty back; the next [`Doorbell::ring`] is told to start it again. The
+    /// producer must have emptied the queue first and must look at it once more afterwards
+    /// (work published while it held the duty rang no further).
+    pub fn give_up_start(&self) {
+        self.state.store(NOT_STARTED, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+    }
+
     /// Consumer side: gone for good.
     pub fn exit(&self) {
         self.state.store(EXITED, Ordering::SeqCst);
