@@ -133,8 +133,11 @@ fn check_copy(
             "{name}: count {count} exceeds destMax {dest_max}"
         );
     }
-    RUNTIME.memory.check(dst, count, "copy destination")?;
-    RUNTIME.memory.check(src, count, "copy source")
+    RUNTIME
+        .memory
+        .check_access(dst, count, "copy destination")?;
+    RUNTIME.memory.check_access(src, count, "copy source")?;
+    Ok(())
 }
 
 fn check_set(ptr: usize, max: usize, count: usize, name: &str) -> Result<()> {
@@ -147,7 +150,8 @@ fn check_set(ptr: usize, max: usize, count: usize, name: &str) -> Result<()> {
             "{name}: count {count} exceeds maxCount {max}"
         );
     }
-    RUNTIME.memory.check(ptr, count, "memset")
+    RUNTIME.memory.check_access(ptr, count, "memset")?;
+    Ok(())
 }
 
 /// `aclrtMemcpy`: synchronous, not ordered with streams.
