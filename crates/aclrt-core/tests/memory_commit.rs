@@ -186,3 +186,44 @@ fn many_allocations_fill_the_device_exactly() {
     sorted.sort_unstable();
     assert!(sorted.windows(2).all(|w| w[1] - w[0] >= 1000), "overlap");
 }
+
+#[test]
+fn default_capacity_fits_the_machine() {
+    std::env::remove_var(aclrt::config::ENV_DEVICE_MEMORY);
+    setup();
+    let (free, total) = api::get_mem_info(ACL_HBM_MEM).unwrap();
+    assert_eq!(free, total);
+    assert_eq!(total as u64, aclrt::config::default_device_memory());
+    assert!(total as u64 <= aclrt::config::DEFAULT_DEVICE_MEMORY);
+    let (_, host_total) = api::get_mem_info(ACL_DDR_MEM).unwrap();
+    assert!(total <= host_total, "{total} > host {host_total}");
+    // One byte more than the whole device is refused with the out-of-memory code.
+    assert_eq!(
+        code(api::malloc(total + 1, 0)),
+        aclrt::codes::ACL_ERROR_RT_MEMORY_ALLOCATION
+    );
+    let msg = api::get_recent_err_msg().unwrap();
+    assert!(
+        msg.contains("out of memory") && msg.contains("requested"),
+        "{msg}"
+    );
+    // The whole device can be allocated at once, and costs nothing until written (unless the
+    // kernel charges every writable mapping up front: overcommit mode 2).
+    let strict = std::fs::read_to_string("/proc/sys/vm/overcommit_memory")
+        .is_ok_and(|mode| mode.trim() == "2");
+    if strict {
+        return;
+    }
+    let before = rss();
+    let all = api::malloc(total, 0).unwrap();
+    assert!(rss() < before + 16 * MIB);
+    assert_eq!(api::get_mem_info(ACL_HBM_MEM).unwrap().0, 0);
+    api::free(all).unwrap();
+}
+
+#[test]
+fn the_environment_overrides_the_default_capacity() {
+    std::env::set_var(aclrt::config::ENV_DEVICE_MEMORY, "3G");
+    setup();
+    assert_eq!(api::get_mem_info(ACL_HBM_MEM).unwrap(), (3 * GIB, 3 * GIB));
+}
