@@ -26,7 +26,9 @@
 //!    allocation was freed; they are dropped again when reused (invariant 3).
 //!
 //! Allocating or freeing takes time proportional to the pages actually touched, not to the
-//! size: a multi-gigabyte allocation is a few system calls.
+//! size: a multi-gigabyte allocation is a few system calls. The map's lock is held while a
+//! block's pages are zeroed or given back, so a block is never handed out while its pages are
+//! being dropped.
 //!
 //! # Accesses
 //!
@@ -96,6 +98,13 @@ pub(crate) struct Allocation {
     pub(crate) place: Place,
 }
 
+impl Allocation {
+    /// Length of the block the allocation occupies (invariant 2).
+    fn block_len(&self) -> usize {
+        block_len(self.size).expect("a live allocation's block length fits")
+    }
+}
+
 /// What an access checked by [`MemoryMap::check_access`] touches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Access {
@@ -119,13 +128,6 @@ enum Region {
     Foreign,
 }
 
-impl Allocation {
-    /// Length of the block the allocation occupies (invariant 2).
-    fn block_len(&self) -> usize {
-        block_len(self.size).expect("a live allocation's block length fits")
-    }
-}
-
 /// `size` rounded up to [`ALIGNMENT`], or `None` when that overflows.
 fn block_len(size: usize) -> Option<usize> {
     size.checked_next_multiple_of(ALIGNMENT)
@@ -141,25 +143,6 @@ struct Inner {
     free: Extents,
     /// The latest frees (base, allocation), oldest first, at most [`FREED_RECORDS`].
     freed: VecDeque<(usize, Allocation)>,
-}
-
-impl Inner {
-    /// Reserves another segment able to hold a block of `len` bytes.
-    fn grow(&mut self, len: usize) -> Result<()> {
-        let exact = pages::page_up(len);
-        let Some((start, seg_len)) = pages::reserve(exact.max(SEGMENT_MIN))
-            .map(|s| (s, exact.max(SEGMENT_MIN)))
-            .or_else(|| pages::reserve(exact).map(|s| (s, exact)))
-        else {
-            bail!(
-                ACL_ERROR_RT_MEMORY_ALLOCATION,
-                "the host could not reserve {exact} bytes of address space"
-            );
-        };
-        self.segments.insert(start, seg_len);
-        self.free.give_back(start, seg_len);
-        Ok(())
-    }
 }
 
 /// All runtime memory: segments, live allocations and free space.
@@ -290,6 +273,25 @@ impl MemoryMap {
 }
 
 impl Inner {
+    /// Reserves another segment able to hold a block of `len` bytes: [`SEGMENT_MIN`] or more,
+    /// or just enough if the host will not give that much address space.
+    fn grow(&mut self, len: usize) -> Result<()> {
+        let exact = pages::page_up(len);
+        let preferred = exact.max(SEGMENT_MIN);
+        let Some((start, seg_len)) = pages::reserve(preferred)
+            .map(|s| (s, preferred))
+            .or_else(|| pages::reserve(exact).map(|s| (s, exact)))
+        else {
+            bail!(
+                ACL_ERROR_RT_MEMORY_ALLOCATION,
+                "the host could not reserve {exact} bytes of address space"
+            );
+        };
+        self.segments.insert(start, seg_len);
+        self.free.give_back(start, seg_len);
+        Ok(())
+    }
+
     /// Where `ptr` lies.
     fn region(&self, ptr: usize) -> Region {
         if let Some((&base, &allocation)) = self.live.range(..=ptr).next_back() {
