@@ -5,7 +5,8 @@
  * Device configuration is read at aclInit from the environment, or set in code with
  * aclxConfigureDevices before aclInit:
  *   ACLRT_DEVICE_COUNT       number of emulated devices (default 1)
- *   ACLRT_DEVICE_MEMORY      memory per device in bytes; K, M, G suffixes (default 32G)
+ *   ACLRT_DEVICE_MEMORY      memory per device in bytes; K, M, G suffixes (default 32G, or
+ *                            the host's memory if smaller)
  *   ASCEND_RT_VISIBLE_DEVICES  comma list of visible device ids, as with real hardware
  */
 #ifndef ACLRT_ACL_ACL_EXT_H_

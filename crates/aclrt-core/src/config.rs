@@ -5,14 +5,92 @@ use std::env;
 /// Environment variable: number of emulated devices (default 1).
 pub const ENV_DEVICE_COUNT: &str = "ACLRT_DEVICE_COUNT";
 /// Environment variable: memory capacity of each emulated device, in bytes; `K`, `M`, `G`
-/// suffixes (powers of 1024) are accepted. Default 32 GiB.
+/// suffixes (powers of 1024) are accepted. Default: [`default_device_memory`].
 pub const ENV_DEVICE_MEMORY: &str = "ACLRT_DEVICE_MEMORY";
 /// Environment variable the vendor runtime honours: comma list of physical ids made visible,
 /// in logical order.
 pub const ENV_VISIBLE_DEVICES: &str = "ASCEND_RT_VISIBLE_DEVICES";
 
-/// Default emulated memory capacity per device.
+/// The most memory a device gets by default: 32 GiB, the HBM of a common vendor device.
 pub const DEFAULT_DEVICE_MEMORY: u64 = 32 << 30;
+
+/// The default memory capacity of each device: the smaller of [`DEFAULT_DEVICE_MEMORY`] and
+/// [`host_memory_limit`], so that by default the runtime does not accept allocations the
+/// host could not back once they are written.
+///
+/// Device memory is committed only as it is written, so a program that allocates within this
+/// capacity but writes little uses little. Each device gets this capacity; the devices share
+/// the host's memory, so with several devices their sum may exceed it. Set
+/// [`ENV_DEVICE_MEMORY`] (or [`Config::device_memory`]) for any other size.
+pub fn default_device_memory() -> u64 {
+    host_memory_limit().map_or(DEFAULT_DEVICE_MEMORY, |limit| {
+        limit.min(DEFAULT_DEVICE_MEMORY)
+    })
+}
+
+/// The memory this process can use: the host's physical memory, lowered to the memory limit
+/// of the process's control group (cgroup v2 `memory.max`, or v1 `memory.limit_in_bytes`, of
+/// its own group and each ancestor) where one is set. `None` if the host does not say.
+pub fn host_memory_limit() -> Option<u64> {
+    let physical = physical_memory();
+    let cgroup = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|groups| cgroup_memory_limit(&groups, |path| std::fs::read_to_string(path).ok()));
+    match (physical, cgroup) {
+        (Some(p), Some(c)) => Some(p.min(c)),
+        (p, c) => p.or(c),
+    }
+}
+
+/// Physical memory from `sysconf`.
+fn physical_memory() -> Option<u64> {
+    // SAFETY: sysconf only reads system settings.
+    let (pages, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    let bytes = u64::try_from(pages)
+        .ok()?
+        .checked_mul(u64::try_from(page).ok()?)?;
+    (bytes > 0).then_some(bytes)
+}
+
+/// The lowest memory limit on the path of each group in `proc_cgroup` (the text of
+/// `/proc/self/cgroup`), reading limit files through `read`. "max" and unreadable files
+/// mean no limit.
+fn cgroup_memory_limit(proc_cgroup: &str, read: impl Fn(&str) -> Option<String>) -> Option<u64> {
+    let mut lowest: Option<u64> = None;
+    for line in proc_cgroup.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (Some(_id), Some(controllers), Some(path)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let (root, file) = if controllers.is_empty() {
+            ("/sys/fs/cgroup", "memory.max")
+        } else if controllers.split(',').any(|c| c == "memory") {
+            ("/sys/fs/cgroup/memory", "memory.limit_in_bytes")
+        } else {
+            continue;
+        };
+        let mut dir = path.trim_end_matches('/');
+        loop {
+            let limit = read(&format!("{root}{dir}/{file}"))
+                .and_then(|text| text.trim().parse::<u64>().ok());
+            if let Some(limit) = limit.filter(|&l| l > 0) {
+                lowest = Some(lowest.map_or(limit, |l| l.min(limit)));
+            }
+            match dir.rfind('/') {
+                Some(i) => dir = &dir[..i],
+                None => break,
+            }
+        }
+    }
+    lowest
+}
 
 /// How the emulated device looks. Read at `aclInit` unless set with [`crate::api::configure`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +107,7 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             device_count: 1,
-            device_memory: DEFAULT_DEVICE_MEMORY,
+            device_memory: default_device_memory(),
             visible_devices: None,
         }
     }
@@ -105,6 +183,53 @@ mod tests {
         assert_eq!(parse_visible("3,0", 2), Vec::<u32>::new());
         assert_eq!(parse_visible("0,0,1", 2), vec![0]);
         assert_eq!(parse_visible("", 2), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn cgroup_limits_take_the_lowest_on_the_path() {
+        let files = |path: &str| -> Option<String> {
+            match path {
+                "/sys/fs/cgroup/memory.max" => Some("max\n".into()),
+                "/sys/fs/cgroup/jobs/memory.max" => Some("8589934592\n".into()),
+                "/sys/fs/cgroup/jobs/one/memory.max" => Some("max\n".into()),
+                "/sys/fs/cgroup/memory/box/memory.limit_in_bytes" => Some("4294967296".into()),
+                "/sys/fs/cgroup/memory/memory.limit_in_bytes" => Some("9223372036854771712".into()),
+                _ => None,
+            }
+        };
+        assert_eq!(cgroup_memory_limit("0::/jobs/one\n", files), Some(8 << 30));
+        assert_eq!(cgroup_memory_limit("0::/\n", files), None);
+        assert_eq!(
+            cgroup_memory_limit("4:memory:/box\n1:cpu:/\n0::/jobs/one\n", files),
+            Some(4 << 30)
+        );
+        assert_eq!(
+            cgroup_memory_limit("4:memory:/\n", files),
+            Some(9223372036854771712)
+        );
+        assert_eq!(
+            cgroup_memory_limit("4:cpu,pids:/box\ngarbage\n", files),
+            None
+        );
+    }
+
+    #[test]
+    fn default_capacity_fits_the_host() {
+        let limit = host_memory_limit().expect("the host reports its memory");
+        assert_eq!(default_device_memory(), limit.min(DEFAULT_DEVICE_MEMORY));
+        assert_eq!(Config::default().device_memory, default_device_memory());
+        // Never more than the physical memory /proc/meminfo reports.
+        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+        let total_kib: u64 = meminfo
+            .lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap();
+        assert!(
+            limit <= total_kib * 1024 + 4096,
+            "{limit} > {total_kib} KiB"
+        );
+        assert!(default_device_memory() > 0);
     }
 
     #[test]

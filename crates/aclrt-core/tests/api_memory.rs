@@ -283,3 +283,157 @@ fn async_copies_are_ordered_on_their_stream() {
     }
     api::synchronize_stream(st).unwrap();
 }
+
+#[test]
+fn freed_pointers_are_refused_never_touched() {
+    let _serial = common::exclusive();
+    setup();
+    let st = api::create_stream().unwrap();
+    let big = api::malloc(64 << 20, 0).unwrap();
+    let small = api::malloc(256, 0).unwrap();
+    let host = api::malloc_host(4096).unwrap();
+    unsafe { api::memset(big, 64 << 20, 0x33, 64 << 20).unwrap() };
+    api::free(big).unwrap();
+    api::free(small).unwrap();
+    api::free_host(host).unwrap();
+    let mut local = vec![7u8; 4096];
+    let l = local.as_mut_ptr() as usize;
+    for (ptr, name) in [
+        (big, "device start"),
+        (big + (32 << 20), "device middle"),
+        (small + 8, "small device"),
+        (host, "host"),
+    ] {
+        unsafe {
+            // Destination, source, memset; sync and async.
+            assert_eq!(
+                code(api::memcpy(ptr, 64, l, 64, ACL_MEMCPY_HOST_TO_DEVICE)),
+                ACL_ERROR_INVALID_PARAM,
+                "{name}"
+            );
+            let msg = api::get_recent_err_msg().unwrap();
+            assert!(msg.contains("copy destination"), "{name}: {msg}");
+            assert!(
+                msg.contains("freed") || msg.contains("not allocated"),
+                "{name}: {msg}"
+            );
+            assert_eq!(
+                code(api::memcpy(l, 64, ptr, 64, ACL_MEMCPY_DEVICE_TO_HOST)),
+                ACL_ERROR_INVALID_PARAM,
+                "{name}"
+            );
+            assert!(api::get_recent_err_msg().unwrap().contains("copy source"));
+            assert_eq!(
+                code(api::memset(ptr, 64, 1, 64)),
+                ACL_ERROR_INVALID_PARAM,
+                "{name}"
+            );
+            assert_eq!(
+                code(api::memcpy_async(
+                    ptr,
+                    64,
+                    l,
+                    64,
+                    ACL_MEMCPY_HOST_TO_DEVICE,
+                    st
+                )),
+                ACL_ERROR_INVALID_PARAM,
+                "{name}"
+            );
+            assert_eq!(
+                code(api::memcpy_async(
+                    l,
+                    64,
+                    ptr,
+                    64,
+                    ACL_MEMCPY_DEVICE_TO_HOST,
+                    st
+                )),
+                ACL_ERROR_INVALID_PARAM,
+                "{name}"
+            );
+            assert_eq!(
+                code(api::memset_async(ptr, 64, 1, 64, st)),
+                ACL_ERROR_INVALID_PARAM,
+                "{name}"
+            );
+        }
+    }
+    // The failures wrote nothing and queued nothing.
+    assert!(local.iter().all(|&b| b == 7));
+    api::synchronize_stream(st).unwrap();
+    // A second free names the freed allocation.
+    assert_eq!(code(api::free(big)), ACL_ERROR_RT_MEMORY_FREE);
+    let msg = api::get_recent_err_msg().unwrap();
+    assert!(msg.contains("was freed"), "{msg}");
+    assert_eq!(code(api::free(big + 64)), ACL_ERROR_RT_MEMORY_FREE);
+    assert_eq!(code(api::free_host(host)), ACL_ERROR_RT_MEMORY_FREE);
+    assert!(api::get_recent_err_msg().unwrap().contains("was freed"));
+    // The last error is set, as for every failing call.
+    assert_eq!(api::get_last_error(), ACL_ERROR_RT_MEMORY_FREE);
+}
+
+#[test]
+fn freeing_under_a_queued_copy_does_not_crash_the_worker() {
+    let _serial = common::exclusive();
+    setup();
+    let st = api::create_stream().unwrap();
+    let size = 16 << 20;
+    let dev = api::malloc(size, 0).unwrap();
+    let mut host = vec![0xABu8; size];
+    let h = host.as_mut_ptr() as usize;
+    let gate = Arc::new(AtomicBool::new(false));
+    launch(st, gated(&gate));
+    unsafe {
+        api::memcpy_async(dev, size, h, size, ACL_MEMCPY_HOST_TO_DEVICE, st).unwrap();
+        api::memset_async(dev, size, 1, size, st).unwrap();
+        api::memcpy_async(h, size, dev, size, ACL_MEMCPY_DEVICE_TO_HOST, st).unwrap();
+    }
+    // Freed while the tasks wait: the range stays mapped, so they run without faulting.
+    api::free(dev).unwrap();
+    gate.store(true, std::sync::atomic::Ordering::SeqCst);
+    api::synchronize_stream(st).unwrap();
+    // A later allocation of the range reads as zero again.
+    let again = api::malloc(size, 0).unwrap();
+    assert_eq!(again, dev, "best fit reuses the range");
+    assert!(bytes(again, size).iter().all(|&b| b == 0));
+    api::free(again).unwrap();
+    drop(host);
+}
+
+#[test]
+fn foreign_host_memory_still_copies_both_ways() {
+    let _serial = common::exclusive();
+    setup();
+    let dev = api::malloc(4096, 0).unwrap();
+    let src: Vec<u8> = (0..4096u32).map(|i| (i % 251) as u8).collect();
+    let mut back = vec![0u8; 4096];
+    let st = api::create_stream().unwrap();
+    unsafe {
+        api::memcpy(
+            dev,
+            4096,
+            src.as_ptr() as usize,
+            4096,
+            ACL_MEMCPY_HOST_TO_DEVICE,
+        )
+        .unwrap();
+        api::memcpy_async(
+            back.as_mut_ptr() as usize,
+            4096,
+            dev,
+            4096,
+            ACL_MEMCPY_DEVICE_TO_HOST,
+            st,
+        )
+        .unwrap();
+    }
+    api::synchronize_stream(st).unwrap();
+    assert_eq!(back, src);
+    unsafe {
+        api::memset(back.as_mut_ptr() as usize, 4096, 0x11, 100).unwrap();
+    }
+    assert!(back[..100].iter().all(|&b| b == 0x11));
+    assert_eq!(back[100], src[100]);
+    api::free(dev).unwrap();
+}

@@ -253,8 +253,9 @@ impl Runtime {
                 "{name}: count {count} exceeds destMax {dest_max}"
             );
         }
-        self.memory.check(dst, count, "copy destination")?;
-        self.memory.check(src, count, "copy source")
+        self.memory.check_access(dst, count, "copy destination")?;
+        self.memory.check_access(src, count, "copy source")?;
+        Ok(())
     }
 
     fn check_set(&self, ptr: usize, max: usize, count: usize, name: &str) -> Result<()> {
@@ -267,6 +268,7 @@ impl Runtime {
                 "{name}: count {count} exceeds maxCount {max}"
             );
         }
-        self.memory.check(ptr, count, "memset")
+        self.memory.check_access(ptr, count, "memset")?;
+        Ok(())
     }
 }

@@ -1,0 +1,505 @@
+//! Runtime-owned memory: device and host allocations, with the bounds every copy and set is
+//! checked against.
+//!
+//! Device memory of the emulated device is host memory, so host kernels can read and write it
+//! through the pointers the program holds. Device capacity is accounted in `device.rs`; this
+//! module places the bytes.
+//!
+//! # Layout
+//!
+//! All runtime allocations (`aclrtMalloc` and `aclrtMallocHost` alike) are carved out of
+//! *segments*: large private anonymous mappings made with `MAP_NORESERVE` (see [`pages`]).
+//! A segment costs address space only; a page of it is backed by memory when first written.
+//! Free space inside the segments is tracked by a best-fit allocator ([`extents`]).
+//!
+//! # Invariants
+//!
+//! 1. Segments are never unmapped. Every address the runtime ever handed out stays mapped,
+//!    readable and writable, for the life of the process.
+//! 2. A live allocation of `size` bytes occupies the *block* `[base, base + round_up(size,
+//!    64))`; `base` is a multiple of [`ALIGNMENT`]. Live blocks and free extents never overlap
+//!    and together cover every segment exactly.
+//! 3. A new allocation reads as zero: its block is zeroed when handed out, by dropping its whole
+//!    pages and writing the partial pages at either end. Untouched pages stay unbacked.
+//! 4. When a block is freed, every page that then overlaps no live block is given back to the
+//!    operating system. Free pages hold no memory unless something wrote to them after their
+//!    allocation was freed; they are dropped again when reused (invariant 3).
+//!
+//! Allocating or freeing takes time proportional to the pages actually touched, not to the
+//! size: a multi-gigabyte allocation is a few system calls. The map's lock is held while a
+//! block's pages are zeroed or given back, so a block is never handed out while its pages are
+//! being dropped.
+//!
+//! # Accesses
+//!
+//! Every copy and set checks each range it touches with [`MemoryMap::check_access`] before any
+//! byte moves. An address is in exactly one of these regions:
+//!
+//! | region | an access there |
+//! |---|---|
+//! | inside a live allocation | allowed if it ends inside it; else `100000` (overrun) |
+//! | inside a segment, not in a live allocation (freed, the rounding slack after an allocation, or never handed out) | `100000`, naming the freed allocation when it is among the last [`FREED_RECORDS`] frees |
+//! | outside every segment (foreign) | the caller's business (pageable host memory); `100000` only if the range runs into a segment |
+//!
+//! `aclrtFree`/`aclrtFreeHost` of anything but the start of a live allocation of the right kind
+//! is `207002`, with the same description of the address.
+//!
+//! Asynchronous copies and sets are checked when they are submitted; the worker does not check
+//! again. A free between submit and run cannot make the worker fault: by invariant 1 the freed
+//! range is still mapped, so the task reads zeros or stale bytes, or writes into free pages
+//! (dropped again when they are reused) or into an allocation that reused them, as a device
+//! would. Freeing memory that queued work still uses is the program's error (the vendor's
+//! `aclrtFree` does not wait for tasks either). A check on the worker would only be race-free
+//! if it held the map's lock across the copy, which would stall every allocation behind long
+//! copies.
+
+mod extents;
+mod pages;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+use std::sync::RwLock;
+
+use crate::codes::*;
+use crate::error::{bail, Result};
+use extents::Extents;
+
+/// Alignment of every runtime allocation.
+pub const ALIGNMENT: usize = 64;
+
+/// The smallest segment reserved at a time (address space only).
+const SEGMENT_MIN: usize = 1 << 30;
+
+/// How many of the latest frees are remembered, to name the allocation a stale pointer came
+/// from. Older ones are still refused, with a less specific message.
+pub(crate) const FREED_RECORDS: usize = 4096;
+
+/// Where an allocation lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Device memory of a logical device.
+    Device(i32),
+    /// Page-locked host memory (`aclrtMallocHost`).
+    Host,
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Device(id) => write!(f, "device memory of device {id}"),
+            Place::Host => f.write_str("host memory from aclrtMallocHost"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Allocation {
+    pub(crate) size: usize,
+    pub(crate) place: Place,
+}
+
+impl Allocation {
+    /// Length of the block the allocation occupies (invariant 2).
+    fn block_len(&self) -> usize {
+        block_len(self.size).expect("a live allocation's block length fits")
+    }
+}
+
+/// What an access checked by [`MemoryMap::check_access`] touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Nothing: the length is 0.
+    Nothing,
+    /// Bytes inside one live runtime allocation.
+    Runtime,
+    /// Memory the runtime does not own; the caller vouches for it.
+    Foreign,
+}
+
+/// Where an address lies (see the module docs).
+#[derive(Debug, Clone, Copy)]
+enum Region {
+    /// Inside the live allocation at `base`.
+    Live { base: usize, allocation: Allocation },
+    /// Inside runtime segments but no live allocation; the latest free that covered it, if
+    /// still remembered.
+    Dead(Option<(usize, Allocation)>),
+    /// Outside every segment.
+    Foreign,
+}
+
+/// `size` rounded up to [`ALIGNMENT`], or `None` when that overflows.
+fn block_len(size: usize) -> Option<usize> {
+    size.checked_next_multiple_of(ALIGNMENT)
+}
+
+#[derive(Default)]
+struct Inner {
+    /// Live allocations by base address.
+    live: BTreeMap<usize, Allocation>,
+    /// Reserved segments: start → length.
+    segments: BTreeMap<usize, usize>,
+    /// Free space inside the segments.
+    free: Extents,
+    /// The latest frees (base, allocation), oldest first, at most [`FREED_RECORDS`].
+    freed: VecDeque<(usize, Allocation)>,
+}
+
+/// All runtime memory: segments, live allocations and free space.
+#[derive(Default)]
+pub(crate) struct MemoryMap {
+    inner: RwLock<Inner>,
+}
+
+impl MemoryMap {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Inner> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Allocates `size` zeroed bytes, [`ALIGNMENT`]-aligned, backed only once written.
+    pub(crate) fn allocate(&self, size: usize, place: Place) -> Result<usize> {
+        debug_assert!(size > 0, "callers refuse size 0");
+        let Some(len) = block_len(size).filter(|&l| l <= isize::MAX as usize) else {
+            bail!(
+                ACL_ERROR_RT_MEMORY_ALLOCATION,
+                "cannot allocate {size} bytes"
+            );
+        };
+        let mut inner = self.write();
+        let start = match inner.free.take(len) {
+            Some(start) => start,
+            None => {
+                inner.grow(len)?;
+                inner.free.take(len).expect("a new segment holds the block")
+            }
+        };
+        // SAFETY: the block was just taken from the free space of our segments, so it is mapped
+        // and no allocation owns it; the write lock keeps it from being handed out twice.
+        unsafe { pages::zero(start, len) };
+        inner.live.insert(start, Allocation { size, place });
+        Ok(start)
+    }
+
+    /// Frees an allocation made in `expected`'s allocator; returns it.
+    pub(crate) fn free(&self, ptr: usize, expected: fn(Place) -> bool) -> Result<Allocation> {
+        let mut inner = self.write();
+        match inner.live.get(&ptr) {
+            Some(a) if expected(a.place) => {}
+            Some(_) => bail!(
+                ACL_ERROR_RT_MEMORY_FREE,
+                "{ptr:#x} was allocated by the other allocator (device vs host memory)"
+            ),
+            None => bail!(
+                ACL_ERROR_RT_MEMORY_FREE,
+                "{ptr:#x} is not the start of a live runtime allocation: {}",
+                inner.describe(ptr)
+            ),
+        }
+        let allocation = inner.live.remove(&ptr).expect("checked above");
+        inner.release_block(ptr, allocation.block_len());
+        inner.remember(ptr, allocation);
+        Ok(allocation)
+    }
+
+    /// Checks an access of `len` bytes at `ptr` before it is made (see the module docs for the
+    /// regions): `100000` with a message for a range that overruns a live allocation, touches
+    /// runtime memory that is not allocated (freed, typically), or wraps around the address
+    /// space. `what` names the range in the message ("copy source", "memset", …).
+    pub(crate) fn check_access(&self, ptr: usize, len: usize, what: &str) -> Result<Access> {
+        if len == 0 {
+            return Ok(Access::Nothing);
+        }
+        let Some(end) = ptr.checked_add(len) else {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{what} of {len} bytes at {ptr:#x} runs past the end of the address space"
+            );
+        };
+        let inner = self.read();
+        match inner.region(ptr) {
+            Region::Live { base, allocation } => {
+                if end > base + allocation.size {
+                    bail!(
+                        ACL_ERROR_INVALID_PARAM,
+                        "{what} of {len} bytes at offset {} overruns its {}-byte allocation at {base:#x}",
+                        ptr - base,
+                        allocation.size
+                    );
+                }
+                Ok(Access::Runtime)
+            }
+            Region::Dead(_) => bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{what} at {ptr:#x} is not in a live runtime allocation: {}",
+                inner.describe(ptr)
+            ),
+            Region::Foreign => {
+                if let Some((&segment, _)) = inner.segments.range(ptr..end).next() {
+                    bail!(
+                        ACL_ERROR_INVALID_PARAM,
+                        "{what} of {len} bytes at {ptr:#x} is not runtime memory but runs into \
+                         the runtime's memory at {segment:#x}"
+                    );
+                }
+                Ok(Access::Foreign)
+            }
+        }
+    }
+
+    /// Frees everything (finalize). The segments stay reserved; their pages go back.
+    pub(crate) fn clear(&self) -> Vec<(usize, Allocation)> {
+        let mut inner = self.write();
+        let all: Vec<_> = std::mem::take(&mut inner.live).into_iter().collect();
+        for &(base, allocation) in &all {
+            inner.remember(base, allocation);
+        }
+        inner.free.clear();
+        let segments: Vec<_> = inner.segments.iter().map(|(&s, &l)| (s, l)).collect();
+        for (start, len) in segments {
+            inner.free.give_back(start, len);
+            // SAFETY: a whole segment made by `pages::reserve`; nothing in it is live any more.
+            unsafe { pages::release(start, len) };
+        }
+        all
+    }
+
+    pub(crate) fn live(&self) -> usize {
+        self.read().live.len()
+    }
+}
+
+impl Inner {
+    /// Reserves another segment able to hold a block of `len` bytes: [`SEGMENT_MIN`] or more,
+    /// or just enough if the host will not give that much address space.
+    fn grow(&mut self, len: usize) -> Result<()> {
+        let exact = pages::page_up(len);
+        let preferred = exact.max(SEGMENT_MIN);
+        let Some((start, seg_len)) = pages::reserve(preferred)
+            .map(|s| (s, preferred))
+            .or_else(|| pages::reserve(exact).map(|s| (s, exact)))
+        else {
+            bail!(
+                ACL_ERROR_RT_MEMORY_ALLOCATION,
+                "the host could not reserve {exact} bytes of address space"
+            );
+        };
+        self.segments.insert(start, seg_len);
+        self.free.give_back(start, seg_len);
+        Ok(())
+    }
+
+    /// Where `ptr` lies.
+    fn region(&self, ptr: usize) -> Region {
+        if let Some((&base, &allocation)) = self.live.range(..=ptr).next_back() {
+            if ptr < base + allocation.size {
+                return Region::Live { base, allocation };
+            }
+        }
+        match self.segments.range(..=ptr).next_back() {
+            Some((&start, &len)) if ptr < start + len => Region::Dead(
+                self.freed
+                    .iter()
+                    .rev()
+                    .find(|(base, a)| (*base..base + a.block_len()).contains(&ptr))
+                    .copied(),
+            ),
+            _ => Region::Foreign,
+        }
+    }
+
+    /// A phrase saying what `ptr` is, for messages.
+    fn describe(&self, ptr: usize) -> String {
+        let record = match self.region(ptr) {
+            Region::Live { base, allocation } => {
+                return format!(
+                    "it is {} bytes into the {}-byte allocation at {base:#x} ({})",
+                    ptr - base,
+                    allocation.size,
+                    allocation.place
+                )
+            }
+            Region::Foreign => return "the runtime did not allocate it".to_owned(),
+            Region::Dead(record) => record,
+        };
+        if let Some((&base, a)) = self.live.range(..=ptr).next_back() {
+            if ptr < base + a.block_len() {
+                return format!(
+                    "it lies past the end of the {}-byte allocation at {base:#x}",
+                    a.size
+                );
+            }
+        }
+        match record {
+            Some((base, a)) if ptr == base => {
+                format!("it was freed ({}, {} bytes)", a.place, a.size)
+            }
+            Some((base, a)) => format!(
+                "it lies {} bytes into the {}-byte allocation at {base:#x} ({}), which was freed",
+                ptr - base,
+                a.size,
+                a.place
+            ),
+            None => "it lies in memory the runtime reserved but has not allocated \
+                     (freed, or never handed out)"
+                .to_owned(),
+        }
+    }
+
+    /// Notes a free, forgetting the oldest beyond [`FREED_RECORDS`].
+    fn remember(&mut self, base: usize, allocation: Allocation) {
+        if self.freed.len() == FREED_RECORDS {
+            self.freed.pop_front();
+        }
+        self.freed.push_back((base, allocation));
+    }
+
+    /// Returns the block `[start, start + len)` of a just-removed allocation to the free space
+    /// and gives back the pages that no live block overlaps any more (invariant 4).
+    fn release_block(&mut self, start: usize, len: usize) {
+        let (ext_start, ext_len) = self.free.give_back(start, len);
+        let lo = pages::page_down(start).max(pages::page_up(ext_start));
+        let hi = pages::page_up(start + len).min(pages::page_down(ext_start + ext_len));
+        if lo < hi {
+            // SAFETY: `[lo, hi)` is page-aligned and lies inside the free extent just formed, so
+            // it is inside our segments and overlaps no live block.
+            unsafe { pages::release(lo, hi - lo) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(r: Result<impl Sized>) -> i32 {
+        r.err().map_or(0, |e| e.code())
+    }
+
+    fn message(r: Result<impl Sized>) -> String {
+        r.err().map(|e| e.message().to_owned()).unwrap_or_default()
+    }
+
+    #[test]
+    fn accesses_are_classified_by_region() {
+        let map = MemoryMap::default();
+        let a = map.allocate(100, Place::Device(0)).unwrap();
+        let b = map.allocate(64, Place::Host).unwrap();
+        assert_eq!(a % ALIGNMENT, 0);
+        assert_eq!(b % ALIGNMENT, 0);
+        assert_eq!(map.check_access(a, 100, "x").unwrap(), Access::Runtime);
+        assert_eq!(map.check_access(a + 99, 1, "x").unwrap(), Access::Runtime);
+        assert_eq!(map.check_access(a + 100, 0, "x").unwrap(), Access::Nothing);
+        // Overrun, and the rounding slack after the allocation.
+        let r = map.check_access(a + 50, 51, "copy source");
+        assert!(message(r).contains("overruns its 100-byte allocation"));
+        assert_eq!(
+            code(map.check_access(a + 50, 51, "x")),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let r = map.check_access(a + 100, 1, "x");
+        assert!(message(r).contains("past the end of the 100-byte allocation"));
+        // Foreign memory is the caller's.
+        let local = [0u8; 16];
+        let l = local.as_ptr() as usize;
+        assert_eq!(map.check_access(l, 16, "x").unwrap(), Access::Foreign);
+        // Wrapping around the address space.
+        assert_eq!(
+            code(map.check_access(usize::MAX - 3, 8, "x")),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // Freed memory is refused, start or middle, and named.
+        map.free(a, |p| p == Place::Device(0)).unwrap();
+        let r = map.check_access(a, 4, "memset");
+        assert_eq!(
+            code(map.check_access(a, 4, "memset")),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let m = message(r);
+        assert!(m.contains("memset at") && m.contains("was freed"), "{m}");
+        assert!(m.contains("device memory of device 0"), "{m}");
+        let m = message(map.check_access(a + 10, 4, "x"));
+        assert!(m.contains("10 bytes into the 100-byte allocation"), "{m}");
+        // Space never handed out is refused too.
+        let m = message(map.check_access(b + 4096, 4, "x"));
+        assert!(m.contains("has not allocated"), "{m}");
+        // A foreign range that runs into a segment is refused.
+        let segment = *map.read().segments.keys().next().unwrap();
+        let m = message(map.check_access(segment - 16, 32, "x"));
+        assert!(m.contains("runs into the runtime's memory"), "{m}");
+        assert_eq!(
+            map.check_access(segment - 16, 16, "x").unwrap(),
+            Access::Foreign
+        );
+        map.free(b, |p| p == Place::Host).unwrap();
+    }
+
+    #[test]
+    fn frees_are_checked_and_described() {
+        let map = MemoryMap::default();
+        let device = |p: Place| matches!(p, Place::Device(_));
+        let a = map.allocate(256, Place::Device(1)).unwrap();
+        let m = message(map.free(a + 64, device));
+        assert!(m.contains("64 bytes into the 256-byte allocation"), "{m}");
+        assert_eq!(
+            code(map.free(a, |p| p == Place::Host)),
+            ACL_ERROR_RT_MEMORY_FREE
+        );
+        assert_eq!(map.free(a, device).unwrap().size, 256);
+        assert_eq!(code(map.free(a, device)), ACL_ERROR_RT_MEMORY_FREE);
+        assert!(message(map.free(a, device)).contains("was freed"));
+        assert_eq!(map.live(), 0);
+    }
+
+    #[test]
+    fn reuse_makes_a_freed_range_live_again() {
+        let map = MemoryMap::default();
+        let a = map.allocate(1000, Place::Host).unwrap();
+        map.free(a, |_| true).unwrap();
+        let b = map.allocate(1000, Place::Host).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(map.check_access(b, 1000, "x").unwrap(), Access::Runtime);
+        assert_eq!(map.clear().len(), 1);
+        assert_eq!(map.live(), 0);
+        let m = message(map.check_access(b, 1, "x"));
+        assert!(m.contains("was freed"), "{m}");
+    }
+
+    #[test]
+    fn freed_records_are_bounded() {
+        let map = MemoryMap::default();
+        let first = map.allocate(64, Place::Host).unwrap();
+        map.free(first, |_| true).unwrap();
+        // Keep later allocations away from `first`'s block.
+        let hold = map.allocate(64, Place::Host).unwrap();
+        assert_eq!(hold, first, "best fit reuses the freed block");
+        let spacer = map.allocate(64, Place::Host).unwrap();
+        map.free(hold, |_| true).unwrap();
+        for _ in 0..FREED_RECORDS {
+            let p = map.allocate(128, Place::Host).unwrap();
+            map.free(p, |_| true).unwrap();
+        }
+        assert_eq!(map.read().freed.len(), FREED_RECORDS);
+        // Still refused, though no longer named.
+        let m = message(map.check_access(first, 1, "x"));
+        assert!(m.contains("has not allocated"), "{m}");
+        map.free(spacer, |_| true).unwrap();
+    }
+
+    #[test]
+    fn huge_sizes_fail_cleanly() {
+        let map = MemoryMap::default();
+        assert_eq!(
+            code(map.allocate(usize::MAX, Place::Host)),
+            ACL_ERROR_RT_MEMORY_ALLOCATION
+        );
+        assert_eq!(
+            code(map.allocate(usize::MAX / 2, Place::Host)),
+            ACL_ERROR_RT_MEMORY_ALLOCATION
+        );
+        assert_eq!(map.live(), 0);
+    }
+}
