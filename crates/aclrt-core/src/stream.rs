@@ -368,6 +368,22 @@ impl Stream {
                     },
                 }
             }
+            Work::Copy { dst, src, len } => {
+                if len > 0 {
+                    // SAFETY: the submitter guaranteed both ranges valid until this task ran
+                    // (see `Work::Copy`); freed runtime memory stays mapped, so a free racing
+                    // the task cannot make this fault.
+                    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
+                }
+                Ok(())
+            }
+            Work::Set { dst, value, len } => {
+                if len > 0 {
+                    // SAFETY: as for `Work::Copy`.
+                    unsafe { std::ptr::write_bytes(dst as *mut u8, value, len) };
+                }
+                Ok(())
+            }
             Work::Record(record, flag_event) => {
                 let failure = lock(&self.pending_failure).clone();
                 record.complete(failure, flag_event.as_deref());
@@ -585,6 +601,8 @@ fn discard(work: Work, failure: &Failure) {
         }
         Work::Wait { event, .. } => event.wait_executed(),
         Work::Kernel(_)
+        | Work::Copy { .. }
+        | Work::Set { .. }
         | Work::Reset(_)
         | Work::Callback { .. }
         | Work::HostFunc(_)

@@ -68,8 +68,24 @@ pub(crate) enum WaitTarget {
     Flag(Arc<Event>),
 }
 
+/// What a task does. Apart from user code (kernels, callbacks, host functions), plain data: an
+/// executor decides how each kind runs, and observers can see what it touches.
 pub(crate) enum Work {
     Kernel(KernelFn),
+    /// Copies `len` bytes from `src` to `dst` (the ranges may overlap). The submitter
+    /// guaranteed both ranges stay valid until the task has run (`aclrtMemcpyAsync`'s
+    /// contract); runtime allocations were bounds-checked at submit time.
+    Copy {
+        dst: usize,
+        src: usize,
+        len: usize,
+    },
+    /// Sets `len` bytes at `dst` to `value`; the same guarantee as [`Work::Copy`].
+    Set {
+        dst: usize,
+        value: u8,
+        len: usize,
+    },
     Record(Arc<RecordState>, Option<Arc<Event>>),
     Wait {
         target: WaitTarget,

@@ -170,13 +170,12 @@ impl Runtime {
             submitter_thread: os_thread_id(),
             ..TaskMeta::default()
         };
-        let work = Work::Kernel(Box::new(move || {
-            if count > 0 {
-                // SAFETY: as promised by the caller of memcpy_async.
-                unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, count) };
-            }
-            Ok(())
-        }));
+        // The caller of memcpy_async promised both ranges stay valid until the copy has run.
+        let work = Work::Copy {
+            dst,
+            src,
+            len: count,
+        };
         self.submit(&s, TaskKind::Memcpy, work, meta).map(|_| ())
     }
 
@@ -213,11 +212,12 @@ impl Runtime {
             submitter_thread: os_thread_id(),
             ..TaskMeta::default()
         };
-        let work = Work::Kernel(Box::new(move || {
-            // SAFETY: as promised by the caller of memset_async.
-            unsafe { std::ptr::write_bytes(ptr as *mut u8, value as u8, count) };
-            Ok(())
-        }));
+        // The caller of memset_async promised the range stays valid until the set has run.
+        let work = Work::Set {
+            dst: ptr,
+            value: value as u8,
+            len: count,
+        };
         self.submit(&s, TaskKind::Memset, work, meta).map(|_| ())
     }
 
