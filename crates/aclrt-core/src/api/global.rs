@@ -146,14 +146,15 @@ pub fn init() -> Result<()> {
     })())
 }
 
-/// `aclInit(configPath)`: a configuration path, when given and not empty, must name a readable
-/// regular file (`ACL_ERROR_INVALID_FILE` otherwise: a mistyped path or a directory fails here as
-/// it would on hardware). The file's settings (dump, profiling, …) mean nothing to the emulated
+/// `aclInit(configPath)`: a configuration path, when given and not empty, must name something
+/// readable that is not a directory (`ACL_ERROR_INVALID_FILE` otherwise: a mistyped path or a
+/// directory fails here as it would on hardware; `/dev/null`, an empty configuration, is
+/// accepted). The file's settings (dump, profiling, …) mean nothing to the emulated
 /// device, so its content is not read.
 pub fn init_with_config_file(path: Option<&str>) -> Result<()> {
     if let Some(path) = path.filter(|p| !p.is_empty()) {
         let readable_file =
-            std::fs::metadata(path).is_ok_and(|m| m.is_file()) && std::fs::File::open(path).is_ok();
+            std::fs::metadata(path).is_ok_and(|m| !m.is_dir()) && std::fs::File::open(path).is_ok();
         if !readable_file {
             return noted(err(
                 ACL_ERROR_INVALID_FILE,
