@@ -48,8 +48,13 @@ impl Log {
     }
 }
 
-/// Runs the demo and prints what happened.
-pub fn run() -> Result<()> {
+/// Runs the demo, prints what happened, and writes the trace and its picture into `out`.
+pub fn run(out: &Path) -> std::result::Result<(), String> {
+    crate::output::prepare_folder(out)?;
+    pipeline(out).map_err(|e| e.to_string())
+}
+
+fn pipeline(out: &Path) -> Result<()> {
     let _ = api::init();
     api::set_device(0)?;
     let log = Log::new();
@@ -174,10 +179,10 @@ pub fn run() -> Result<()> {
     stop.store(true, Ordering::Release);
     reporter.join().unwrap();
     api::unsubscribe_report(reporter_id, store)?;
-    let (trace_file, picture) = (Path::new("out/trace.json"), Path::new("out/timeline.svg"));
+    let (trace_file, picture) = (out.join("trace.json"), out.join("timeline.svg"));
     let write_failed = |e: String| aclrt::Error::new(aclrt::codes::ACL_ERROR_WRITE_FILE, e);
-    aclrt::trace::stop_and_write(trace_file).map_err(|e| write_failed(e.to_string()))?;
-    crate::trace::render_file(trace_file, picture).map_err(write_failed)?;
+    aclrt::trace::stop_and_write(&trace_file).map_err(|e| write_failed(e.to_string()))?;
+    crate::trace::render_file(&trace_file, &picture).map_err(write_failed)?;
 
     println!("aclrt demo: a 3-stage pipeline ({CHUNKS} chunks) on 3 streams of emulated device 0");
     for (s, n) in names {

@@ -515,20 +515,25 @@ fn render_and_summary_of_a_known_program() {
 fn the_demo_writes_a_trace_and_a_picture() {
     let dir = scratch("demo");
     std::fs::create_dir_all(&dir).unwrap();
+    let _ = std::fs::remove_dir_all(dir.join("pictures"));
     let out = Command::new(env!("CARGO_BIN_EXE_aclrt"))
-        .arg("demo")
+        .args(["demo", "--out", "pictures"])
         .current_dir(&dir)
         .output()
         .unwrap();
     assert!(out.status.success());
-    let json = std::fs::read_to_string(dir.join("out/trace.json")).unwrap();
+    assert!(
+        !dir.join("out").exists(),
+        "--out replaces the default folder"
+    );
+    let json = std::fs::read_to_string(dir.join("pictures/trace.json")).unwrap();
     let events = parse(&json);
     let kernels = events
         .iter()
         .filter(|e| e["ph"] == "X" && e["name"] == "square")
         .count();
     assert_eq!(kernels, 4, "one kernel per chunk");
-    let svg = std::fs::read_to_string(dir.join("out/timeline.svg")).unwrap();
+    let svg = std::fs::read_to_string(dir.join("pictures/timeline.svg")).unwrap();
     let doc = roxmltree::Document::parse(&svg).unwrap();
     let rows = doc
         .descendants()

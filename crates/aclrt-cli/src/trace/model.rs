@@ -4,9 +4,10 @@
 //! other Chrome traces still load (each non-host slice becomes a task, without dependencies).
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 
 use serde_json::Value;
+
+use crate::output::Input;
 
 /// One task execution on a stream. Times are microseconds on the trace clock.
 #[derive(Debug, Clone)]
@@ -84,11 +85,9 @@ pub struct Model {
 }
 
 impl Model {
-    /// Reads and parses a trace file.
-    pub fn load(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    /// Reads and parses a trace file (or standard input).
+    pub fn load(input: &Input) -> Result<Self, String> {
+        Self::parse(&input.read()?).map_err(|e| format!("{input}: {e}"))
     }
 
     /// Parses Chrome Trace Event JSON (the object form or a bare array).
