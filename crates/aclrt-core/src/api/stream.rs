@@ -154,6 +154,19 @@ pub fn set_stream_failure_mode(handle: StreamHandle, mode: u64) -> Result<()> {
     })
 }
 
+/// `aclxSetStreamName`: the name traces show for the stream's track (an empty name removes
+/// it). NULL is the current context's default stream.
+pub fn set_stream_name(handle: StreamHandle, name: &str) -> Result<()> {
+    call(|| {
+        initialized()?;
+        let stream = stream_to_observe(lookup_stream(handle)?)?;
+        let name: Option<Arc<str>> = (!name.is_empty()).then(|| Arc::from(name));
+        *crate::sync::lock(&stream.name) = name.clone();
+        crate::trace::stream_named(&stream, name);
+        Ok(())
+    })
+}
+
 /// Memory a host kernel declares it reads and writes (for traces and the race checker).
 #[derive(Debug, Clone, Default)]
 pub struct KernelAccess {

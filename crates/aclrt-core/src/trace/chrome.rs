@@ -158,6 +158,29 @@ fn metadata(kind: &str, pid: u64, tid: Option<u64>, key: &str, value: Value) -> 
     Value::Object(m)
 }
 
+fn add_handle(tracks: &mut BTreeMap<(i32, u32), Vec<u64>>, task: &TaskRef) {
+    let handles = tracks.entry((task.device_id, task.stream_id)).or_default();
+    if !handles.contains(&task.stream) {
+        handles.push(task.stream);
+    }
+}
+
+/// `stream 3`, or with names `load (stream 3)`; several streams that had the same id in turn
+/// show all their names (`load / store (stream 3)`).
+fn track_name(stream_id: u32, handles: &[u64], names: &HashMap<u64, &str>) -> String {
+    let mut shown: Vec<&str> = Vec::new();
+    for n in handles.iter().filter_map(|h| names.get(h)) {
+        if !shown.contains(n) {
+            shown.push(n);
+        }
+    }
+    if shown.is_empty() {
+        format!("stream {stream_id}")
+    } else {
+        format!("{} (stream {stream_id})", shown.join(" / "))
+    }
+}
+
 fn span_of<'a>(
     spans: &'a mut HashMap<TaskRef, Span>,
     next_uid: &mut u64,
@@ -252,7 +275,8 @@ pub(crate) fn to_json(trace: &Trace) -> String {
         out: Vec::new(),
         next_flow: 1,
     };
-    let mut stream_tracks: BTreeSet<(i32, u32)> = BTreeSet::new();
+    // Each track's stream handles (ids are reused, so one track may show several streams).
+    let mut stream_tracks: BTreeMap<(i32, u32), Vec<u64>> = BTreeMap::new();
     let mut host_threads: BTreeSet<u32> = BTreeSet::new();
 
     // Deterministic output: tasks in uid order.
@@ -267,7 +291,7 @@ pub(crate) fn to_json(trace: &Trace) -> String {
         let kind = s.kind.map_or("task", kind_name);
         let label = s.label();
         if let Some((start, worker)) = s.start {
-            stream_tracks.insert((task.device_id, task.stream_id));
+            add_handle(&mut stream_tracks, task);
             let end = s.end.unwrap_or(trace_end).max(start);
             let mut a = vec![
                 ("uid", json!(s.uid)),
@@ -337,7 +361,7 @@ pub(crate) fn to_json(trace: &Trace) -> String {
             }
         }
         if let Some((at, code)) = s.discarded {
-            stream_tracks.insert((task.device_id, task.stream_id));
+            add_handle(&mut stream_tracks, task);
             w.instant(
                 pid,
                 tid,
@@ -445,8 +469,16 @@ pub(crate) fn to_json(trace: &Trace) -> String {
 
     let mut meta = Vec::new();
     let mut per_device: BTreeMap<i32, Vec<u32>> = BTreeMap::new();
-    for (d, s) in &stream_tracks {
+    for (d, s) in stream_tracks.keys() {
         per_device.entry(*d).or_default().push(*s);
+    }
+    // The latest name of each stream handle.
+    let mut stream_names: HashMap<u64, &str> = HashMap::new();
+    for info in &trace.streams {
+        match &info.name {
+            Some(n) => stream_names.insert(info.stream, n),
+            None => stream_names.remove(&info.stream),
+        };
     }
     for (d, streams) in &per_device {
         let pid = *d as u64;
@@ -471,7 +503,7 @@ pub(crate) fn to_json(trace: &Trace) -> String {
                 pid,
                 Some(tid),
                 "name",
-                json!(format!("stream {s}")),
+                json!(track_name(*s, &stream_tracks[&(*d, *s)], &stream_names)),
             ));
             meta.push(metadata(
                 "thread_sort_index",
