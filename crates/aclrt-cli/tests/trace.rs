@@ -512,37 +512,6 @@ fn render_and_summary_of_a_known_program() {
 }
 
 #[test]
-fn the_demo_writes_a_trace_and_a_picture() {
-    let dir = scratch("demo");
-    std::fs::create_dir_all(&dir).unwrap();
-    let _ = std::fs::remove_dir_all(dir.join("pictures"));
-    let out = Command::new(env!("CARGO_BIN_EXE_aclrt"))
-        .args(["demo", "--out", "pictures"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert!(
-        !dir.join("out").exists(),
-        "--out replaces the default folder"
-    );
-    let json = std::fs::read_to_string(dir.join("pictures/trace.json")).unwrap();
-    let events = parse(&json);
-    let kernels = events
-        .iter()
-        .filter(|e| e["ph"] == "X" && e["name"] == "square")
-        .count();
-    assert_eq!(kernels, 4, "one kernel per chunk");
-    let svg = std::fs::read_to_string(dir.join("pictures/timeline.svg")).unwrap();
-    let doc = roxmltree::Document::parse(&svg).unwrap();
-    let rows = doc
-        .descendants()
-        .filter(|n| n.attribute("class") == Some("stream-row"))
-        .count();
-    assert_eq!(rows, 3, "load, compute and store");
-}
-
-#[test]
 fn a_legacy_sync_wait_names_the_record_that_set_its_flag() {
     setup();
     let (a, b) = (api::create_stream().unwrap(), api::create_stream().unwrap());
