@@ -306,3 +306,30 @@ fn the_picture_axis_is_the_trace_clock() {
         .unwrap();
     assert_eq!(label.text(), Some("trace time"));
 }
+
+#[test]
+fn the_summary_uses_the_trace_clock_too() {
+    let run = run_demo("summary");
+    let out = Command::new(env!("CARGO_BIN_EXE_aclrt"))
+        .args(["trace", "summary", "pictures/trace.json"])
+        .current_dir(&run.dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains("start ms"))
+        .skip(1)
+        .collect();
+    assert!(!rows.is_empty(), "{text}");
+    for row in rows {
+        let start: f64 = row.split_whitespace().next().unwrap().parse().unwrap();
+        assert!(
+            run.events.iter().any(|e| e["ph"] == "X"
+                && row.ends_with(&format!(" {}", e["name"].as_str().unwrap()))
+                && (e["ts"].as_f64().unwrap() / 1000.0 - start).abs() < 0.0006),
+            "no slice for {row:?}"
+        );
+    }
+}
