@@ -34,6 +34,14 @@ ACL_FUNC_VISIBILITY aclError aclxLaunchHostKernel(aclrtStream stream, aclError (
                                                   void *args, const char *name);
 
 /*
+ * Names the stream for traces (ACLRT_TRACE): its track reads "name (stream N)" instead of
+ * "stream N". stream NULL is the current context's default stream; an empty name removes the
+ * name. name NULL: ACL_ERROR_INVALID_PARAM; a stream that is not live:
+ * ACL_ERROR_RT_INVALID_HANDLE. Host threads are named by their OS names (pthread_setname_np).
+ */
+ACL_FUNC_VISIBILITY aclError aclxSetStreamName(aclrtStream stream, const char *name);
+
+/*
  * Sets the number of emulated devices and each one's memory capacity in bytes, overriding
  * ACLRT_DEVICE_COUNT / ACLRT_DEVICE_MEMORY. Only before aclInit (or after aclFinalize);
  * otherwise, or with a zero count or capacity, ACL_ERROR_INVALID_PARAM.

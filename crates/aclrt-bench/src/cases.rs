@@ -139,34 +139,47 @@ impl Drop for Events {
     }
 }
 
+/// One benchmark case: its number (what `--only` takes), its name and its body.
+pub struct Case {
+    pub id: u32,
+    pub name: &'static str,
+    run: CaseFn,
+}
+
+const fn case(id: u32, name: &'static str, run: CaseFn) -> Case {
+    Case { id, name, run }
+}
+
+/// Every case, in the order they run.
+pub const CASES: &[Case] = &[
+    case(1, "record enqueue", case_record),
+    case(2, "record + query", case_record_query),
+    case(3, "record + synchronise round trip", case_round_trip),
+    case(4, "synchronise an empty stream", case_sync_empty),
+    case(5, "cross-stream hop", case_hop),
+    case(6, "blocking callback round trip", case_callback),
+    case(7, "launch_host_func", case_host_func),
+    case(8, "host-kernel throughput", case_throughput),
+    case(9, "overlap", case_overlap),
+    case(10, "idle cost", case_idle),
+    case(11, "scale", case_scale),
+    case(12, "memcpyAsync bandwidth", case_memcpy),
+    case(13, "elapsed-time accuracy", case_elapsed),
+    case(14, "tracing cost", case_tracing),
+];
+
 pub fn run_all(quick: bool, only: Option<&[u32]>) -> R<Vec<Row>> {
     setup()?;
     let plan = Plan::new(quick);
     let wanted = |id: u32| only.is_none_or(|o| o.contains(&id));
-    let cases: [(u32, &str, CaseFn); 14] = [
-        (1, "record enqueue", case_record),
-        (2, "record + query", case_record_query),
-        (3, "record + synchronise round trip", case_round_trip),
-        (4, "synchronise an empty stream", case_sync_empty),
-        (5, "cross-stream hop", case_hop),
-        (6, "blocking callback round trip", case_callback),
-        (7, "launch_host_func", case_host_func),
-        (8, "host-kernel throughput", case_throughput),
-        (9, "overlap", case_overlap),
-        (10, "idle cost", case_idle),
-        (11, "scale", case_scale),
-        (12, "memcpyAsync bandwidth", case_memcpy),
-        (13, "elapsed-time accuracy", case_elapsed),
-        (14, "tracing cost", case_tracing),
-    ];
     let mut rows = Vec::new();
-    for (id, name, f) in cases {
-        if !wanted(id) {
+    for c in CASES {
+        if !wanted(c.id) {
             continue;
         }
         let t = Instant::now();
-        eprint!("case {id:>2} {name} ...");
-        let r = f(&plan)?;
+        eprint!("case {:>2} {} ...", c.id, c.name);
+        let r = (c.run)(&plan)?;
         eprintln!(" {:.1} s", t.elapsed().as_secs_f64());
         rows.extend(r);
     }

@@ -2,7 +2,7 @@
 //! prints a table and writes a JSON report.
 //!
 //! ```text
-//! aclrt-bench [--quick] [--json PATH] [--only ID[,ID...]]
+//! aclrt-bench [--quick] [--json PATH] [--only ID[,ID...]]   (--help lists the case ids)
 //! ```
 
 mod alloc;
@@ -15,10 +15,20 @@ use std::process::ExitCode;
 #[global_allocator]
 static GLOBAL: alloc::Counting = alloc::Counting;
 
-const USAGE: &str = "usage: aclrt-bench [--quick] [--json PATH] [--only ID[,ID...]]\n\
-  --quick        fewer samples and smaller scale cases (under a minute on 2 cores)\n\
-  --json PATH    also write the results as JSON\n\
-  --only IDS     run only these case numbers (1-13), comma separated";
+/// The usage text, with the case ids taken from the case table.
+fn usage() -> String {
+    let mut text = String::from(
+        "usage: aclrt-bench [--quick] [--json PATH] [--only ID[,ID...]]\n\
+         \x20 --quick        fewer samples and smaller scale cases (under a minute on 2 cores)\n\
+         \x20 --json PATH    also write the results as JSON\n\
+         \x20 --only IDS     run only these cases, comma separated\n\
+         cases:\n",
+    );
+    for c in cases::CASES {
+        text.push_str(&format!("  {:>2}  {}\n", c.id, c.name));
+    }
+    text
+}
 
 struct Args {
     quick: bool,
@@ -26,34 +36,53 @@ struct Args {
     only: Option<Vec<u32>>,
 }
 
-fn parse_args() -> Result<Args, String> {
+/// What the command line asks for.
+enum Parsed {
+    Run(Args),
+    Help,
+}
+
+fn valid_ids() -> String {
+    cases::CASES
+        .iter()
+        .map(|c| c.id.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One case id of `--only`: a number that names a case.
+fn case_id(text: &str) -> Result<u32, String> {
+    let text = text.trim();
+    match text.parse::<u32>() {
+        Ok(id) if cases::CASES.iter().any(|c| c.id == id) => Ok(id),
+        _ => Err(format!(
+            "--only: {text:?} is not a case id (valid ids: {})",
+            valid_ids()
+        )),
+    }
+}
+
+fn parse_args(argv: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
     let mut args = Args {
         quick: false,
         json: None,
         only: None,
     };
-    let mut it = std::env::args().skip(1);
+    let mut it = argv.into_iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--quick" => args.quick = true,
             "--json" => args.json = Some(it.next().ok_or("--json needs a path")?),
             "--only" => {
-                let list = it.next().ok_or("--only needs case numbers")?;
-                let ids = list
-                    .split(',')
-                    .map(|s| {
-                        s.trim()
-                            .parse::<u32>()
-                            .map_err(|_| format!("bad case number {s:?}"))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                let list = it.next().ok_or("--only needs case ids")?;
+                let ids = list.split(',').map(case_id).collect::<Result<_, _>>()?;
                 args.only = Some(ids);
             }
-            "-h" | "--help" => return Err(String::new()),
+            "-h" | "--help" => return Ok(Parsed::Help),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    Ok(args)
+    Ok(Parsed::Run(args))
 }
 
 fn machine() -> Vec<(&'static str, String)> {
@@ -80,14 +109,16 @@ fn machine() -> Vec<(&'static str, String)> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
-        Ok(a) => a,
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(Parsed::Run(a)) => a,
+        Ok(Parsed::Help) => {
+            print!("{}", usage());
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
-            if !e.is_empty() {
-                eprintln!("aclrt-bench: {e}");
-            }
-            eprintln!("{USAGE}");
-            return ExitCode::from(if e.is_empty() { 0 } else { 2 });
+            eprintln!("aclrt-bench: {e}");
+            eprint!("{}", usage());
+            return ExitCode::from(2);
         }
     };
     let machine = machine();
@@ -121,4 +152,35 @@ fn main() -> ExitCode {
         eprintln!("wrote {path}");
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Parsed, String> {
+        parse_args(args.iter().map(|a| a.to_string()))
+    }
+
+    #[test]
+    fn only_takes_the_ids_of_the_case_table() {
+        let last = cases::CASES.last().unwrap().id;
+        match parse(&["--only", &format!("1,{last}")]) {
+            Ok(Parsed::Run(a)) => assert_eq!(a.only, Some(vec![1, last])),
+            _ => panic!("valid ids are accepted"),
+        }
+        let e = parse(&["--only", "99"]).err().unwrap();
+        assert!(e.contains("\"99\""), "{e}");
+        assert!(e.contains(&valid_ids()), "{e}");
+        assert!(parse(&["--only", "1,x"]).is_err());
+        assert!(parse(&["--only", ""]).is_err());
+    }
+
+    #[test]
+    fn usage_lists_every_case() {
+        let text = usage();
+        for c in cases::CASES {
+            assert!(text.contains(&format!("{:>2}  {}", c.id, c.name)), "{text}");
+        }
+    }
 }

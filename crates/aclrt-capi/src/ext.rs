@@ -47,6 +47,19 @@ pub unsafe extern "C" fn aclxLaunchHostKernel(
     })
 }
 
+/// `aclxSetStreamName`: names the stream's track in traces (NULL stream: the default stream of
+/// the current context; an empty name removes the name).
+#[no_mangle]
+pub unsafe extern "C" fn aclxSetStreamName(stream: aclrtStream, name: *const c_char) -> aclError {
+    guard("aclxSetStreamName", || {
+        api::ensure_initialized()?;
+        not_null(name, "aclxSetStreamName", "the name")?;
+        // SAFETY: a non-NULL name is a C string by the C contract.
+        let name = unsafe { CStr::from_ptr(name) }.to_string_lossy();
+        api::set_stream_name(stream_handle(stream), &name)
+    })
+}
+
 /// `aclxConfigureDevices`: device count and per-device memory, before `aclInit`.
 #[no_mangle]
 pub extern "C" fn aclxConfigureDevices(deviceCount: u32, memoryBytes: u64) -> aclError {

@@ -1,10 +1,15 @@
 //! `aclrt`: the demo program and the trace tools.
+//!
+//! Exit status: 0 on success, 1 when the work fails (a file that cannot be read or written, a
+//! runtime error), 2 for a usage error (an unknown option, a value out of range).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 mod demo;
+mod output;
 mod trace;
 
 #[derive(Parser)]
@@ -20,8 +25,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a multi-stream pipeline on the emulated device and print what happened.
-    Demo,
+    /// Run a multi-stream pipeline on the emulated device, print what happened, and write its
+    /// trace (trace.json) and timeline picture (timeline.svg).
+    Demo {
+        /// Folder for trace.json and timeline.svg; created if missing (its parent must exist).
+        #[arg(long, value_name = "DIR", default_value = "out", value_parser = output::parse_folder)]
+        out: PathBuf,
+    },
     /// Summarise or draw a trace written with ACLRT_TRACE=path.
     Trace {
         #[command(subcommand)]
@@ -32,7 +42,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Demo => demo::run().map_err(|e| e.to_string()),
+        Command::Demo { out } => demo::run(&out),
         Command::Trace { command } => trace::run(command),
     };
     match result {

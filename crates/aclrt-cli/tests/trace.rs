@@ -530,33 +530,6 @@ fn render_and_summary_of_a_known_program() {
 }
 
 #[test]
-fn the_demo_writes_a_trace_and_a_picture() {
-    let _serial = exclusive();
-    let dir = scratch("demo");
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_aclrt"))
-        .arg("demo")
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let json = std::fs::read_to_string(dir.join("out/trace.json")).unwrap();
-    let events = parse(&json);
-    let kernels = events
-        .iter()
-        .filter(|e| e["ph"] == "X" && e["name"] == "square")
-        .count();
-    assert_eq!(kernels, 4, "one kernel per chunk");
-    let svg = std::fs::read_to_string(dir.join("out/timeline.svg")).unwrap();
-    let doc = roxmltree::Document::parse(&svg).unwrap();
-    let rows = doc
-        .descendants()
-        .filter(|n| n.attribute("class") == Some("stream-row"))
-        .count();
-    assert_eq!(rows, 3, "load, compute and store");
-}
-
-#[test]
 fn a_legacy_sync_wait_names_the_record_that_set_its_flag() {
     let _serial = exclusive();
     setup();
@@ -583,4 +556,109 @@ fn a_legacy_sync_wait_names_the_record_that_set_its_flag() {
     assert_eq!(by.task_id, 1, "the record after the kernel");
     let events = parse(&t.to_chrome_json());
     assert_eq!(flows(&events, "dependency").len(), 1);
+}
+
+#[test]
+fn stream_and_thread_names_label_the_tracks() {
+    let _serial = exclusive();
+    setup();
+    let load = api::create_stream().unwrap();
+    let store = api::create_stream().unwrap();
+    let late = api::create_stream().unwrap();
+    let bogus = StreamHandle::from_raw(0x7777_0000_0001);
+    assert_eq!(api::set_stream_name(bogus, "x").unwrap_err().code(), 107017);
+    // Named before the trace starts: the trace still knows.
+    api::set_stream_name(load, "provisional").unwrap();
+    api::set_stream_name(load, "load").unwrap();
+    api::set_stream_name(store, "store").unwrap();
+    api::set_stream_name(StreamHandle::NULL, "default").unwrap();
+    trace::start();
+    api::set_stream_name(late, "late").unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stop = Arc::new(AtomicBool::new(false));
+    let reporter = {
+        let stop = stop.clone();
+        std::thread::Builder::new()
+            .name("reporter".into())
+            .spawn(move || {
+                tx.send((aclrt::pthread_id(), aclrt::os_thread_id()))
+                    .unwrap();
+                while !stop.load(Ordering::Acquire) {
+                    let _ = api::process_report(20);
+                }
+            })
+            .unwrap()
+    };
+    let (reporter_id, reporter_tid) = rx.recv().unwrap();
+    api::subscribe_report(reporter_id, store).unwrap();
+    for s in [load, store, late, StreamHandle::NULL] {
+        api::launch_kernel(s, "work", Default::default(), sleeper(1)).unwrap();
+    }
+    api::launch_callback(Box::new(|| {}), ACL_CALLBACK_BLOCK, store).unwrap();
+    api::synchronize_device().unwrap();
+    api::unsubscribe_report(reporter_id, store).unwrap();
+    stop.store(true, Ordering::Release);
+    reporter.join().unwrap();
+    let ids = [load, store, late, StreamHandle::NULL].map(stream_id);
+    // A named stream destroyed before the trace is written keeps its name there.
+    api::destroy_stream(late).unwrap();
+
+    let json_path = scratch("names.json");
+    trace::stop_and_write(&json_path).unwrap();
+    let json = std::fs::read_to_string(&json_path).unwrap();
+    let events = parse(&json);
+    let host = host_pid(&json);
+    let name_of = |pid: i64, tid: i64| {
+        events
+            .iter()
+            .find(|e| e["ph"] == "M" && e["name"] == "thread_name" && track(e) == (pid, tid))
+            .map(|e| e["args"]["name"].as_str().unwrap().to_owned())
+    };
+    let names = ids.map(|id| name_of(0, id).unwrap());
+    assert_eq!(
+        names,
+        [
+            format!("load (stream {})", ids[0]),
+            format!("store (stream {})", ids[1]),
+            format!("late (stream {})", ids[2]),
+            format!("default (stream {})", ids[3]),
+        ]
+    );
+    let reporter_tid = i64::from(reporter_tid);
+    assert_eq!(
+        name_of(host, reporter_tid),
+        Some(format!("reporter ({reporter_tid})"))
+    );
+    assert!(!json.contains("provisional"), "the last name holds");
+
+    // The picture labels its rows with the same names and keeps the ids beside them.
+    let svg_path = scratch("names.svg");
+    cli(&[
+        "trace",
+        "render",
+        json_path.to_str().unwrap(),
+        "-o",
+        svg_path.to_str().unwrap(),
+    ]);
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let labels: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("row-label"))
+        .map(|n| n.text().unwrap().to_owned())
+        .collect();
+    for (name, id) in ["load", "store", "late", "default"].iter().zip(ids) {
+        let want = format!("{name} (device 0, stream {id})");
+        assert!(labels.contains(&want), "{want} in {labels:?}");
+    }
+    assert!(
+        labels.contains(&format!("host reporter ({reporter_tid})")),
+        "{labels:?}"
+    );
+    // And so does the summary.
+    let summary = cli(&["trace", "summary", json_path.to_str().unwrap()]);
+    assert!(
+        summary.contains(&format!("load (device 0, stream {})", ids[0])),
+        "{summary}"
+    );
 }

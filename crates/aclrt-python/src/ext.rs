@@ -78,6 +78,13 @@ fn kernel_return(v: &Bound<'_, PyAny>) -> Result<(), KernelError> {
     }
 }
 
+/// Names `stream` (0: the default stream) in traces; an empty name removes it. Returns `ret`.
+#[pyfunction]
+fn set_stream_name(stream: &Any, name: &str) -> PyResult<i32> {
+    let s = stream_arg(stream)?;
+    Ok(ret(api::set_stream_name(s, name)))
+}
+
 /// The name of an `aclError` value (the primary one where several share the number).
 #[pyfunction]
 fn error_name(code: &Any) -> PyResult<Option<&'static str>> {
@@ -111,6 +118,7 @@ fn pthread_self() -> u64 {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(launch_host_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(set_stream_name, m)?)?;
     m.add_function(wrap_pyfunction!(error_name, m)?)?;
     m.add_function(wrap_pyfunction!(error_description, m)?)?;
     m.add_function(wrap_pyfunction!(live_objects, m)?)?;

@@ -4,32 +4,35 @@ pub mod model;
 pub mod render;
 pub mod summary;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::Subcommand;
 
+use crate::output::{parse_input, parse_output, Input, Output};
 use model::Model;
 
 #[derive(Subcommand)]
 pub enum TraceCommand {
     /// Per-stream busy time, the longest waits and the critical path.
     Summary {
-        /// A trace written with ACLRT_TRACE or aclrt::trace::stop_and_write.
-        file: PathBuf,
-        /// How many of the longest waits to list.
-        #[arg(long, default_value_t = 5)]
-        top: usize,
+        /// A trace written with ACLRT_TRACE or aclrt::trace::stop_and_write (- for standard input).
+        #[arg(value_parser = parse_input)]
+        file: Input,
+        /// How many of the longest waits to list (1 to 1000).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        top: u32,
     },
     /// Draw the timeline as an SVG picture.
     Render {
-        /// A trace written with ACLRT_TRACE or aclrt::trace::stop_and_write.
-        file: PathBuf,
-        /// Where to write the picture.
-        #[arg(short, long, default_value = "timeline.svg")]
-        output: PathBuf,
-        /// Picture width in pixels.
-        #[arg(long, default_value_t = 1200.0)]
-        width: f64,
+        /// A trace written with ACLRT_TRACE or aclrt::trace::stop_and_write (- for standard input).
+        #[arg(value_parser = parse_input)]
+        file: Input,
+        /// Where to write the picture (- for standard output); its folder must exist.
+        #[arg(short, long, default_value = "timeline.svg", value_parser = parse_output)]
+        output: Output,
+        /// Picture width in pixels (400 to 20000).
+        #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u32).range(400..=20_000))]
+        width: u32,
     },
 }
 
@@ -39,7 +42,7 @@ pub fn run(command: TraceCommand) -> Result<(), String> {
             let model = Model::load(&file)?;
             print!(
                 "{}",
-                summary::report(&model, &file.display().to_string(), top)
+                summary::report(&model, &file.to_string(), top as usize)
             );
             Ok(())
         }
@@ -48,46 +51,56 @@ pub fn run(command: TraceCommand) -> Result<(), String> {
             output,
             width,
         } => {
+            output.check()?;
             let model = Model::load(&file)?;
-            write_svg(&model, &title_for(&model, &file), width, &output)?;
-            println!(
-                "wrote {} ({} stream rows, {} tasks)",
-                output.display(),
-                model.streams.len(),
-                model.tasks.len()
-            );
+            write_svg(
+                &model,
+                &title_for(&model, &file.file_name()),
+                width,
+                &output,
+            )?;
+            if let Output::File(path) = &output {
+                eprintln!(
+                    "wrote {} ({} stream rows, {} tasks)",
+                    path.display(),
+                    model.streams.len(),
+                    model.tasks.len()
+                );
+            }
             Ok(())
         }
     }
 }
 
-fn title_for(model: &Model, file: &Path) -> String {
+fn title_for(model: &Model, file_name: &str) -> String {
     let (t0, t1) = model.task_span();
     format!(
-        "aclrt timeline · {} · {} streams · {} tasks · {:.1} ms",
-        file.file_name().unwrap_or_default().to_string_lossy(),
+        "aclrt timeline · {file_name} · {} streams · {} tasks · {:.1} ms",
         model.streams.len(),
         model.tasks.len(),
         (t1 - t0) / 1000.0
     )
 }
 
-fn write_svg(model: &Model, title: &str, width: f64, output: &Path) -> Result<(), String> {
+fn write_svg(model: &Model, title: &str, width: u32, output: &Output) -> Result<(), String> {
     let svg = render::render(
         model,
         &render::Options {
-            width,
+            width: f64::from(width),
             title: title.to_owned(),
         },
     );
-    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    std::fs::write(output, svg).map_err(|e| format!("{}: {e}", output.display()))
+    output.write(svg.as_bytes())
 }
 
 /// Renders a trace file to an SVG file (the demo's picture).
 pub fn render_file(trace: &Path, output: &Path) -> Result<(), String> {
-    let model = Model::load(trace)?;
-    write_svg(&model, &title_for(&model, trace), 1200.0, output)
+    let input = Input::File(trace.to_owned());
+    let model = Model::load(&input)?;
+    write_svg(
+        &model,
+        &title_for(&model, &input.file_name()),
+        1200,
+        &Output::File(output.to_owned()),
+    )
 }

@@ -4,9 +4,10 @@
 //! other Chrome traces still load (each non-host slice becomes a task, without dependencies).
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 
 use serde_json::Value;
+
+use crate::output::Input;
 
 /// One task execution on a stream. Times are microseconds on the trace clock.
 #[derive(Debug, Clone)]
@@ -84,11 +85,9 @@ pub struct Model {
 }
 
 impl Model {
-    /// Reads and parses a trace file.
-    pub fn load(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    /// Reads and parses a trace file (or standard input).
+    pub fn load(input: &Input) -> Result<Self, String> {
+        Self::parse(&input.read()?).map_err(|e| format!("{input}: {e}"))
     }
 
     /// Parses Chrome Trace Event JSON (the object form or a bare array).
@@ -271,10 +270,18 @@ impl Model {
             .collect()
     }
 
-    /// A short name for a stream row.
+    /// A short name for a stream row: `device 0 stream 3`, or for a named stream
+    /// `load (device 0, stream 3)`.
     pub fn stream_label(&self, row: usize) -> String {
         let s = &self.streams[row];
-        format!("device {} {}", s.device, s.name)
+        let id = format!("stream {}", s.stream);
+        if s.name == id {
+            return format!("device {} {id}", s.device);
+        }
+        match s.name.strip_suffix(&format!(" ({id})")) {
+            Some(name) => format!("{name} (device {}, {id})", s.device),
+            None => format!("device {} {}", s.device, s.name),
+        }
     }
 }
 
@@ -282,4 +289,37 @@ impl Model {
 fn num(v: &Value) -> Option<f64> {
     v.as_f64()
         .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_labels_keep_the_ids_beside_the_name() {
+        let row = |stream: i64, name: &str| StreamRow {
+            device: 1,
+            stream,
+            name: name.into(),
+        };
+        let model = Model {
+            streams: vec![
+                row(3, "stream 3"),
+                row(4, "load (stream 4)"),
+                row(5, "a / b (stream 5)"),
+                row(6, "track 6"),
+            ],
+            ..Model::default()
+        };
+        let labels: Vec<String> = (0..4).map(|r| model.stream_label(r)).collect();
+        assert_eq!(
+            labels,
+            [
+                "device 1 stream 3",
+                "load (device 1, stream 4)",
+                "a / b (device 1, stream 5)",
+                "device 1 track 6"
+            ]
+        );
+    }
 }

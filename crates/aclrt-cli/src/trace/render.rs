@@ -18,7 +18,8 @@ pub struct Options {
     pub title: String,
 }
 
-const LEFT: f64 = 180.0;
+/// Least room for the row labels.
+const MIN_LEFT: f64 = 180.0;
 const RIGHT: f64 = 24.0;
 const TOP: f64 = 64.0;
 const ROW: f64 = 34.0;
@@ -26,6 +27,19 @@ const BOX: f64 = 22.0;
 const FONT: f64 = 11.0;
 /// Average glyph advance of the label font, for deciding whether a label fits its box.
 const GLYPH: f64 = 6.4;
+/// Narrowest box drawn for a callback, so every callback shows however short it was.
+const MIN_CALLBACK: f64 = 6.0;
+/// Narrowest box drawn for any other task or host slice.
+const MIN_BOX: f64 = 2.5;
+
+/// The narrowest a box of this kind is drawn.
+fn min_width(kind: &str) -> f64 {
+    match kind {
+        "callback" => MIN_CALLBACK,
+        "wait" | "stream_wait" => 1.0,
+        _ => MIN_BOX,
+    }
+}
 
 /// Fill colour per task kind (and host slice category).
 pub fn colour(kind: &str) -> &'static str {
@@ -77,6 +91,112 @@ fn fit(label: &str, width: f64) -> Option<String> {
     }
 }
 
+/// One entry of the legend.
+enum Mark {
+    /// A filled box: fill, stroke, label.
+    Swatch(String, &'static str, String),
+    /// A line: stroke, dashed, arrow marker, label.
+    Line(&'static str, bool, &'static str, &'static str),
+}
+
+impl Mark {
+    fn label(&self) -> &str {
+        match self {
+            Mark::Swatch(_, _, l) => l,
+            Mark::Line(_, _, _, l) => l,
+        }
+    }
+
+    /// Width of the entry: its sample, a gap, its label, and room before the next entry.
+    fn width(&self) -> f64 {
+        let sample = match self {
+            Mark::Swatch(..) => 14.0,
+            Mark::Line(..) => 26.0,
+        };
+        sample + 6.0 + self.label().chars().count() as f64 * GLYPH + 16.0
+    }
+}
+
+/// The legend: one entry per kind of mark the picture holds, nothing for marks it lacks.
+fn legend(
+    model: &Model,
+    host_rows: &[usize],
+    callback_edges: usize,
+    dep_edges: usize,
+) -> Vec<Mark> {
+    let mut kinds: Vec<&str> = Vec::new();
+    for k in model.tasks.iter().map(|t| t.kind.as_str()).chain(
+        model
+            .host
+            .iter()
+            .filter(|h| host_rows.contains(&h.row))
+            .filter_map(|h| match h.cat.as_str() {
+                "sync" => Some("sync"),
+                "callback" => Some("callback"),
+                _ => None,
+            }),
+    ) {
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    let mut marks: Vec<Mark> = kinds
+        .into_iter()
+        .map(|k| {
+            let fill = if matches!(k, "wait" | "stream_wait") {
+                "url(#hatch)".to_owned()
+            } else {
+                colour(k).to_owned()
+            };
+            let name = match k {
+                "sync" => "host sync call".to_owned(),
+                "wait" | "stream_wait" => format!("{k} (blocked)"),
+                _ => k.to_owned(),
+            };
+            Mark::Swatch(fill, "#999", name)
+        })
+        .collect();
+    if model.tasks.iter().any(|t| t.error.is_some()) {
+        marks.push(Mark::Swatch(
+            "#ffffff".to_owned(),
+            "#d62728",
+            "failed task".to_owned(),
+        ));
+    }
+    if dep_edges > 0 {
+        marks.push(Mark::Line(
+            "#333",
+            false,
+            "arrow",
+            "record → the wait it released",
+        ));
+    }
+    if callback_edges > 0 {
+        marks.push(Mark::Line(
+            "#7b4f73",
+            true,
+            "arrow-cb",
+            "callback → the host thread that ran it",
+        ));
+    }
+    marks
+}
+
+/// Lays legend entries out in lines that fit `width`; returns each entry's line and x.
+fn legend_layout(marks: &[Mark], width: f64) -> Vec<(usize, f64)> {
+    let mut placed = Vec::with_capacity(marks.len());
+    let (mut line, mut lx) = (0, 12.0);
+    for m in marks {
+        if lx > 12.0 && lx + m.width() > width - RIGHT {
+            line += 1;
+            lx = 12.0;
+        }
+        placed.push((line, lx));
+        lx += m.width();
+    }
+    placed
+}
+
 /// Renders the model as an SVG document.
 pub fn render(model: &Model, opts: &Options) -> String {
     let (lo, hi) = model.task_span();
@@ -86,8 +206,6 @@ pub fn render(model: &Model, opts: &Options) -> String {
         t1 = t0 + 1.0;
     }
     let visible = |s: f64, e: f64| e >= t0 && s <= t1;
-    let plot = (opts.width - LEFT - RIGHT).max(100.0);
-    let x = |t: f64| LEFT + (t - t0) / (t1 - t0) * plot;
 
     // Host threads worth a row: those that ran callbacks or blocked.
     let host_rows: Vec<usize> = (0..model.threads.len())
@@ -98,6 +216,39 @@ pub fn render(model: &Model, opts: &Options) -> String {
                 .any(|h| h.row == r && h.cat != "launch" && visible(h.start, h.end))
         })
         .collect();
+    let stream_labels: Vec<String> = (0..model.streams.len())
+        .map(|r| model.stream_label(r))
+        .collect();
+    let host_labels: Vec<String> = host_rows
+        .iter()
+        .map(|&r| format!("host {}", model.threads[r].name))
+        .collect();
+    let longest = stream_labels
+        .iter()
+        .chain(&host_labels)
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    let left = (24.0 + longest as f64 * GLYPH).max(MIN_LEFT);
+    let plot = (opts.width - left - RIGHT).max(100.0);
+    let x = |t: f64| left + (t - t0) / (t1 - t0) * plot;
+
+    let by_uid = model.by_uid();
+    // Arrows: record → the wait it released; callback task → the host thread that ran it.
+    let deps: Vec<(usize, usize)> = model
+        .tasks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, w)| Some((*w.released_by.and_then(|u| by_uid.get(&u))?, i)))
+        .collect();
+    let callback_edges: Vec<(usize, usize)> = model
+        .host
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.cat == "callback" && host_rows.contains(&h.row))
+        .filter_map(|(i, h)| Some((*h.uid.and_then(|u| by_uid.get(&u))?, i)))
+        .collect();
+
     let stream_y = |row: usize| TOP + row as f64 * ROW;
     let host_top =
         TOP + model.streams.len() as f64 * ROW + if host_rows.is_empty() { 0.0 } else { 14.0 };
@@ -105,8 +256,11 @@ pub fn render(model: &Model, opts: &Options) -> String {
         let i = host_rows.iter().position(|&r| r == row).unwrap_or(0);
         host_top + i as f64 * ROW
     };
+    let marks = legend(model, &host_rows, callback_edges.len(), deps.len());
+    let placed = legend_layout(&marks, opts.width);
+    let legend_lines = placed.last().map_or(0, |(line, _)| line + 1);
     let legend_y = host_top + host_rows.len() as f64 * ROW + 18.0;
-    let height = legend_y + 30.0;
+    let height = legend_y + 20.0 * legend_lines.max(1) as f64 + 10.0;
 
     let mut s = String::new();
     let _ = writeln!(
@@ -124,18 +278,22 @@ pub fn render(model: &Model, opts: &Options) -> String {
         xml(&opts.title)
     );
 
-    // Time axis and grid.
+    // Time axis and grid, on the trace's clock (the file's timestamps, in milliseconds).
     let span_ms = (t1 - t0) / 1000.0;
     let step = tick_step(span_ms, 10.0);
     let grid_bottom = legend_y - 18.0;
     let _ = writeln!(s, r##"<g class="axis" stroke="#e4e4e4" fill="#555">"##);
-    // Ticks count from the first task.
-    let mut tick = 0.0;
-    while lo + tick * 1000.0 <= t1 {
-        let tx = x(lo + tick * 1000.0);
+    let _ = writeln!(
+        s,
+        r#"<text class="axis-label" x="12" y="{:.1}" stroke="none">trace time</text>"#,
+        TOP - 12.0
+    );
+    let mut tick = (t0 / 1000.0 / step).ceil() * step;
+    while tick * 1000.0 <= t1 {
+        let tx = x(tick * 1000.0);
         let _ = writeln!(
             s,
-            r#"<line x1="{tx:.1}" y1="{:.1}" x2="{tx:.1}" y2="{grid_bottom:.1}"/><text x="{tx:.1}" y="{:.1}" text-anchor="middle" stroke="none">{} ms</text>"#,
+            r#"<line x1="{tx:.1}" y1="{:.1}" x2="{tx:.1}" y2="{grid_bottom:.1}"/><text class="tick" x="{tx:.1}" y="{:.1}" text-anchor="middle" stroke="none">{} ms</text>"#,
             TOP - 8.0,
             TOP - 12.0,
             trim(tick)
@@ -144,8 +302,8 @@ pub fn render(model: &Model, opts: &Options) -> String {
     }
     let _ = writeln!(s, "</g>");
 
-    // Stream rows.
-    let by_uid = model.by_uid();
+    // Stream rows. Boxes narrower than their kind's least width are widened and drawn last, so
+    // short tasks (callbacks above all) stay visible next to long ones.
     for (row, stream) in model.streams.iter().enumerate() {
         let y = stream_y(row);
         let _ = writeln!(
@@ -159,11 +317,19 @@ pub fn render(model: &Model, opts: &Options) -> String {
             r##"<rect class="band" x="0" y="{y:.1}" width="{:.0}" height="{ROW}" fill="{band}"/><text class="row-label" x="12" y="{:.1}" fill="#222">{}</text>"##,
             opts.width,
             y + ROW / 2.0 + 4.0,
-            xml(&model.stream_label(row))
+            xml(&stream_labels[row])
         );
-        for t in model.tasks.iter().filter(|t| t.row == row) {
+        let mut tasks: Vec<(bool, &super::model::Task)> = model
+            .tasks
+            .iter()
+            .filter(|t| t.row == row)
+            .map(|t| (x(t.end) - x(t.start) < min_width(&t.kind), t))
+            .collect();
+        tasks.sort_by_key(|(narrow, _)| *narrow);
+        let mut labels = String::new();
+        for (_, t) in tasks {
             let bx = x(t.start);
-            let bw = (x(t.end) - bx).max(1.5);
+            let bw = (x(t.end) - bx).max(min_width(&t.kind));
             let by = y + (ROW - BOX) / 2.0;
             let fill = if t.is_wait() {
                 "url(#hatch)".to_owned()
@@ -195,7 +361,7 @@ pub fn render(model: &Model, opts: &Options) -> String {
                     "#fff"
                 };
                 let _ = writeln!(
-                    s,
+                    labels,
                     r#"<text x="{:.2}" y="{:.1}" fill="{colour}" pointer-events="none">{}</text>"#,
                     bx + 3.0,
                     by + BOX / 2.0 + 4.0,
@@ -203,6 +369,8 @@ pub fn render(model: &Model, opts: &Options) -> String {
                 );
             }
         }
+        // Labels over every box, narrow ones included.
+        s.push_str(&labels);
         let _ = writeln!(s, "</g>");
     }
 
@@ -216,7 +384,7 @@ pub fn render(model: &Model, opts: &Options) -> String {
             host_top - 7.0
         );
     }
-    for &row in &host_rows {
+    for (&row, label) in host_rows.iter().zip(&host_labels) {
         let y = host_y(row);
         let _ = writeln!(
             s,
@@ -228,7 +396,7 @@ pub fn render(model: &Model, opts: &Options) -> String {
             r##"<rect class="band" x="0" y="{y:.1}" width="{:.0}" height="{ROW}" fill="#fbf8f3"/><text class="row-label" x="12" y="{:.1}" fill="#222">{}</text>"##,
             opts.width,
             y + ROW / 2.0 + 4.0,
-            xml(&format!("host {}", model.threads[row].name))
+            xml(label)
         );
         for h in model
             .host
@@ -236,7 +404,7 @@ pub fn render(model: &Model, opts: &Options) -> String {
             .filter(|h| h.row == row && h.cat != "launch" && visible(h.start, h.end))
         {
             let bx = x(h.start.max(t0));
-            let bw = (x(h.end.min(t1)) - bx).max(1.5);
+            let bw = (x(h.end.min(t1)) - bx).max(min_width(&h.cat));
             // Callbacks nest inside the report call that ran them: draw them narrower on top.
             let inset = if h.cat == "callback" { 4.0 } else { 0.0 };
             let by = y + (ROW - BOX) / 2.0 + inset;
@@ -267,11 +435,8 @@ pub fn render(model: &Model, opts: &Options) -> String {
         s,
         r##"<g class="dependencies" fill="none" stroke="#333" stroke-width="1.1" stroke-opacity="0.75">"##
     );
-    for w in &model.tasks {
-        let Some(&r) = w.released_by.and_then(|u| by_uid.get(&u)) else {
-            continue;
-        };
-        let r = &model.tasks[r];
+    for &(r, w) in &deps {
+        let (r, w) = (&model.tasks[r], &model.tasks[w]);
         let (x1, y1) = (x(r.end), stream_y(r.row) + ROW / 2.0);
         let release = w.released_at.unwrap_or(w.end).clamp(w.start, w.end);
         let (x2, y2) = (x(release), stream_y(w.row) + ROW / 2.0);
@@ -290,11 +455,8 @@ pub fn render(model: &Model, opts: &Options) -> String {
         s,
         r##"<g class="callbacks" fill="none" stroke="#7b4f73" stroke-width="1" stroke-dasharray="3 2">"##
     );
-    for h in model.host.iter().filter(|h| h.cat == "callback") {
-        let Some(&t) = h.uid.and_then(|u| by_uid.get(&u)) else {
-            continue;
-        };
-        let t = &model.tasks[t];
+    for &(t, h) in &callback_edges {
+        let (t, h) = (&model.tasks[t], &model.host[h]);
         let (x1, y1) = (x(t.start), stream_y(t.row) + (ROW + BOX) / 2.0);
         let (x2, y2) = (x(h.start), host_y(h.row) + (ROW - BOX) / 2.0 + 4.0);
         let _ = writeln!(
@@ -305,45 +467,33 @@ pub fn render(model: &Model, opts: &Options) -> String {
     }
     let _ = writeln!(s, "</g>");
 
-    // Legend: the kinds that appear.
-    let mut kinds: Vec<&str> = Vec::new();
-    for k in model.tasks.iter().map(|t| t.kind.as_str()).chain(
-        model
-            .host
-            .iter()
-            .filter(|h| h.cat == "sync")
-            .map(|_| "sync"),
-    ) {
-        if !kinds.contains(&k) {
-            kinds.push(k);
-        }
-    }
+    // Legend.
     let _ = writeln!(s, r#"<g class="legend">"#);
-    let mut lx = 12.0;
-    for k in kinds {
-        let fill = if matches!(k, "wait" | "stream_wait") {
-            "url(#hatch)"
-        } else {
-            colour(k)
+    for (m, &(line, lx)) in marks.iter().zip(&placed) {
+        let ly = legend_y + 20.0 * line as f64;
+        let _ = match m {
+            Mark::Swatch(fill, stroke, label) => writeln!(
+                s,
+                r##"<g class="legend-entry" data-label="{label}"><rect x="{lx:.1}" y="{:.1}" width="14" height="12" rx="2" fill="{fill}" stroke="{stroke}" stroke-width="{}"/><text x="{:.1}" y="{ly:.1}" fill="#333">{label}</text></g>"##,
+                ly - 10.0,
+                if *stroke == "#999" { 0.5 } else { 2.0 },
+                lx + 20.0,
+                label = xml(label),
+            ),
+            Mark::Line(stroke, dashed, marker, label) => writeln!(
+                s,
+                r##"<g class="legend-entry" data-label="{label}"><path d="M{lx:.1},{:.1} h26" stroke="{stroke}" fill="none"{} marker-end="url(#{marker})"/><text x="{:.1}" y="{ly:.1}" fill="#333">{label}</text></g>"##,
+                ly - 4.0,
+                if *dashed {
+                    r#" stroke-dasharray="3 2""#
+                } else {
+                    ""
+                },
+                lx + 32.0,
+                label = xml(label),
+            ),
         };
-        let name = if k == "sync" { "host sync" } else { k };
-        let _ = writeln!(
-            s,
-            r##"<rect x="{lx:.1}" y="{:.1}" width="14" height="12" rx="2" fill="{fill}" stroke="#999" stroke-width="0.5"/><text x="{:.1}" y="{:.1}" fill="#333">{}</text>"##,
-            legend_y - 10.0,
-            lx + 19.0,
-            legend_y,
-            xml(name)
-        );
-        lx += 19.0 + name.len() as f64 * GLYPH + 16.0;
     }
-    let _ = writeln!(
-        s,
-        r##"<path d="M{lx:.1},{:.1} h26" stroke="#333" fill="none" marker-end="url(#arrow)"/><text x="{:.1}" y="{:.1}" fill="#333">record → wait</text>"##,
-        legend_y - 4.0,
-        lx + 32.0,
-        legend_y
-    );
     let _ = writeln!(s, "</g>\n</svg>");
     s
 }

@@ -258,12 +258,12 @@ pub fn report(model: &Model, source: &str, top: usize) -> String {
                 let _ = writeln!(
                     out,
                     "  starts with a host launch at {} ms: the stream was idle, waiting for the host to queue work",
-                    ms(at - t0)
+                    ms(at)
                 );
             }
             let _ = writeln!(
                 out,
-                "  {:>10} {:>10}  {:<28} {:>5}  {:<11} name",
+                "  {:>10} {:>10}  {:<28} {:>5}  {:<11} name   (start: ms on the trace's clock)",
                 "start ms", "dur ms", "stream", "task", "kind"
             );
             for &i in &path.tasks {
@@ -271,7 +271,7 @@ pub fn report(model: &Model, source: &str, top: usize) -> String {
                 let _ = writeln!(
                     out,
                     "  {:>10} {:>10}  {:<28} {:>5}  {:<11} {}",
-                    ms(t.start - t0),
+                    ms(t.start),
                     ms(t.duration()),
                     model.stream_label(t.row),
                     t.task,

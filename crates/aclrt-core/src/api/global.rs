@@ -310,6 +310,7 @@ on_the_process_runtime! {
     fn set_stream_failure_mode(handle: StreamHandle, mode: u64) -> ();
     fn launch_kernel(handle: StreamHandle, name: &str, access: super::KernelAccess, kernel: KernelFn) -> u64;
     fn stream_priority(handle: StreamHandle) -> u32;
+    fn set_stream_name(handle: StreamHandle, name: &str) -> ();
 }
 
 /// [`Runtime::memcpy`] on the process's runtime.

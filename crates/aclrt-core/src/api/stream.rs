@@ -157,6 +157,16 @@ impl Runtime {
         stream.set_failure_mode(mode)
     }
 
+    /// `aclxSetStreamName`: the name traces show for the stream's track (an empty name removes
+    /// it). NULL is the current context's default stream.
+    pub fn set_stream_name(&self, handle: StreamHandle, name: &str) -> Result<()> {
+        let stream = self.stream_to_observe(self.lookup_stream(handle)?)?;
+        let name: Option<Arc<str>> = (!name.is_empty()).then(|| Arc::from(name));
+        *crate::sync::lock(&stream.name) = name.clone();
+        crate::trace::stream_named(&stream, name);
+        Ok(())
+    }
+
     /// Puts a host kernel on a stream: `kernel` runs on the stream's worker, in order; returning
     /// `Err(code)` (or panicking, which reports `ACL_ERROR_RT_AICORE_EXCEPTION`) fails the task like
     /// a device task failure. Returns the task id.

@@ -1,4 +1,4 @@
-//! Chrome Trace Event JSON, written by hand to keep the core free of dependencies.
+//! Chrome Trace Event JSON (serialised with serde_json).
 //!
 //! Layout: one process per device (pid = device id) with one track per stream (tid = stream
 //! id), and one `host` process whose tracks are the host threads (tid = OS thread id). Task
@@ -10,7 +10,8 @@
 //! runtime reuses).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fmt::Write;
+
+use serde_json::{json, Map, Value};
 
 use super::{TaskRef, Trace, TraceRecord};
 use crate::error::AclError;
@@ -68,40 +69,22 @@ struct Out {
     ts: u64,
     order: u8,
     dur: u64,
-    json: String,
+    event: Value,
 }
 
-fn us(ns: u64) -> String {
-    format!("{}.{:03}", ns / 1000, ns % 1000)
+/// Nanoseconds as the file's microseconds (three decimals: nanosecond resolution).
+fn us(ns: u64) -> Value {
+    json!(ns as f64 / 1000.0)
 }
 
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// `"key":value` pairs already rendered as JSON values.
-fn args(pairs: &[(&str, String)]) -> String {
-    let body: Vec<String> = pairs
-        .iter()
-        .map(|(k, v)| format!("{}:{v}", escape(k)))
-        .collect();
-    format!("{{{}}}", body.join(","))
+/// An `args` object from its pairs, in order.
+fn args(pairs: Vec<(&str, Value)>) -> Value {
+    Value::Object(
+        pairs
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect::<Map<String, Value>>(),
+    )
 }
 
 struct Writer {
@@ -111,33 +94,28 @@ struct Writer {
 
 impl Writer {
     #[allow(clippy::too_many_arguments)]
-    fn slice(&mut self, pid: u64, tid: u64, name: &str, cat: &str, ts: u64, end: u64, a: &str) {
+    fn slice(&mut self, pid: u64, tid: u64, name: &str, cat: &str, ts: u64, end: u64, a: Value) {
         let dur = end.saturating_sub(ts);
         self.out.push(Out {
             ts,
             order: 0,
             dur,
-            json: format!(
-                r#"{{"ph":"X","pid":{pid},"tid":{tid},"name":{},"cat":{},"ts":{},"dur":{},"args":{a}}}"#,
-                escape(name),
-                escape(cat),
-                us(ts),
-                us(dur)
-            ),
+            event: json!({
+                "ph": "X", "pid": pid, "tid": tid, "name": name, "cat": cat,
+                "ts": us(ts), "dur": us(dur), "args": a,
+            }),
         });
     }
 
-    fn instant(&mut self, pid: u64, tid: u64, name: &str, cat: &str, ts: u64, a: &str) {
+    fn instant(&mut self, pid: u64, tid: u64, name: &str, cat: &str, ts: u64, a: Value) {
         self.out.push(Out {
             ts,
             order: 1,
             dur: 0,
-            json: format!(
-                r#"{{"ph":"i","s":"t","pid":{pid},"tid":{tid},"name":{},"cat":{},"ts":{},"args":{a}}}"#,
-                escape(name),
-                escape(cat),
-                us(ts)
-            ),
+            event: json!({
+                "ph": "i", "s": "t", "pid": pid, "tid": tid, "name": name, "cat": cat,
+                "ts": us(ts), "args": a,
+            }),
         });
     }
 
@@ -150,35 +128,57 @@ impl Writer {
             ts,
             order: 2,
             dur: 0,
-            json: format!(
-                r#"{{"ph":"s","id":{id},"pid":{pid},"tid":{tid},"name":{},"cat":{},"ts":{}}}"#,
-                escape(name),
-                escape(cat),
-                us(ts)
-            ),
+            event: json!({
+                "ph": "s", "id": id, "pid": pid, "tid": tid, "name": name, "cat": cat,
+                "ts": us(ts),
+            }),
         });
         let (pid, tid, ts) = to;
         self.out.push(Out {
             ts,
             order: 2,
             dur: 0,
-            json: format!(
-                r#"{{"ph":"f","bp":"e","id":{id},"pid":{pid},"tid":{tid},"name":{},"cat":{},"ts":{}}}"#,
-                escape(name),
-                escape(cat),
-                us(ts)
-            ),
+            event: json!({
+                "ph": "f", "bp": "e", "id": id, "pid": pid, "tid": tid, "name": name,
+                "cat": cat, "ts": us(ts),
+            }),
         });
     }
 }
 
-fn metadata(kind: &str, pid: u64, tid: Option<u64>, key: &str, value: String) -> String {
-    let tid = tid.map_or(String::new(), |t| format!(r#","tid":{t}"#));
-    format!(
-        r#"{{"ph":"M","pid":{pid}{tid},"name":{},"args":{{{}:{value}}}}}"#,
-        escape(kind),
-        escape(key)
-    )
+fn metadata(kind: &str, pid: u64, tid: Option<u64>, key: &str, value: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("ph".into(), json!("M"));
+    m.insert("pid".into(), json!(pid));
+    if let Some(t) = tid {
+        m.insert("tid".into(), json!(t));
+    }
+    m.insert("name".into(), json!(kind));
+    m.insert("args".into(), json!({ key: value }));
+    Value::Object(m)
+}
+
+fn add_handle(tracks: &mut BTreeMap<(i32, u32), Vec<u64>>, task: &TaskRef) {
+    let handles = tracks.entry((task.device_id, task.stream_id)).or_default();
+    if !handles.contains(&task.stream) {
+        handles.push(task.stream);
+    }
+}
+
+/// `stream 3`, or with names `load (stream 3)`; several streams that had the same id in turn
+/// show all their names (`load / store (stream 3)`).
+fn track_name(stream_id: u32, handles: &[u64], names: &HashMap<u64, &str>) -> String {
+    let mut shown: Vec<&str> = Vec::new();
+    for n in handles.iter().filter_map(|h| names.get(h)) {
+        if !shown.contains(n) {
+            shown.push(n);
+        }
+    }
+    if shown.is_empty() {
+        format!("stream {stream_id}")
+    } else {
+        format!("{} (stream {stream_id})", shown.join(" / "))
+    }
 }
 
 fn span_of<'a>(
@@ -275,7 +275,8 @@ pub(crate) fn to_json(trace: &Trace) -> String {
         out: Vec::new(),
         next_flow: 1,
     };
-    let mut stream_tracks: BTreeSet<(i32, u32)> = BTreeSet::new();
+    // Each track's stream handles (ids are reused, so one track may show several streams).
+    let mut stream_tracks: BTreeMap<(i32, u32), Vec<u64>> = BTreeMap::new();
     let mut host_threads: BTreeSet<u32> = BTreeSet::new();
 
     // Deterministic output: tasks in uid order.
@@ -290,43 +291,43 @@ pub(crate) fn to_json(trace: &Trace) -> String {
         let kind = s.kind.map_or("task", kind_name);
         let label = s.label();
         if let Some((start, worker)) = s.start {
-            stream_tracks.insert((task.device_id, task.stream_id));
+            add_handle(&mut stream_tracks, task);
             let end = s.end.unwrap_or(trace_end).max(start);
             let mut a = vec![
-                ("uid", s.uid.to_string()),
-                ("task", task.task_id.to_string()),
-                ("stream", task.stream_id.to_string()),
-                ("device", task.device_id.to_string()),
-                ("stream_handle", task.stream.to_string()),
-                ("kind", escape(kind)),
-                ("worker_thread", worker.to_string()),
+                ("uid", json!(s.uid)),
+                ("task", json!(task.task_id)),
+                ("stream", json!(task.stream_id)),
+                ("device", json!(task.device_id)),
+                ("stream_handle", json!(task.stream)),
+                ("kind", json!(kind)),
+                ("worker_thread", json!(worker)),
             ];
             if let Some(n) = &s.name {
-                a.push(("name", escape(n)));
+                a.push(("name", json!(&**n)));
             }
             if let Some(e) = s.event {
-                a.push(("event", e.to_string()));
+                a.push(("event", json!(e)));
             }
             if let Some((thread, _, submitted)) = s.submit {
-                a.push(("submit_thread", thread.to_string()));
+                a.push(("submit_thread", json!(thread)));
                 a.push(("submitted_us", us(submitted)));
             }
             if let Some(by) = s.released_by.as_ref().and_then(uid_of) {
-                a.push(("released_by", by.to_string()));
+                a.push(("released_by", json!(by)));
             }
             if let Some(at) = s.released_at {
                 a.push(("released_us", us(at)));
             }
             if s.end.is_none() {
-                a.push(("unfinished", "true".to_owned()));
+                a.push(("unfinished", json!(true)));
             }
             if let Some(code) = s.error {
-                a.push(("error", code.to_string()));
+                a.push(("error", json!(code)));
             }
             if let Some(m) = &s.message {
-                a.push(("message", escape(m)));
+                a.push(("message", json!(&**m)));
             }
-            w.slice(pid, tid, &label, kind, start, end, &args(&a));
+            w.slice(pid, tid, &label, kind, start, end, args(a));
             if let Some(code) = s.error {
                 w.instant(
                     pid,
@@ -334,13 +335,13 @@ pub(crate) fn to_json(trace: &Trace) -> String {
                     &format!("failed {code}"),
                     "failure",
                     end,
-                    &args(&[("uid", s.uid.to_string()), ("error", code.to_string())]),
+                    args(vec![("uid", json!(s.uid)), ("error", json!(code))]),
                 );
             }
         }
         if let Some((thread, start, end)) = s.submit {
             host_threads.insert(thread);
-            let a = args(&[("uid", s.uid.to_string()), ("kind", escape(kind))]);
+            let a = args(vec![("uid", json!(s.uid)), ("kind", json!(kind))]);
             w.slice(
                 host_pid,
                 u64::from(thread),
@@ -348,7 +349,7 @@ pub(crate) fn to_json(trace: &Trace) -> String {
                 "launch",
                 start,
                 end,
-                &a,
+                a,
             );
             if let Some((task_start, _)) = s.start {
                 w.flow(
@@ -360,18 +361,18 @@ pub(crate) fn to_json(trace: &Trace) -> String {
             }
         }
         if let Some((at, code)) = s.discarded {
-            stream_tracks.insert((task.device_id, task.stream_id));
+            add_handle(&mut stream_tracks, task);
             w.instant(
                 pid,
                 tid,
                 &format!("discarded {label}"),
                 "failure",
                 at,
-                &args(&[
-                    ("uid", s.uid.to_string()),
-                    ("task", task.task_id.to_string()),
-                    ("kind", escape(kind)),
-                    ("error", code.to_string()),
+                args(vec![
+                    ("uid", json!(s.uid)),
+                    ("task", json!(task.task_id)),
+                    ("kind", json!(kind)),
+                    ("error", json!(code)),
                 ]),
             );
         }
@@ -414,10 +415,10 @@ pub(crate) fn to_json(trace: &Trace) -> String {
                     "callback",
                     *start_ns,
                     *end_ns,
-                    &args(&[
-                        ("uid", uid.to_string()),
-                        ("stream", task.stream_id.to_string()),
-                        ("task", task.task_id.to_string()),
+                    args(vec![
+                        ("uid", json!(uid)),
+                        ("stream", json!(task.stream_id)),
+                        ("task", json!(task.task_id)),
                     ]),
                 );
                 if let Some(task_start) = start_of(task) {
@@ -443,7 +444,7 @@ pub(crate) fn to_json(trace: &Trace) -> String {
                     "sync",
                     *start_ns,
                     *end_ns,
-                    &args(&[("blocked_us", us(end_ns.saturating_sub(*start_ns)))]),
+                    args(vec![("blocked_us", us(end_ns.saturating_sub(*start_ns)))]),
                 );
             }
             TraceRecord::ApiFailed {
@@ -459,7 +460,7 @@ pub(crate) fn to_json(trace: &Trace) -> String {
                     &format!("error {code}"),
                     "failure",
                     *at_ns,
-                    &args(&[("error", code.to_string()), ("message", escape(message))]),
+                    args(vec![("error", json!(code)), ("message", json!(&**message))]),
                 );
             }
             _ => {}
@@ -468,8 +469,16 @@ pub(crate) fn to_json(trace: &Trace) -> String {
 
     let mut meta = Vec::new();
     let mut per_device: BTreeMap<i32, Vec<u32>> = BTreeMap::new();
-    for (d, s) in &stream_tracks {
+    for (d, s) in stream_tracks.keys() {
         per_device.entry(*d).or_default().push(*s);
+    }
+    // The latest name of each stream handle.
+    let mut stream_names: HashMap<u64, &str> = HashMap::new();
+    for info in &trace.streams {
+        match &info.name {
+            Some(n) => stream_names.insert(info.stream, n),
+            None => stream_names.remove(&info.stream),
+        };
     }
     for (d, streams) in &per_device {
         let pid = *d as u64;
@@ -478,14 +487,14 @@ pub(crate) fn to_json(trace: &Trace) -> String {
             pid,
             None,
             "name",
-            escape(&format!("device {d}")),
+            json!(format!("device {d}")),
         ));
         meta.push(metadata(
             "process_sort_index",
             pid,
             None,
             "sort_index",
-            d.to_string(),
+            json!(d),
         ));
         for s in streams {
             let tid = u64::from(*s);
@@ -494,14 +503,14 @@ pub(crate) fn to_json(trace: &Trace) -> String {
                 pid,
                 Some(tid),
                 "name",
-                escape(&format!("stream {s}")),
+                json!(track_name(*s, &stream_tracks[&(*d, *s)], &stream_names)),
             ));
             meta.push(metadata(
                 "thread_sort_index",
                 pid,
                 Some(tid),
                 "sort_index",
-                s.to_string(),
+                json!(s),
             ));
         }
     }
@@ -511,14 +520,14 @@ pub(crate) fn to_json(trace: &Trace) -> String {
             host_pid,
             None,
             "name",
-            escape(HOST_PROCESS_NAME),
+            json!(HOST_PROCESS_NAME),
         ));
         meta.push(metadata(
             "process_sort_index",
             host_pid,
             None,
             "sort_index",
-            "1000000".to_owned(),
+            json!(1_000_000),
         ));
         let names: HashMap<u32, &str> = trace
             .threads
@@ -535,7 +544,7 @@ pub(crate) fn to_json(trace: &Trace) -> String {
                 host_pid,
                 Some(u64::from(*t)),
                 "name",
-                escape(&name),
+                json!(name),
             ));
         }
     }
@@ -543,19 +552,25 @@ pub(crate) fn to_json(trace: &Trace) -> String {
     w.out.sort_by(|a, b| {
         (a.ts, a.order, std::cmp::Reverse(a.dur)).cmp(&(b.ts, b.order, std::cmp::Reverse(b.dur)))
     });
+    // One event per line, so the file reads and diffs well.
     let mut json = String::with_capacity(64 + w.out.len() * 200);
     json.push_str("{\"traceEvents\":[\n");
-    let all = meta.iter().chain(w.out.iter().map(|o| &o.json));
+    let all = meta.iter().chain(w.out.iter().map(|o| &o.event));
     for (i, e) in all.enumerate() {
         if i > 0 {
             json.push_str(",\n");
         }
-        json.push_str(e);
+        json.push_str(&e.to_string());
     }
-    let _ = write!(
-        json,
-        "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{{\"producer\":\"aclrt\",\"version\":{},\"host_pid\":{host_pid},\"clock\":\"microseconds since the first aclrtSetDevice\"}}}}\n",
-        escape(env!("CARGO_PKG_VERSION"))
-    );
+    let other = json!({
+        "producer": "aclrt",
+        "version": env!("CARGO_PKG_VERSION"),
+        "host_pid": host_pid,
+        "clock": "microseconds since the first aclrtSetDevice",
+    });
+    json.push_str("\n],\"displayTimeUnit\":\"ms\",\"otherData\":");
+    json.push_str(&other.to_string());
+    json.push('}');
+    json.push('\n');
     json
 }

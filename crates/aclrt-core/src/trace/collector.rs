@@ -7,7 +7,7 @@
 use std::cell::OnceCell;
 use std::sync::{Arc, Mutex};
 
-use super::{thread_id, ThreadInfo, Trace, TraceRecord};
+use super::{thread_id, StreamInfo, ThreadInfo, Trace, TraceRecord};
 use crate::sync::lock;
 
 /// Records per chunk: buffers grow by whole chunks, so a long trace never copies what it
@@ -20,16 +20,26 @@ struct ThreadBuffer {
 }
 
 static BUFFERS: Mutex<Vec<Arc<ThreadBuffer>>> = Mutex::new(Vec::new());
+/// Stream names, in naming order (rare, so one shared list).
+static STREAM_NAMES: Mutex<Vec<StreamInfo>> = Mutex::new(Vec::new());
 
 thread_local! {
     static LOCAL: OnceCell<Arc<ThreadBuffer>> = const { OnceCell::new() };
 }
 
+/// A thread's OS name (`pthread_setname_np`, `prctl(PR_SET_NAME)`), as the kernel reports it.
+fn os_thread_name(tid: u32) -> Option<String> {
+    let comm = std::fs::read_to_string(format!("/proc/self/task/{tid}/comm")).ok()?;
+    let name = comm.trim_end_matches('\n');
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
 fn register() -> Arc<ThreadBuffer> {
+    let tid = thread_id();
     let buffer = Arc::new(ThreadBuffer {
         info: ThreadInfo {
-            thread_id: thread_id(),
-            name: std::thread::current().name().map(str::to_owned),
+            thread_id: tid,
+            name: os_thread_name(tid).or_else(|| std::thread::current().name().map(str::to_owned)),
         },
         chunks: Mutex::new(Vec::new()),
     });
@@ -53,8 +63,14 @@ pub(super) fn push(record: TraceRecord) {
     });
 }
 
+/// Notes a stream's name.
+pub(super) fn stream_named(info: StreamInfo) {
+    lock(&STREAM_NAMES).push(info);
+}
+
 /// Drops everything gathered, and the buffers of threads that have exited.
 pub(super) fn clear_all() {
+    lock(&STREAM_NAMES).clear();
     let mut buffers = lock(&BUFFERS);
     buffers.retain(|b| Arc::strong_count(b) > 1);
     for b in buffers.iter() {
@@ -69,12 +85,20 @@ pub(super) fn drain_all() -> Trace {
     for b in buffers.iter() {
         let chunks = std::mem::take(&mut *lock(&b.chunks));
         if !chunks.is_empty() {
-            trace.threads.push(b.info.clone());
+            let mut info = b.info.clone();
+            // A live thread may have been renamed since it first left a record.
+            if Arc::strong_count(b) > 1 {
+                if let Some(name) = os_thread_name(info.thread_id) {
+                    info.name = Some(name);
+                }
+            }
+            trace.threads.push(info);
             trace.records.extend(chunks.into_iter().flatten());
         }
     }
     buffers.retain(|b| Arc::strong_count(b) > 1);
     trace.records.sort_by_key(TraceRecord::at_ns);
     trace.threads.sort_by_key(|t| t.thread_id);
+    trace.streams = std::mem::take(&mut *lock(&STREAM_NAMES));
     trace
 }

@@ -177,13 +177,29 @@ pub struct ThreadInfo {
     pub name: Option<String>,
 }
 
+/// A stream's name (`aclxSetStreamName`), for naming its track.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamInfo {
+    /// Logical device.
+    pub device_id: i32,
+    /// Stream id (`aclrtStreamGetId`).
+    pub stream_id: u32,
+    /// Raw stream handle: names belong to one stream, even when its id is reused later.
+    pub stream: u64,
+    /// The name; `None` once it was removed.
+    pub name: Option<String>,
+}
+
 /// What the collector gathered between [`start`] and [`stop`].
 #[derive(Debug, Clone, Default)]
 pub struct Trace {
     /// Every record, ordered by start time.
     pub records: Vec<TraceRecord>,
-    /// Threads that left records.
+    /// Threads that left records, with their OS names.
     pub threads: Vec<ThreadInfo>,
+    /// Stream names: those of named streams alive at [`start`], then every naming until
+    /// [`stop`], in order (the last one for a handle holds).
+    pub streams: Vec<StreamInfo>,
 }
 
 impl Trace {
@@ -232,6 +248,15 @@ pub fn start() {
     collector::clear_all();
     COLLECTING.store(true, Ordering::Relaxed);
     refresh_enabled();
+    // Streams named before the trace began keep their names in it.
+    if let Ok(rt) = crate::api::runtime() {
+        for (_, stream) in rt.streams.values() {
+            let name = lock(&stream.name).clone();
+            if name.is_some() {
+                collector::stream_named(stream_info(&stream, name));
+            }
+        }
+    }
 }
 
 /// Whether the built-in collector is gathering.
@@ -323,6 +348,22 @@ fn thread_id() -> u32 {
 /// Nanoseconds since the device epoch.
 pub fn host_now_ns() -> u64 {
     crate::clock::now_ns()
+}
+
+fn stream_info(stream: &Stream, name: Option<Arc<str>>) -> StreamInfo {
+    StreamInfo {
+        device_id: stream.context.device.id,
+        stream_id: stream.id,
+        stream: stream.handle.as_raw(),
+        name: name.map(|n| n.to_string()),
+    }
+}
+
+/// A stream was named (or its name removed).
+pub(crate) fn stream_named(stream: &Stream, name: Option<Arc<str>>) {
+    if COLLECTING.load(Ordering::Relaxed) {
+        collector::stream_named(stream_info(stream, name));
+    }
 }
 
 pub(crate) fn task_ref(stream: &Stream, task_id: u64) -> TaskRef {
