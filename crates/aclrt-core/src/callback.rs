@@ -10,10 +10,10 @@ use std::time::Instant;
 use crate::codes::*;
 use crate::error::{bail, Result};
 use crate::handle::StreamHandle;
+use crate::observe::{self, TaskRef};
 use crate::sync::{lock, Latch, SpinPolicy, WaitList};
 use crate::task::HostFn;
 use crate::thread_state::CallbackScope;
-use crate::trace;
 
 /// Subscribed threads per process.
 pub const MAX_CALLBACK_THREADS: usize = 1024;
@@ -22,7 +22,7 @@ pub const MAX_CALLBACK_THREADS: usize = 1024;
 pub(crate) struct DueCallback {
     stream: StreamHandle,
     /// The callback task, for traces.
-    origin: trace::TaskRef,
+    origin: TaskRef,
     body: HostFn,
     /// Set when the body returned; present for `ACL_CALLBACK_BLOCK`.
     done: Option<Arc<CallbackDone>>,
@@ -67,7 +67,7 @@ impl Subscriber {
     pub(crate) fn deliver(
         &self,
         stream: StreamHandle,
-        origin: trace::TaskRef,
+        origin: TaskRef,
         body: HostFn,
         done: Option<Arc<CallbackDone>>,
     ) {
@@ -98,14 +98,14 @@ impl Subscriber {
             due.drain(..).collect()
         };
         for callback in batch {
-            let started = trace::enabled().then(trace::host_now_ns);
+            let started = observe::enabled().then(observe::now_ns);
             {
                 let _scope = CallbackScope::enter();
                 // A panicking callback must not take the report thread down with it.
                 let _ = catch_unwind(AssertUnwindSafe(callback.body));
             }
             if let Some(start) = started {
-                trace::callback_ran(callback.origin, start);
+                observe::callback_ran(callback.origin, start);
             }
             if let Some(done) = callback.done {
                 done.finish(true);

@@ -38,7 +38,7 @@ pub(crate) struct RecordState {
     /// Stream whose pending failure an event synchronise reports and clears.
     pub(crate) stream: std::sync::Weak<crate::stream::Stream>,
     /// The record task, for traces (its task id is set once the task is queued).
-    origin: crate::trace::TaskRef,
+    origin: crate::observe::TaskRef,
     task_id: AtomicU64,
 }
 
@@ -49,7 +49,7 @@ impl RecordState {
             timestamp_ns: AtomicU64::new(0),
             failure: OnceLock::new(),
             stream: Arc::downgrade(stream),
-            origin: crate::trace::task_ref(stream, 0),
+            origin: stream.task_ref(0),
             task_id: AtomicU64::new(0),
         }
     }
@@ -59,8 +59,8 @@ impl RecordState {
     }
 
     /// The record task, as traces name it.
-    pub(crate) fn origin(&self) -> crate::trace::TaskRef {
-        crate::trace::TaskRef {
+    pub(crate) fn origin(&self) -> crate::observe::TaskRef {
+        crate::observe::TaskRef {
             task_id: self.task_id.load(Ordering::Relaxed),
             ..self.origin
         }

@@ -43,6 +43,7 @@ mod event;
 mod exception;
 mod handle;
 mod memory;
+pub mod observe;
 pub mod runtime;
 mod stream;
 pub mod sync;

@@ -25,10 +25,10 @@ use crate::consts::{ACL_STOP_ON_FAILURE, ACL_STREAM_FAST_SYNC};
 use crate::context::Context;
 use crate::error::{err, AclError, Result};
 use crate::handle::StreamHandle;
+use crate::observe::{self, EdgeKind, TaskRef};
 use crate::sync::{lock, Doorbell, Ring, SpinPolicy, WaitList};
 use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
 use crate::thread_state::CallbackScope;
-use crate::trace;
 
 /// A failed task, as reported to synchronise calls and the exception callback.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,8 +145,8 @@ impl Stream {
         if self.aborted.load(Ordering::Acquire) {
             return err(ACL_ERROR_RT_STREAM_ABORT, "the stream is being aborted");
         }
-        let tracing = trace::enabled();
-        let submit_start = if tracing { trace::host_now_ns() } else { 0 };
+        let tracing = observe::enabled();
+        let submit_start = if tracing { observe::now_ns() } else { 0 };
         let id = {
             let closed = lock(&self.submit_lock);
             if *closed {
@@ -154,7 +154,7 @@ impl Stream {
             }
             let id = self.submitted.load(Ordering::Relaxed);
             if tracing {
-                trace::task_submitted(self, id, kind, &meta, submit_start);
+                observe::task_submitted(self.task_ref(id), kind, &meta, submit_start);
             }
             self.tasks.push(Task {
                 id,
@@ -204,8 +204,8 @@ impl Stream {
         let failure = self.failure_for(0, ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, &message, 0);
         loop {
             while let Some(task) = self.tasks.pop() {
-                if trace::enabled() {
-                    trace::task_discarded(self, task.id, task.kind, failure.code);
+                if observe::enabled() {
+                    observe::task_discarded(self.task_ref(task.id), task.kind, failure.code);
                 }
                 discard(task.work, &failure);
                 self.retire(task.id);
@@ -219,6 +219,16 @@ impl Stream {
             }
         }
         crate::error::Error::new(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, message)
+    }
+
+    /// Task `task_id` of this stream, as observers name it.
+    pub(crate) fn task_ref(&self, task_id: u64) -> TaskRef {
+        TaskRef {
+            device_id: self.context.device.id,
+            stream_id: self.id,
+            stream: self.handle.as_raw(),
+            task_id,
+        }
     }
 
     /// Unparks the worker so it re-checks its queue and abort conditions.
@@ -324,20 +334,20 @@ impl Stream {
             meta,
         } = task;
         if let Some(failure) = self.abort_reason() {
-            if trace::enabled() {
-                trace::task_discarded(self, id, kind, failure.code);
+            if observe::enabled() {
+                observe::task_discarded(self.task_ref(id), kind, failure.code);
             }
             discard(work, &failure);
             self.retire(id);
             return;
         }
-        let tracing = trace::enabled();
+        let tracing = observe::enabled();
         if tracing {
-            trace::task_started(self, id, kind);
+            observe::task_started(self.task_ref(id), kind);
         }
         let outcome = self.execute(id, work);
         if tracing {
-            trace::task_finished(self, id, kind, outcome.as_ref().err());
+            observe::task_finished(self.task_ref(id), kind, outcome.as_ref().err());
         }
         if let Err((code, message)) = outcome {
             self.fail(self.failure_for(id, code, &message, meta.submitter_thread));
@@ -409,7 +419,7 @@ impl Stream {
                         flag.wait_or(|| self.is_aborting(), deadline, SpinPolicy::Brief)
                     }
                 };
-                if trace::enabled() {
+                if observe::enabled() {
                     let by = match &target {
                         WaitTarget::Snapshot(record) => released.then(|| record.origin()),
                         WaitTarget::Flag(event) => event
@@ -417,7 +427,7 @@ impl Stream {
                             .filter(|r| released && r.is_done())
                             .map(|r| r.origin()),
                     };
-                    trace::wait_released(self, task_id, by);
+                    observe::wait_released(self.task_ref(task_id), by, EdgeKind::EventWait);
                 }
                 event.wait_executed();
                 if released || self.is_aborting() {
@@ -452,7 +462,7 @@ impl Stream {
                             ),
                         ));
                     };
-                    let origin = trace::task_ref(self, task_id);
+                    let origin = self.task_ref(task_id);
                     subscriber.deliver(self.handle, origin, body, done.clone());
                 }
                 if let Some(done) = done {
@@ -489,8 +499,12 @@ impl Stream {
                     SpinPolicy::Brief,
                     until,
                 );
-                if trace::enabled() && until > 0 {
-                    trace::wait_released(self, task_id, Some(trace::task_ref(&stream, until - 1)));
+                if observe::enabled() && until > 0 {
+                    observe::wait_released(
+                        self.task_ref(task_id),
+                        Some(stream.task_ref(until - 1)),
+                        EdgeKind::LegacyStream,
+                    );
                 }
                 Ok(())
             }

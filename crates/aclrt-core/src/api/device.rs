@@ -247,6 +247,7 @@ impl Runtime {
         let deadline = sync_timeout(timeout_ms)?;
         not_in_callback("aclrtSynchronizeDevice")?;
         let streams = ctx.streams();
+        let targets: Vec<u64> = streams.iter().map(|s| s.submitted()).collect();
         let all_done = super::traced_wait("aclrtSynchronizeDevice", || {
             streams.iter().all(|s| s.wait_idle(deadline))
         });
@@ -256,6 +257,9 @@ impl Runtime {
                 "device {} did not finish its work within {timeout_ms} ms",
                 ctx.device.id
             );
+        }
+        for (s, upto) in streams.iter().zip(targets) {
+            super::observe_completion(s, upto);
         }
         let mut first = None;
         for s in &streams {

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::os_thread_id;
-use super::{failure_error, not_in_callback, sync_timeout, traced_wait};
+use super::{failure_error, not_in_callback, observe_record_completion, sync_timeout, traced_wait};
 use crate::codes::*;
 use crate::consts::*;
 use crate::error::{bail, err, Result};
@@ -295,7 +295,12 @@ impl Runtime {
         refuse_ex(&ev, "aclrtQueryEvent")?;
         Ok(match ev.latest() {
             Some(r) if !r.is_done() => ACL_EVENT_STATUS_NOT_READY,
-            _ => ACL_EVENT_STATUS_COMPLETE,
+            latest => {
+                if let Some(r) = latest {
+                    observe_record_completion(&r);
+                }
+                ACL_EVENT_STATUS_COMPLETE
+            }
         })
     }
 
@@ -304,7 +309,10 @@ impl Runtime {
     pub fn query_event_status(&self, event: EventHandle) -> Result<u32> {
         let ev = self.event_in_context(event)?;
         let complete = match ev.latest() {
-            Some(r) => r.is_done(),
+            Some(r) => {
+                observe_record_completion(&r);
+                r.is_done()
+            }
             None => matches!(ev.family, Family::Ex | Family::Cuda),
         };
         Ok(if complete {
@@ -340,6 +348,7 @@ impl Runtime {
         }) {
             return Ok(false);
         }
+        observe_record_completion(&record);
         if let Some(f) = record.failure() {
             if let Some(stream) = record.stream.upgrade() {
                 stream.clear_failure(f);

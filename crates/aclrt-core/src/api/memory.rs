@@ -136,6 +136,19 @@ impl Runtime {
         kind: u32,
     ) -> Result<()> {
         self.check_copy(dst, dest_max, src, count, kind, "aclrtMemcpy")?;
+        if crate::observe::enabled() {
+            crate::observe::host_access(
+                "aclrtMemcpy",
+                &[MemRange {
+                    start: src,
+                    len: count,
+                }],
+                &[MemRange {
+                    start: dst,
+                    len: count,
+                }],
+            );
+        }
         if count > 0 {
             // SAFETY: the caller guarantees the ranges; runtime allocations were bounds-checked.
             unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, count) };
@@ -185,6 +198,16 @@ impl Runtime {
     /// `ptr` must be writable for `count` bytes.
     pub unsafe fn memset(&self, ptr: usize, max: usize, value: i32, count: usize) -> Result<()> {
         self.check_set(ptr, max, count, "aclrtMemset")?;
+        if crate::observe::enabled() {
+            crate::observe::host_access(
+                "aclrtMemset",
+                &[],
+                &[MemRange {
+                    start: ptr,
+                    len: count,
+                }],
+            );
+        }
         // SAFETY: the caller guarantees the range; runtime allocations were bounds-checked.
         unsafe { std::ptr::write_bytes(ptr as *mut u8, value as u8, count) };
         Ok(())

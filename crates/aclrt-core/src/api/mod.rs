@@ -32,10 +32,10 @@ use crate::context::Context;
 use crate::error::{err, Error, Result};
 use crate::event::Event;
 use crate::handle::{EventHandle, StreamHandle};
+use crate::observe;
 use crate::runtime::Runtime;
 use crate::stream::{Failure, Stream};
 use crate::thread_state::{self, in_callback};
-use crate::trace;
 
 /// The calling thread's OS id, for task metadata. Cached per thread: `gettid` is a system call,
 /// and it was the largest single cost of enqueueing a task.
@@ -178,13 +178,28 @@ pub(crate) fn failure_error(f: &Failure) -> Error {
     )
 }
 
+/// Tells observers that the calling thread learned every task of `stream` before `upto`
+/// completed (a synchronise returned, a query said complete).
+pub(crate) fn observe_completion(stream: &Stream, upto: u64) {
+    if observe::enabled() && upto > 0 {
+        observe::host_synchronized(stream.task_ref(upto - 1));
+    }
+}
+
+/// Tells observers that the calling thread learned that `record` completed.
+pub(crate) fn observe_record_completion(record: &crate::event::RecordState) {
+    if observe::enabled() && record.is_done() {
+        observe::host_synchronized(record.origin());
+    }
+}
+
 /// Measures a blocking host call for the trace.
 pub(crate) fn traced_wait<T>(name: &'static str, wait: impl FnOnce() -> T) -> T {
-    if !trace::enabled() {
+    if !observe::enabled() {
         return wait();
     }
-    let start = trace::host_now_ns();
+    let start = observe::now_ns();
     let out = wait();
-    trace::host_wait(name, start);
+    observe::host_wait(name, start);
     out
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::os_thread_id;
-use super::{failure_error, not_in_callback, sync_timeout, traced_wait};
+use super::{failure_error, not_in_callback, observe_completion, sync_timeout, traced_wait};
 use crate::codes::*;
 use crate::consts::{
     ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE, ACL_STREAM_STATUS_COMPLETE,
@@ -109,6 +109,7 @@ impl Runtime {
         let stream = self.stream_to_observe(self.lookup_stream(handle)?)?;
         let deadline = sync_timeout(timeout_ms)?;
         not_in_callback("aclrtSynchronizeStream")?;
+        let upto = stream.submitted();
         if !traced_wait("aclrtSynchronizeStream", || stream.wait_idle(deadline)) {
             bail!(
                 ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
@@ -117,6 +118,7 @@ impl Runtime {
                 stream.pending()
             );
         }
+        observe_completion(&stream, upto);
         match stream.take_failure() {
             Some(f) => Err(failure_error(&f)),
             None => Ok(()),
@@ -131,7 +133,9 @@ impl Runtime {
     /// `aclrtStreamQuery`: `ACL_STREAM_STATUS_COMPLETE` when nothing is pending.
     pub fn stream_query(&self, handle: StreamHandle) -> Result<u32> {
         let stream = self.stream_to_observe(self.lookup_stream(handle)?)?;
+        let upto = stream.submitted();
         Ok(if stream.is_idle() {
+            observe_completion(&stream, upto);
             ACL_STREAM_STATUS_COMPLETE
         } else {
             ACL_STREAM_STATUS_NOT_READY
@@ -163,7 +167,15 @@ impl Runtime {
         let stream = self.stream_to_observe(self.lookup_stream(handle)?)?;
         let name: Option<Arc<str>> = (!name.is_empty()).then(|| Arc::from(name));
         *crate::sync::lock(&stream.name) = name.clone();
-        crate::trace::stream_named(&stream, name);
+        if crate::observe::enabled() {
+            let task = stream.task_ref(0);
+            crate::observe::emit(&crate::observe::Observed::StreamNamed {
+                device_id: task.device_id,
+                stream_id: task.stream_id,
+                stream: task.stream,
+                name: name.as_deref(),
+            });
+        }
         Ok(())
     }
 

@@ -7,7 +7,8 @@
 use std::cell::OnceCell;
 use std::sync::{Arc, Mutex};
 
-use super::{thread_id, StreamInfo, ThreadInfo, Trace, TraceRecord};
+use super::{StreamInfo, ThreadInfo, Trace, TraceRecord};
+use crate::observe::{thread_id, Observed, Observer};
 use crate::sync::lock;
 
 /// Records per chunk: buffers grow by whole chunks, so a long trace never copies what it
@@ -49,7 +50,7 @@ fn register() -> Arc<ThreadBuffer> {
 
 /// Appends a record to the calling thread's buffer. A thread that is exiting (its locals
 /// already gone) loses the record rather than the process.
-pub(super) fn push(record: TraceRecord) {
+fn push(record: TraceRecord) {
     let _ = LOCAL.try_with(|local| {
         let mut chunks = lock(&local.get_or_init(register).chunks);
         match chunks.last_mut() {
@@ -61,6 +62,119 @@ pub(super) fn push(record: TraceRecord) {
             }
         }
     });
+}
+
+/// The collector as an observer: turns what it sees into fixed-size records.
+pub(super) struct Collector;
+
+impl Observer for Collector {
+    fn observe(&self, event: &Observed<'_>) {
+        let record = match *event {
+            Observed::Submitted {
+                task,
+                kind,
+                meta,
+                thread_id,
+                start_ns,
+                end_ns,
+            } => TraceRecord::Submitted {
+                task,
+                kind,
+                name: meta.name.clone(),
+                event: meta.event,
+                thread_id,
+                start_ns,
+                end_ns,
+            },
+            Observed::Started {
+                task,
+                kind,
+                thread_id,
+                at_ns,
+            } => TraceRecord::Started {
+                task,
+                kind,
+                thread_id,
+                at_ns,
+            },
+            Observed::Finished {
+                task,
+                kind,
+                failure,
+                at_ns,
+            } => TraceRecord::Finished {
+                task,
+                kind,
+                error: failure.map(|(code, _)| code),
+                message: failure.map(|(_, text)| Arc::from(text)),
+                at_ns,
+            },
+            Observed::Discarded {
+                task,
+                kind,
+                error,
+                at_ns,
+            } => TraceRecord::Discarded {
+                task,
+                kind,
+                error,
+                at_ns,
+            },
+            Observed::WaitReleased { task, by, at_ns } => {
+                TraceRecord::WaitReleased { task, by, at_ns }
+            }
+            Observed::CallbackRan {
+                task,
+                thread_id,
+                start_ns,
+                end_ns,
+            } => TraceRecord::CallbackRan {
+                task,
+                thread_id,
+                start_ns,
+                end_ns,
+            },
+            Observed::HostWait {
+                call,
+                thread_id,
+                start_ns,
+                end_ns,
+            } => TraceRecord::HostWait {
+                call,
+                thread_id,
+                start_ns,
+                end_ns,
+            },
+            Observed::ApiFailed {
+                code,
+                message,
+                thread_id,
+                at_ns,
+            } => TraceRecord::ApiFailed {
+                code,
+                message: Arc::from(message),
+                thread_id,
+                at_ns,
+            },
+            Observed::StreamNamed {
+                device_id,
+                stream_id,
+                stream,
+                name,
+            } => {
+                stream_named(StreamInfo {
+                    device_id,
+                    stream_id,
+                    stream,
+                    name: name.map(str::to_owned),
+                });
+                return;
+            }
+            // Edges other than wait releases and synchronous host accesses are not drawn.
+            _ => return,
+        };
+        push(record);
+    }
 }
 
 /// Notes a stream's name.

@@ -4,8 +4,8 @@
 //! Switch the collector on with the `ACLRT_TRACE=path` environment variable (started at
 //! `aclInit`, written at `aclFinalize` or, without one, at process exit, so C and Python
 //! programs get it too) or from Rust with
-//! [`start`] and [`stop_and_write`]. A custom [`Tracer`] can be installed beside it with
-//! [`set_tracer`].
+//! [`start`] and [`stop_and_write`]. The collector is one [`observe::Observer`]; other tools
+//! install their own beside it.
 //!
 //! With nothing installed every hook costs one relaxed load and a branch. With the collector
 //! on, each thread appends fixed-size records to its own buffer (no shared lock on the hot
@@ -14,36 +14,21 @@
 mod chrome;
 mod collector;
 
-use std::cell::Cell;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 use crate::error::AclError;
-use crate::stream::Stream;
+use crate::observe::{self, ObserverId};
 use crate::sync::lock;
-use crate::task::{TaskKind, TaskMeta};
-use crate::thread_state::os_thread_id;
+use crate::task::TaskKind;
 
 pub use chrome::HOST_PROCESS_NAME;
 
 /// The environment variable that switches the collector on: the path the trace is written to.
 pub const ENV_TRACE: &str = "ACLRT_TRACE";
 
-/// One task, named so that it stays unique for a whole trace: stream ids are reused after a
-/// stream is destroyed, stream handles are not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TaskRef {
-    /// Logical device.
-    pub device_id: i32,
-    /// Stream id (`aclrtStreamGetId`).
-    pub stream_id: u32,
-    /// Raw stream handle.
-    pub stream: u64,
-    /// Per-stream task sequence number.
-    pub task_id: u64,
-}
+pub use crate::observe::TaskRef;
 
 /// One thing that happened, as a tracer sees it. Times are nanoseconds since the device epoch;
 /// thread ids are OS thread ids (`gettid`).
@@ -162,12 +147,6 @@ impl TraceRecord {
     }
 }
 
-/// Receives trace records; must be cheap and must not call back into the runtime.
-pub trait Tracer: Send + Sync {
-    /// One record.
-    fn record(&self, record: TraceRecord);
-}
-
 /// A host thread that left records, for naming its track.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThreadInfo {
@@ -218,42 +197,29 @@ impl Trace {
     }
 }
 
-/// Any consumer installed: what every hook site checks.
-static ENABLED: AtomicBool = AtomicBool::new(false);
-static COLLECTING: AtomicBool = AtomicBool::new(false);
-static CUSTOM: AtomicBool = AtomicBool::new(false);
-static TRACER: RwLock<Option<Arc<dyn Tracer>>> = RwLock::new(None);
-/// Serialises switching consumers on and off.
-static SWITCH: Mutex<()> = Mutex::new(());
+/// The installed collector, while it gathers.
+static COLLECTOR: Mutex<Option<ObserverId>> = Mutex::new(None);
 /// Where `aclFinalize` writes a trace started by [`ENV_TRACE`].
 static ENV_PATH: Mutex<Option<PathBuf>> = Mutex::new(None);
 
-fn refresh_enabled() {
-    let on = COLLECTING.load(Ordering::Relaxed) || CUSTOM.load(Ordering::Relaxed);
-    ENABLED.store(on, Ordering::Release);
-}
-
-/// Installs a custom tracer (or removes it with `None`); the collector is unaffected.
-pub fn set_tracer(tracer: Option<Arc<dyn Tracer>>) {
-    let _switch = lock(&SWITCH);
-    let mut slot = TRACER.write().unwrap_or_else(|e| e.into_inner());
-    CUSTOM.store(tracer.is_some(), Ordering::Relaxed);
-    *slot = tracer;
-    refresh_enabled();
-}
-
 /// Starts (or restarts) the built-in collector, dropping anything gathered before.
 pub fn start() {
-    let _switch = lock(&SWITCH);
+    let mut installed = lock(&COLLECTOR);
     collector::clear_all();
-    COLLECTING.store(true, Ordering::Relaxed);
-    refresh_enabled();
+    if installed.is_none() {
+        *installed = Some(observe::install(Arc::new(collector::Collector)));
+    }
     // Streams named before the trace began keep their names in it.
     if let Ok(rt) = crate::api::runtime() {
         for (_, stream) in rt.streams.values() {
-            let name = lock(&stream.name).clone();
-            if name.is_some() {
-                collector::stream_named(stream_info(&stream, name));
+            if let Some(name) = lock(&stream.name).clone() {
+                let task = stream.task_ref(0);
+                collector::stream_named(StreamInfo {
+                    device_id: task.device_id,
+                    stream_id: task.stream_id,
+                    stream: task.stream,
+                    name: Some(name.to_string()),
+                });
             }
         }
     }
@@ -261,14 +227,15 @@ pub fn start() {
 
 /// Whether the built-in collector is gathering.
 pub fn is_collecting() -> bool {
-    COLLECTING.load(Ordering::Relaxed)
+    lock(&COLLECTOR).is_some()
 }
 
 /// Stops the collector and returns what it gathered (empty if it was not started).
 pub fn stop() -> Trace {
-    let _switch = lock(&SWITCH);
-    COLLECTING.store(false, Ordering::Relaxed);
-    refresh_enabled();
+    let mut installed = lock(&COLLECTOR);
+    if let Some(id) = installed.take() {
+        observe::remove(id);
+    }
     collector::drain_all()
 }
 
@@ -279,10 +246,10 @@ pub fn stop_and_write(path: impl AsRef<Path>) -> io::Result<Trace> {
     Ok(trace)
 }
 
-/// Whether any consumer is installed.
+/// Whether any observer (the collector or another) is installed: [`observe::enabled`].
 #[inline]
 pub fn enabled() -> bool {
-    ENABLED.load(Ordering::Relaxed)
+    observe::enabled()
 }
 
 /// `aclInit`: starts the collector when [`ENV_TRACE`] names a file.
@@ -317,146 +284,7 @@ pub(crate) fn on_finalize() {
     }
 }
 
-fn emit(record: TraceRecord) {
-    if CUSTOM.load(Ordering::Relaxed) {
-        let tracer = TRACER.read().unwrap_or_else(|e| e.into_inner()).clone();
-        if let Some(t) = tracer {
-            t.record(record.clone());
-        }
-    }
-    if COLLECTING.load(Ordering::Relaxed) {
-        collector::push(record);
-    }
-}
-
-thread_local! {
-    static THREAD_ID: Cell<u32> = const { Cell::new(0) };
-}
-
-/// The calling thread's OS id, asked of the kernel once per thread.
-fn thread_id() -> u32 {
-    THREAD_ID
-        .try_with(|c| {
-            if c.get() == 0 {
-                c.set(os_thread_id());
-            }
-            c.get()
-        })
-        .unwrap_or_else(|_| os_thread_id())
-}
-
 /// Nanoseconds since the device epoch.
 pub fn host_now_ns() -> u64 {
     crate::clock::now_ns()
-}
-
-fn stream_info(stream: &Stream, name: Option<Arc<str>>) -> StreamInfo {
-    StreamInfo {
-        device_id: stream.context.device.id,
-        stream_id: stream.id,
-        stream: stream.handle.as_raw(),
-        name: name.map(|n| n.to_string()),
-    }
-}
-
-/// A stream was named (or its name removed).
-pub(crate) fn stream_named(stream: &Stream, name: Option<Arc<str>>) {
-    if COLLECTING.load(Ordering::Relaxed) {
-        collector::stream_named(stream_info(stream, name));
-    }
-}
-
-pub(crate) fn task_ref(stream: &Stream, task_id: u64) -> TaskRef {
-    TaskRef {
-        device_id: stream.context.device.id,
-        stream_id: stream.id,
-        stream: stream.handle.as_raw(),
-        task_id,
-    }
-}
-
-pub(crate) fn task_submitted(
-    stream: &Stream,
-    task_id: u64,
-    kind: TaskKind,
-    meta: &TaskMeta,
-    start_ns: u64,
-) {
-    emit(TraceRecord::Submitted {
-        task: task_ref(stream, task_id),
-        kind,
-        name: meta.name.clone(),
-        event: meta.event,
-        thread_id: thread_id(),
-        start_ns,
-        end_ns: host_now_ns(),
-    });
-}
-
-pub(crate) fn task_started(stream: &Stream, task_id: u64, kind: TaskKind) {
-    emit(TraceRecord::Started {
-        task: task_ref(stream, task_id),
-        kind,
-        thread_id: thread_id(),
-        at_ns: host_now_ns(),
-    });
-}
-
-pub(crate) fn task_finished(
-    stream: &Stream,
-    task_id: u64,
-    kind: TaskKind,
-    failure: Option<&(AclError, String)>,
-) {
-    emit(TraceRecord::Finished {
-        task: task_ref(stream, task_id),
-        kind,
-        error: failure.map(|(code, _)| *code),
-        message: failure.map(|(_, text)| Arc::from(text.as_str())),
-        at_ns: host_now_ns(),
-    });
-}
-
-pub(crate) fn task_discarded(stream: &Stream, task_id: u64, kind: TaskKind, error: AclError) {
-    emit(TraceRecord::Discarded {
-        task: task_ref(stream, task_id),
-        kind,
-        error,
-        at_ns: host_now_ns(),
-    });
-}
-
-pub(crate) fn wait_released(stream: &Stream, task_id: u64, by: Option<TaskRef>) {
-    emit(TraceRecord::WaitReleased {
-        task: task_ref(stream, task_id),
-        by,
-        at_ns: host_now_ns(),
-    });
-}
-
-pub(crate) fn callback_ran(task: TaskRef, start_ns: u64) {
-    emit(TraceRecord::CallbackRan {
-        task,
-        thread_id: thread_id(),
-        start_ns,
-        end_ns: host_now_ns(),
-    });
-}
-
-pub(crate) fn host_wait(call: &'static str, start_ns: u64) {
-    emit(TraceRecord::HostWait {
-        call,
-        thread_id: thread_id(),
-        start_ns,
-        end_ns: host_now_ns(),
-    });
-}
-
-pub(crate) fn api_failed(code: AclError, message: &str) {
-    emit(TraceRecord::ApiFailed {
-        code,
-        message: Arc::from(message),
-        thread_id: thread_id(),
-        at_ns: host_now_ns(),
-    });
 }

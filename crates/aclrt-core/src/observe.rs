@@ -1,0 +1,429 @@
+//! Observers: what tools (the trace collector, a race checker, a user's own tool) see of the
+//! runtime.
+//!
+//! The runtime reports, through one interface, every task with its kind, stream, submitting
+//! thread and the memory it reads and writes; when each task starts, finishes or is discarded;
+//! every happens-before edge that is not plain stream order (an event record releasing a wait,
+//! a host thread learning that work completed, CUDA's legacy stream); synchronous copies and
+//! sets made by host threads; callbacks run, host waits and failed calls.
+//!
+//! # Invariants
+//! - With no observer installed, every hook costs one relaxed load and a branch
+//!   ([`enabled`]).
+//! - Events of one thread reach each observer in the order they happened on that thread.
+//!   Observers are called on the thread where the event happened, while no runtime lock is held,
+//!   and must not call back into the runtime.
+//! - Stream order is implicit: task ids of one stream (a [`TaskRef`]'s `stream` and
+//!   `task_id`) increase in submission order, and a stream runs its tasks in that order.
+
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use crate::error::AclError;
+use crate::task::{MemRange, TaskKind, TaskMeta};
+
+/// One task, named so that it stays unique for a whole run: stream ids are reused after a
+/// stream is destroyed, stream handles are not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaskRef {
+    /// Logical device.
+    pub device_id: i32,
+    /// Stream id (`aclrtStreamGetId`).
+    pub stream_id: u32,
+    /// Raw stream handle.
+    pub stream: u64,
+    /// Per-stream task sequence number.
+    pub task_id: u64,
+}
+
+/// Where a happens-before edge starts or ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Point {
+    /// A task (its completion, at the start of an edge; its start, at the end of one).
+    Task(TaskRef),
+    /// A host thread (OS thread id), at the moment of the event.
+    Host(u32),
+}
+
+/// Why one point happens before another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EdgeKind {
+    /// An event record released a stream wait (`aclrtStreamWaitEvent`, `cuStreamWaitEvent`).
+    EventWait,
+    /// A host thread learned that a task completed: a stream, event or device synchronise
+    /// returned, or a query reported completion. Everything that thread does afterwards comes
+    /// after the task.
+    HostSync,
+    /// CUDA's legacy default stream: a task waits for everything queued before it on another
+    /// stream of the context.
+    LegacyStream,
+}
+
+/// One thing that happened. Times are nanoseconds of the device clock ([`crate::now_ns`]);
+/// thread ids are OS thread ids (`gettid`).
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum Observed<'a> {
+    /// A host thread queued a task (`start_ns..end_ns` covers taking the stream's queue).
+    Submitted {
+        /// The task.
+        task: TaskRef,
+        /// What it is.
+        kind: TaskKind,
+        /// Name, memory read and written, the event it refers to.
+        meta: &'a TaskMeta,
+        /// The submitting thread.
+        thread_id: u32,
+        /// The submit entered the stream.
+        start_ns: u64,
+        /// The task was queued.
+        end_ns: u64,
+    },
+    /// A task began to run.
+    Started {
+        /// The task.
+        task: TaskRef,
+        /// What it is.
+        kind: TaskKind,
+        /// The thread that runs it.
+        thread_id: u32,
+        /// When.
+        at_ns: u64,
+    },
+    /// A task finished; `failure` holds its code and message if it failed.
+    Finished {
+        /// The task.
+        task: TaskRef,
+        /// What it is.
+        kind: TaskKind,
+        /// The failure, if any.
+        failure: Option<(AclError, &'a str)>,
+        /// When.
+        at_ns: u64,
+    },
+    /// A queued task was dropped without running (stream destroyed, context stopped, …).
+    Discarded {
+        /// The task.
+        task: TaskRef,
+        /// What it is.
+        kind: TaskKind,
+        /// The failure that dropped it.
+        error: AclError,
+        /// When.
+        at_ns: u64,
+    },
+    /// `before` happens before `after`.
+    Edge {
+        /// Why.
+        kind: EdgeKind,
+        /// The earlier point.
+        before: Point,
+        /// The later point.
+        after: Point,
+        /// When the edge was established.
+        at_ns: u64,
+    },
+    /// A waiting task (event wait, implicit stream wait) was released, by the task `by` where
+    /// known (an abort releases waits too).
+    WaitReleased {
+        /// The waiting task.
+        task: TaskRef,
+        /// What released it.
+        by: Option<TaskRef>,
+        /// When.
+        at_ns: u64,
+    },
+    /// A host thread copied or set memory synchronously (`aclrtMemcpy`, `aclrtMemset`, …).
+    HostAccess {
+        /// The call.
+        call: &'static str,
+        /// Ranges read.
+        reads: &'a [MemRange],
+        /// Ranges written.
+        writes: &'a [MemRange],
+        /// The calling thread.
+        thread_id: u32,
+        /// When.
+        at_ns: u64,
+    },
+    /// A subscribed thread ran a callback task's body.
+    CallbackRan {
+        /// The callback task.
+        task: TaskRef,
+        /// The thread that ran it.
+        thread_id: u32,
+        /// Start.
+        start_ns: u64,
+        /// End.
+        end_ns: u64,
+    },
+    /// A host thread blocked in a synchronising call.
+    HostWait {
+        /// The call, e.g. `aclrtSynchronizeStream`.
+        call: &'static str,
+        /// The thread.
+        thread_id: u32,
+        /// Start.
+        start_ns: u64,
+        /// End.
+        end_ns: u64,
+    },
+    /// A runtime call failed on a host thread.
+    ApiFailed {
+        /// The code.
+        code: AclError,
+        /// The message `aclGetRecentErrMsg` reports.
+        message: &'a str,
+        /// The calling thread.
+        thread_id: u32,
+        /// When.
+        at_ns: u64,
+    },
+    /// A stream was named (`aclxSetStreamName`) or its name removed (`name: None`).
+    StreamNamed {
+        /// Logical device.
+        device_id: i32,
+        /// Stream id.
+        stream_id: u32,
+        /// Raw stream handle.
+        stream: u64,
+        /// The name.
+        name: Option<&'a str>,
+    },
+}
+
+/// Receives what the runtime does. Must be cheap, must not block for long and must not call
+/// back into the runtime.
+pub trait Observer: Send + Sync {
+    /// One event.
+    fn observe(&self, event: &Observed<'_>);
+}
+
+/// Identifies an installed observer, for [`remove`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ObserverId(u64);
+
+type List = Arc<Vec<(ObserverId, Arc<dyn Observer>)>>;
+
+static ENABLED: AtomicBool = AtomicBool::new(false);
+static LIST: RwLock<Option<List>> = RwLock::new(None);
+/// Changes whenever the list does, so threads know their cached copy is stale.
+static GENERATION: AtomicU64 = AtomicU64::new(1);
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    static CACHED: RefCell<(u64, Option<List>)> = const { RefCell::new((0, None)) };
+    static THREAD_ID: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Installs an observer; it sees events from now on.
+pub fn install(observer: Arc<dyn Observer>) -> ObserverId {
+    let id = ObserverId(NEXT_ID.fetch_add(1, Ordering::Relaxed));
+    update(|list| list.push((id, observer)));
+    id
+}
+
+/// Removes an observer; `false` if it was not installed. Events already being delivered on
+/// other threads may still reach it.
+pub fn remove(id: ObserverId) -> bool {
+    let mut found = false;
+    update(|list| {
+        let before = list.len();
+        list.retain(|(i, _)| *i != id);
+        found = list.len() != before;
+    });
+    found
+}
+
+fn update(change: impl FnOnce(&mut Vec<(ObserverId, Arc<dyn Observer>)>)) {
+    let mut slot = LIST.write().unwrap_or_else(|e| e.into_inner());
+    let mut list: Vec<_> = slot.as_ref().map(|l| l.to_vec()).unwrap_or_default();
+    change(&mut list);
+    ENABLED.store(!list.is_empty(), Ordering::Release);
+    *slot = (!list.is_empty()).then(|| Arc::new(list));
+    GENERATION.fetch_add(1, Ordering::Release);
+}
+
+/// Whether any observer is installed: what every hook site checks first.
+#[inline]
+pub fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
+
+/// Delivers `event` to every installed observer, on the calling thread.
+pub(crate) fn emit(event: &Observed<'_>) {
+    let generation = GENERATION.load(Ordering::Acquire);
+    let delivered = CACHED.try_with(|cached| {
+        let Ok(mut cached) = cached.try_borrow_mut() else {
+            return false; // An observer emitting from inside `observe`: deliver uncached.
+        };
+        if cached.0 != generation {
+            *cached = (generation, current());
+        }
+        let list = cached.1.clone();
+        drop(cached);
+        deliver(list.as_deref(), event);
+        true
+    });
+    if delivered != Ok(true) {
+        deliver(current().as_deref(), event);
+    }
+}
+
+fn current() -> Option<List> {
+    LIST.read().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+fn deliver(list: Option<&Vec<(ObserverId, Arc<dyn Observer>)>>, event: &Observed<'_>) {
+    for (_, observer) in list.into_iter().flatten() {
+        observer.observe(event);
+    }
+}
+
+/// The calling thread's OS id, asked of the kernel once per thread.
+pub fn thread_id() -> u32 {
+    THREAD_ID
+        .try_with(|c| {
+            if c.get() == 0 {
+                c.set(crate::thread_state::os_thread_id());
+            }
+            c.get()
+        })
+        .unwrap_or_else(|_| crate::thread_state::os_thread_id())
+}
+
+/// The device clock, for observers and hook sites.
+pub fn now_ns() -> u64 {
+    crate::clock::now_ns()
+}
+
+// ---- hook sites: each is called only after `enabled()` said yes ------------------------------
+
+pub(crate) fn task_submitted(task: TaskRef, kind: TaskKind, meta: &TaskMeta, start_ns: u64) {
+    emit(&Observed::Submitted {
+        task,
+        kind,
+        meta,
+        thread_id: thread_id(),
+        start_ns,
+        end_ns: now_ns(),
+    });
+}
+
+pub(crate) fn task_started(task: TaskRef, kind: TaskKind) {
+    emit(&Observed::Started {
+        task,
+        kind,
+        thread_id: thread_id(),
+        at_ns: now_ns(),
+    });
+}
+
+pub(crate) fn task_finished(task: TaskRef, kind: TaskKind, failure: Option<&(AclError, String)>) {
+    emit(&Observed::Finished {
+        task,
+        kind,
+        failure: failure.map(|(code, text)| (*code, text.as_str())),
+        at_ns: now_ns(),
+    });
+}
+
+pub(crate) fn task_discarded(task: TaskRef, kind: TaskKind, error: AclError) {
+    emit(&Observed::Discarded {
+        task,
+        kind,
+        error,
+        at_ns: now_ns(),
+    });
+}
+
+/// A wait task was released by `by`: the `WaitReleased` event and, where the releaser is
+/// known, the happens-before edge.
+pub(crate) fn wait_released(task: TaskRef, by: Option<TaskRef>, kind: EdgeKind) {
+    let at_ns = now_ns();
+    emit(&Observed::WaitReleased { task, by, at_ns });
+    if let Some(by) = by {
+        emit(&Observed::Edge {
+            kind,
+            before: Point::Task(by),
+            after: Point::Task(task),
+            at_ns,
+        });
+    }
+}
+
+/// The calling thread learned that `task` completed.
+pub(crate) fn host_synchronized(task: TaskRef) {
+    emit(&Observed::Edge {
+        kind: EdgeKind::HostSync,
+        before: Point::Task(task),
+        after: Point::Host(thread_id()),
+        at_ns: now_ns(),
+    });
+}
+
+pub(crate) fn host_access(call: &'static str, reads: &[MemRange], writes: &[MemRange]) {
+    emit(&Observed::HostAccess {
+        call,
+        reads,
+        writes,
+        thread_id: thread_id(),
+        at_ns: now_ns(),
+    });
+}
+
+pub(crate) fn callback_ran(task: TaskRef, start_ns: u64) {
+    emit(&Observed::CallbackRan {
+        task,
+        thread_id: thread_id(),
+        start_ns,
+        end_ns: now_ns(),
+    });
+}
+
+pub(crate) fn host_wait(call: &'static str, start_ns: u64) {
+    emit(&Observed::HostWait {
+        call,
+        thread_id: thread_id(),
+        start_ns,
+        end_ns: now_ns(),
+    });
+}
+
+pub(crate) fn api_failed(code: AclError, message: &str) {
+    emit(&Observed::ApiFailed {
+        code,
+        message,
+        thread_id: thread_id(),
+        at_ns: now_ns(),
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    struct Count(Mutex<Vec<String>>);
+
+    impl Observer for Count {
+        fn observe(&self, event: &Observed<'_>) {
+            if let Observed::ApiFailed { code, message, .. } = event {
+                self.0.lock().unwrap().push(format!("{code} {message}"));
+            }
+        }
+    }
+
+    #[test]
+    fn installed_observers_see_events_until_removed() {
+        let a = Arc::new(Count(Mutex::new(Vec::new())));
+        let id = install(a.clone());
+        assert!(enabled());
+        api_failed(7, "seen");
+        assert!(remove(id));
+        assert!(!remove(id), "removed once");
+        api_failed(8, "not seen");
+        assert_eq!(*a.0.lock().unwrap(), vec!["7 seen".to_owned()]);
+    }
+}
