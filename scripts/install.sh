@@ -1,16 +1,33 @@
 #!/usr/bin/env bash
-# Installs libascendcl and the ACL headers laid out like a CANN toolkit:
-#   PREFIX/version.cfg
-#   PREFIX/set_env.sh                       (source it: ASCEND_TOOLKIT_HOME, library and pkg-config paths)
-#   PREFIX/runtime/include/acl/*.h          (acl.h, acl_base.h, acl_rt.h, acl_ext.h, error_codes/)
-#   PREFIX/runtime/lib64/libascendcl.so     (+ libascendcl.a, libruntime.so -> libascendcl.so)
-#   PREFIX/runtime/lib64/pkgconfig/ascendcl.pc
-#   PREFIX/runtime/lib64/cmake/ascendcl/ascendclConfig.cmake, also as PREFIX/share/cmake/ascendcl
-#                                           (find_package(ascendcl) with CMAKE_PREFIX_PATH=PREFIX)
-#   PREFIX/include -> runtime/include, PREFIX/lib64 -> runtime/lib64
-# Usage: scripts/install.sh [PREFIX]        (default: $HOME/Ascend/aclrt)
-# Environment: ACLRT_PROFILE=release|debug (default release); ACLRT_NO_BUILD=1 to install what
-# target/<profile> already holds.
+# Installs everything a user runs, laid out like a CANN toolkit:
+#
+#   scripts/install.sh [PREFIX]          (default: $HOME/Ascend/aclrt)
+#   scripts/install.sh "$HOME/Ascend/ascend-toolkit/latest"    (where CANN's toolkit would be)
+#
+# then `source PREFIX/set_env.sh` (or PREFIX/bin/setenv.bash). What lands in PREFIX:
+#   set_env.sh, bin/setenv.bash        the same environment: ASCEND_TOOLKIT_HOME, ASCEND_HOME_PATH,
+#                                      PATH, LD_LIBRARY_PATH, LIBRARY_PATH, CPATH, PKG_CONFIG_PATH,
+#                                      CMAKE_PREFIX_PATH, PYTHONPATH
+#   bin/aclrt                          the command line tool (demo, trace summary/render)
+#   runtime/include/acl/*.h            acl.h, acl_base.h, acl_rt.h, acl_ext.h, error_codes/
+#   runtime/lib64/libascendcl.so       (+ libascendcl.a; libacl_rt.so and libruntime.so, links to it)
+#   runtime/lib64/pkgconfig/ascendcl.pc
+#   runtime/lib64/cmake/ascendcl/      find_package(ascendcl) with CMAKE_PREFIX_PATH=PREFIX (also
+#                                      as share/cmake/ascendcl)
+#   include, lib64                     -> runtime/include, runtime/lib64
+#   <arch>-linux/include, lib64        -> the same, as newer toolkits lay them out (x86_64, aarch64)
+#   python/site-packages/acl           the Python package (`import acl`), on PYTHONPATH
+#   version.cfg, runtime/version.info, <arch>-linux/ascend_toolkit_install.info
+# When PREFIX ends in /latest (the toolkit's own layout), PREFIX/../set_env.sh is written too,
+# unless a set_env.sh that aclrt did not write is already there.
+#
+# The Python package is built with pip in a throwaway venv (on Debian: apt-get install
+# python3-venv), from PyPI's maturin, and installed with `pip install --target`; any python3
+# from 3.8 on can then import it through PYTHONPATH.
+#
+# Environment: ACLRT_PROFILE=release|debug (default release); ACLRT_NO_BUILD=1 installs what
+# target/<profile> already holds; ACLRT_NO_PYTHON=1 leaves the Python package out;
+# ACLRT_PYTHON names the python3 to build it with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,32 +35,41 @@ prefix="${1:-$HOME/Ascend/aclrt}"
 profile="${ACLRT_PROFILE:-release}"
 version="$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)"
 acl_version="1.17.0"
+arch="$(uname -m)"
 
 if [ "${ACLRT_NO_BUILD:-0}" != 1 ]; then
     case "$profile" in
-        release) cargo build -p aclrt-capi --release ;;
-        dev | debug) cargo build -p aclrt-capi ;;
-        *) cargo build -p aclrt-capi --profile "$profile" ;;
+        release) cargo build -p aclrt-capi -p aclrt-cli --release ;;
+        dev | debug) cargo build -p aclrt-capi -p aclrt-cli ;;
+        *) cargo build -p aclrt-capi -p aclrt-cli --profile "$profile" ;;
     esac
 fi
 case "$profile" in
-    release) libs="target/release" ;;
-    dev | debug) libs="target/debug" ;;
-    *) libs="target/$profile" ;;
+    release) built="target/release" ;;
+    dev | debug) built="target/debug" ;;
+    *) built="target/$profile" ;;
 esac
-[ -f "$libs/libascendcl.so" ] || { echo "install.sh: $libs/libascendcl.so not built" >&2; exit 1; }
+for f in libascendcl.so libascendcl.a aclrt; do
+    [ -f "$built/$f" ] || { echo "install.sh: $built/$f not built" >&2; exit 1; }
+done
 
 mkdir -p "$prefix"
 prefix="$(cd "$prefix" && pwd)"
 rt="$prefix/runtime"
 rm -rf "$rt/include/acl"
-mkdir -p "$rt/include" "$rt/lib64/pkgconfig" "$rt/lib64/cmake/ascendcl"
+mkdir -p "$rt/include" "$rt/lib64/pkgconfig" "$rt/lib64/cmake/ascendcl" "$prefix/bin"
 cp -R include/acl "$rt/include/acl"
-install -m 0755 "$libs/libascendcl.so" "$rt/lib64/libascendcl.so"
-install -m 0644 "$libs/libascendcl.a" "$rt/lib64/libascendcl.a"
+install -m 0755 "$built/libascendcl.so" "$rt/lib64/libascendcl.so"
+install -m 0644 "$built/libascendcl.a" "$rt/lib64/libascendcl.a"
+# Build scripts of other projects link -lacl_rt or -lruntime: the same library.
+ln -sfn libascendcl.so "$rt/lib64/libacl_rt.so"
 ln -sfn libascendcl.so "$rt/lib64/libruntime.so"
 ln -sfn runtime/include "$prefix/include"
 ln -sfn runtime/lib64 "$prefix/lib64"
+mkdir -p "$prefix/$arch-linux"
+ln -sfn ../runtime/include "$prefix/$arch-linux/include"
+ln -sfn ../runtime/lib64 "$prefix/$arch-linux/lib64"
+install -m 0755 "$built/aclrt" "$prefix/bin/aclrt"
 sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$acl_version|g" pkgconfig/ascendcl.pc.in \
     > "$rt/lib64/pkgconfig/ascendcl.pc"
 for f in ascendclConfig ascendclConfigVersion; do
@@ -61,13 +87,61 @@ runtime_acl_version=$acl_version
 runtime_running_version=[$acl_version:$acl_version]
 aclrt_version=$version
 CFG
+cat > "$rt/version.info" <<INFO
+Version=$acl_version
+aclrt_version=$version
+INFO
+cat > "$prefix/$arch-linux/ascend_toolkit_install.info" <<INFO
+package_name=aclrt
+version=$acl_version
+aclrt_version=$version
+arch=$arch
+os=linux
+path=$prefix/$arch-linux
+INFO
 
-cat > "$prefix/set_env.sh" <<ENV
-# Source this file to use aclrt as the Ascend toolkit.
+if [ "${ACLRT_NO_PYTHON:-0}" != 1 ]; then
+    site="$prefix/python/site-packages"
+    py="${ACLRT_PYTHON:-python3}"
+    echo "install.sh: installing the Python package into $site (pip, maturin from PyPI)"
+    build_env="$(mktemp -d)"
+    trap 'rm -rf "$build_env"' EXIT
+    if ! "$py" -m venv "$build_env/venv" >/dev/null; then
+        echo "install.sh: '$py -m venv' failed; on Debian: apt-get install python3-venv" \
+            "(or ACLRT_NO_PYTHON=1 to leave the Python package out)" >&2
+        exit 1
+    fi
+    rm -rf "$site/acl" "$site"/aclrt-*.dist-info
+    "$build_env/venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
+        --upgrade --target "$site" .
+fi
+
+env_text() {
+    cat <<ENV
+# aclrt $version as the Ascend toolkit: source this file (bash, sh, zsh).
 export ASCEND_TOOLKIT_HOME="$prefix"
 export ASCEND_HOME_PATH="$prefix"
+export PATH="$prefix/bin\${PATH:+:\$PATH}"
 export LD_LIBRARY_PATH="$prefix/lib64\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+export LIBRARY_PATH="$prefix/lib64\${LIBRARY_PATH:+:\$LIBRARY_PATH}"
+export CPATH="$prefix/include\${CPATH:+:\$CPATH}"
 export PKG_CONFIG_PATH="$prefix/lib64/pkgconfig\${PKG_CONFIG_PATH:+:\$PKG_CONFIG_PATH}"
+export CMAKE_PREFIX_PATH="$prefix\${CMAKE_PREFIX_PATH:+:\$CMAKE_PREFIX_PATH}"
+export PYTHONPATH="$prefix/python/site-packages\${PYTHONPATH:+:\$PYTHONPATH}"
 ENV
+}
+env_text > "$prefix/set_env.sh"
+env_text > "$prefix/bin/setenv.bash"
 
-echo "aclrt installed in $prefix (ASCEND_TOOLKIT_HOME=$prefix)"
+marker="# aclrt: sources latest/set_env.sh"
+if [ "$(basename "$prefix")" = latest ]; then
+    top="$(dirname "$prefix")/set_env.sh"
+    if [ ! -e "$top" ] || grep -qxF "$marker" "$top"; then
+        printf '%s\n. "%s"\n' "$marker" "$prefix/set_env.sh" > "$top"
+    else
+        echo "install.sh: $top belongs to another toolkit; left as it is"
+    fi
+fi
+
+echo "aclrt installed in $prefix: source $prefix/set_env.sh to use it (aclrt on PATH," \
+    "ASCEND_TOOLKIT_HOME=$prefix)"

@@ -7,10 +7,11 @@ cd "$(dirname "$0")/../.."
 root="$PWD"
 
 if ! command -v pkg-config >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "20-c.sh: installing pkg-config (apt-get install pkg-config)"
     apt-get install -y -q pkg-config >/dev/null 2>&1 || true
 fi
 
-cargo build -p aclrt-capi
+cargo build -p aclrt-capi -p aclrt-cli
 lib="$root/target/debug"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
@@ -52,9 +53,11 @@ done
 
 if command -v valgrind >/dev/null 2>&1; then
     echo "--- memory errors and leaks (valgrind) with garbage handles, contexts and several threads"
-    for name in test_handles test_threads test_callbacks test_process; do
-        run "valgrind $name" valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
-            --error-exitcode=3 "$out/$name"
+    # Definite leaks fail the run; "possibly lost" blocks (threads' stacks and the like at
+    # exit) are neither errors nor shown.
+    for name in test_handles test_threads test_callbacks test_process test_trace_names; do
+        run "valgrind $name" valgrind -q --leak-check=full --show-leak-kinds=definite \
+            --errors-for-leak-kinds=definite --error-exitcode=3 "$out/$name"
     done
 fi
 
@@ -96,14 +99,22 @@ for src in examples/c/*.c; do
 done
 
 echo "--- toolkit-style install"
-prefix="$out/toolkit"
-ACLRT_PROFILE=debug ACLRT_NO_BUILD=1 scripts/install.sh "$prefix"
-for f in version.cfg set_env.sh runtime/include/acl/acl.h runtime/include/acl/acl_rt.h \
-    runtime/include/acl/acl_base.h runtime/include/acl/acl_ext.h runtime/lib64/libascendcl.so \
-    runtime/lib64/libruntime.so include/acl/acl.h lib64/libascendcl.so lib64/libruntime.so \
-    lib64/pkgconfig/ascendcl.pc; do
+# As CANN lays it out: ascend-toolkit/latest, with set_env.sh one level up.
+prefix="$out/Ascend/ascend-toolkit/latest"
+arch="$(uname -m)"
+ACLRT_PROFILE=debug ACLRT_NO_BUILD=1 ACLRT_NO_PYTHON=1 scripts/install.sh "$prefix"
+for f in version.cfg set_env.sh bin/setenv.bash bin/aclrt runtime/version.info \
+    runtime/include/acl/acl.h runtime/include/acl/acl_rt.h runtime/include/acl/acl_base.h \
+    runtime/include/acl/acl_ext.h runtime/lib64/libascendcl.so runtime/lib64/libascendcl.a \
+    runtime/lib64/libruntime.so runtime/lib64/libacl_rt.so include/acl/acl.h \
+    lib64/libascendcl.so lib64/libruntime.so lib64/libacl_rt.so lib64/pkgconfig/ascendcl.pc \
+    lib64/cmake/ascendcl/ascendclConfig.cmake share/cmake/ascendcl/ascendclConfig.cmake \
+    "$arch-linux/include/acl/acl.h" "$arch-linux/lib64/libascendcl.so" \
+    "$arch-linux/lib64/libacl_rt.so" "$arch-linux/ascend_toolkit_install.info" ../set_env.sh; do
     [ -e "$prefix/$f" ] || { echo "!!! install lacks $f"; failed=1; }
 done
+cmp -s "$prefix/set_env.sh" "$prefix/bin/setenv.bash" ||
+    { echo "!!! set_env.sh and bin/setenv.bash differ"; failed=1; }
 (
     # Only ASCEND_TOOLKIT_HOME is known, as with the vendor toolkit.
     unset LD_LIBRARY_PATH
@@ -115,6 +126,10 @@ done
     gcc -I"$ASCEND_TOOLKIT_HOME/runtime/include" "$app" -L"$ASCEND_TOOLKIT_HOME/runtime/lib64" \
         -lascendcl -o "$out/app_runtime_dir"
     LD_LIBRARY_PATH="$ASCEND_TOOLKIT_HOME/runtime/lib64" timeout 120 "$out/app_runtime_dir"
+    # The architecture folder, as newer toolkits have it.
+    gcc -I"$ASCEND_TOOLKIT_HOME/$arch-linux/include" "$app" -L"$ASCEND_TOOLKIT_HOME/$arch-linux/lib64" \
+        -lascendcl -o "$out/app_arch_dir"
+    LD_LIBRARY_PATH="$ASCEND_TOOLKIT_HOME/$arch-linux/lib64" timeout 120 "$out/app_arch_dir"
     # pkg-config: the rpath it adds lets the program run without LD_LIBRARY_PATH.
     export PKG_CONFIG_PATH="$ASCEND_TOOLKIT_HOME/lib64/pkgconfig"
     if command -v pkg-config >/dev/null 2>&1; then
@@ -124,11 +139,20 @@ done
     else
         echo "pkg-config not installed: pkg-config build skipped"
     fi
-    # set_env.sh, as CANN users source it.
+    # set_env.sh one level above latest, as CANN users source it.
     # shellcheck disable=SC1091
-    (. "$prefix/set_env.sh" && [ "$ASCEND_TOOLKIT_HOME" = "$prefix" ] &&
+    (. "$prefix/../set_env.sh" && [ "$ASCEND_TOOLKIT_HOME" = "$prefix" ] &&
         gcc -I"$ASCEND_TOOLKIT_HOME/include" examples/c/elapsed_time.c -L"$ASCEND_TOOLKIT_HOME/lib64" \
             -lascendcl -o "$out/app_env" && timeout 120 "$out/app_env")
+    # bin/setenv.bash alone: headers, link and run paths, and the aclrt command, with -lacl_rt
+    # as binding crates and build scripts spell the library.
+    # shellcheck disable=SC1091
+    (. "$prefix/bin/setenv.bash" &&
+        [ "$ASCEND_HOME_PATH" = "$prefix" ] &&
+        [ "$(command -v aclrt)" = "$prefix/bin/aclrt" ] &&
+        aclrt --version >/dev/null &&
+        gcc examples/c/elapsed_time.c -lacl_rt -o "$out/app_setenv" &&
+        timeout 120 "$out/app_setenv")
 ) || { echo "!!! building against the install tree failed"; failed=1; }
 
 if command -v cmake >/dev/null 2>&1; then
