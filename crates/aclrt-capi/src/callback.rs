@@ -1,7 +1,7 @@
 //! Host callbacks, host functions and the exception callback.
 
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use aclrt::api;
 use aclrt::codes::ACL_ERROR_RT_PARAM_INVALID;
@@ -79,38 +79,16 @@ pub extern "C" fn aclrtLaunchHostFunc(
     })
 }
 
-/// Exception infos handed to a callback that is still running. The getters read only these,
-/// so a stale or made-up `aclrtExceptionInfo*` yields `0xFFFFFFFF` instead of a wild read.
-static LIVE_INFOS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-
-fn live_infos() -> std::sync::MutexGuard<'static, Vec<usize>> {
-    LIVE_INFOS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Removes an info from [`LIVE_INFOS`] when the callback returns (or unwinds).
-struct InfoScope(usize);
-
-impl Drop for InfoScope {
-    fn drop(&mut self) {
-        let mut live = live_infos();
-        if let Some(i) = live.iter().position(|&p| p == self.0) {
-            live.swap_remove(i);
-        }
-    }
-}
-
 /// `aclrtSetExceptionInfoCallback`: one process-wide slot; NULL clears it.
 #[no_mangle]
 pub extern "C" fn aclrtSetExceptionInfoCallback(callback: aclrtExceptionInfoCallback) -> aclError {
     entry("aclrtSetExceptionInfoCallback", |rt| {
         let wrapped = callback.map(|f| {
             Arc::new(move |info: &ExceptionInfo| {
-                let ptr = info as *const ExceptionInfo as usize;
-                live_infos().push(ptr);
-                let _scope = InfoScope(ptr);
-                // SAFETY: the pointer is valid for the duration of the call; the C side only
-                // passes it back to the getters.
-                unsafe { f(ptr as *mut ExceptionInfo) };
+                let ptr = info as *const ExceptionInfo as *mut ExceptionInfo;
+                // SAFETY: `f` is the C function the program registered for exactly this call;
+                // the info is valid while it runs, and the getters accept it only meanwhile.
+                unsafe { f(ptr) };
             }) as aclrt::ExceptionCallback
         });
         rt.set_exception_info_callback(wrapped)
@@ -121,15 +99,7 @@ const NO_INFO: u32 = 0xFFFF_FFFF;
 
 fn read_info(name: &str, info: *const ExceptionInfo, field: fn(&ExceptionInfo) -> u32) -> u32 {
     guard_value(name, NO_INFO, || {
-        if info.is_null() {
-            return NO_INFO;
-        }
-        let live = live_infos();
-        if !live.contains(&(info as usize)) {
-            return NO_INFO;
-        }
-        // SAFETY: registered infos stay valid while listed, and the list is locked.
-        field(unsafe { &*info })
+        api::exception_info(info as usize).map_or(NO_INFO, |info| field(&info))
     })
 }
 

@@ -1,8 +1,5 @@
 //! Streams.
 
-use aclrt::api;
-use aclrt::codes::ACL_ERROR_INVALID_PARAM;
-
 use crate::{aclError, aclrtEvent, aclrtStream, entry, event_handle, produce, stream_handle};
 
 /// `aclrtCreateStream`.
@@ -134,9 +131,7 @@ pub extern "C" fn aclrtStreamWaitEventWithTimeout(
     })
 }
 
-/// `aclrtStreamWaitEventWithFlag`: the wait flag (0 or 1) only marks graph-capture use, which
-/// the emulated device does not have; the timeout works as in
-/// `aclrtStreamWaitEventWithTimeout` (values beyond `i32::MAX` ms are clamped).
+/// `aclrtStreamWaitEventWithFlag`.
 #[no_mangle]
 pub extern "C" fn aclrtStreamWaitEventWithFlag(
     stream: aclrtStream,
@@ -145,19 +140,6 @@ pub extern "C" fn aclrtStreamWaitEventWithFlag(
     flag: u32,
 ) -> aclError {
     entry("aclrtStreamWaitEventWithFlag", |rt| {
-        let ev = event_handle(event);
-        if timeout == 0 {
-            return rt.stream_wait_event_with_flag(stream_handle(stream), ev, flag);
-        }
-        if flag > 1 {
-            return Err(api::fail(
-                ACL_ERROR_INVALID_PARAM,
-                format!(
-                    "aclrtStreamWaitEventWithFlag: flag {flag} is not 0 (DEFAULT) or 1 (EXTERNAL)"
-                ),
-            ));
-        }
-        let ms = i32::try_from(timeout).unwrap_or(i32::MAX);
-        rt.stream_wait_event_with_timeout(stream_handle(stream), ev, ms)
+        rt.stream_wait_event_with_flag(stream_handle(stream), event_handle(event), timeout, flag)
     })
 }

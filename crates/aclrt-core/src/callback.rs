@@ -2,18 +2,17 @@
 //! `aclrtProcessReport`.
 
 use std::collections::{HashMap, VecDeque};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::codes::*;
-use crate::error::{bail, Result};
+use crate::error::{bail, Error, Result};
 use crate::handle::StreamHandle;
 use crate::observe::{self, TaskRef};
 use crate::sync::{lock, Latch, SpinPolicy, WaitList};
 use crate::task::HostFn;
-use crate::thread_state::CallbackScope;
+use crate::user_code;
 
 /// Subscribed threads per process.
 pub const MAX_CALLBACK_THREADS: usize = 1024;
@@ -81,28 +80,30 @@ impl Subscriber {
         self.ready.wake_all();
     }
 
-    /// Waits for due callbacks and runs them on the calling thread; `false` if none came
-    /// before the deadline.
-    pub(crate) fn process(&self, deadline: Option<Instant>) -> bool {
+    /// Waits for due callbacks and runs them on the calling thread; `Ok(false)` if none came
+    /// before the deadline. A callback that fails (panics, or is failed by its face with
+    /// [`crate::fail_user_code`]) does not stop the others; the first failure is returned once
+    /// all have run.
+    pub(crate) fn process(&self, deadline: Option<Instant>) -> Result<bool> {
         let arrived = self.ready.wait_until(
             || self.due_count.load(Ordering::SeqCst) > 0,
             deadline,
             SpinPolicy::Brief,
         );
         if !arrived {
-            return false;
+            return Ok(false);
         }
         let batch: Vec<DueCallback> = {
             let mut due = lock(&self.due);
             self.due_count.fetch_sub(due.len(), Ordering::SeqCst);
             due.drain(..).collect()
         };
+        let mut first_failure = None;
         for callback in batch {
             let started = observe::enabled().then(observe::now_ns);
-            {
-                let _scope = CallbackScope::enter();
-                // A panicking callback must not take the report thread down with it.
-                let _ = catch_unwind(AssertUnwindSafe(callback.body));
+            let what = format!("callback (task {})", callback.origin.task_id);
+            if let Err((code, message)) = user_code::run(&what, callback.body) {
+                first_failure.get_or_insert(Error::new(code, message));
             }
             if let Some(start) = started {
                 observe::callback_ran(callback.origin, start);
@@ -111,7 +112,7 @@ impl Subscriber {
                 done.finish(true);
             }
         }
-        true
+        first_failure.map_or(Ok(true), Err)
     }
 
     /// Releases the callbacks of `stream` that were delivered but never processed.

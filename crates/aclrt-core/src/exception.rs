@@ -1,10 +1,8 @@
 //! The exception callback (`aclrtSetExceptionInfoCallback`) and what it is told.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, RwLock};
 
 use crate::stream::Failure;
-use crate::thread_state::CallbackScope;
 
 /// What the exception callback learns about a failed task (`aclrtExceptionInfo`).
 ///
@@ -44,6 +42,10 @@ pub type ExceptionCallback = Arc<dyn Fn(&ExceptionInfo) + Send + Sync>;
 #[derive(Default)]
 pub(crate) struct ExceptionSlot {
     callback: RwLock<Option<ExceptionCallback>>,
+    /// Addresses of the infos being handed to the callback right now: the getters of the faces
+    /// (`aclrtGetTaskIdFromExceptionInfo`, …) read an info only while it is listed here, so a
+    /// stale or made-up pointer reads nothing.
+    live: std::sync::Mutex<Vec<usize>>,
 }
 
 impl ExceptionSlot {
@@ -63,8 +65,24 @@ impl ExceptionSlot {
             .clone();
         if let Some(callback) = callback {
             let info = ExceptionInfo::from(failure);
-            let _scope = CallbackScope::enter();
-            let _ = catch_unwind(AssertUnwindSafe(|| callback(&info)));
+            let address = &info as *const ExceptionInfo as usize;
+            crate::sync::lock(&self.live).push(address);
+            // A failing exception callback has nobody to report to.
+            let _ = crate::user_code::run("the exception callback", || callback(&info));
+            let mut live = crate::sync::lock(&self.live);
+            if let Some(i) = live.iter().position(|&p| p == address) {
+                live.swap_remove(i);
+            }
         }
+    }
+
+    /// The info at `address`, if it is being handed to the callback right now.
+    pub(crate) fn live_info(&self, address: usize) -> Option<ExceptionInfo> {
+        let live = crate::sync::lock(&self.live);
+        live.contains(&address).then(|| {
+            // SAFETY: a listed address is that of an info on the reporting thread's stack, which
+            // stays alive until it is unlisted, and unlisting takes this lock.
+            unsafe { *(address as *const ExceptionInfo) }
+        })
     }
 }

@@ -51,6 +51,7 @@ mod task;
 mod thread_state;
 pub mod threads;
 pub mod trace;
+mod user_code;
 
 pub use callback::MAX_CALLBACK_THREADS;
 pub use clock::now_ns;
@@ -61,6 +62,7 @@ pub use exception::{ExceptionCallback, ExceptionInfo};
 pub use handle::{ContextHandle, EventHandle, StreamHandle};
 pub use memory::ALIGNMENT;
 pub use runtime::Runtime;
-pub use stream::{panic_text, Failure};
+pub use stream::Failure;
 pub use task::{HostFn, KernelFn, MemRange, TaskKind, TaskMeta};
 pub use thread_state::{os_thread_id, pthread_id};
+pub use user_code::{fail_user_code, panic_text};

@@ -13,7 +13,6 @@
 use std::collections::VecDeque;
 
 use crossbeam_queue::SegQueue;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{JoinHandle, Thread};
@@ -28,7 +27,7 @@ use crate::handle::StreamHandle;
 use crate::observe::{self, EdgeKind, TaskRef};
 use crate::sync::{lock, Doorbell, Ring, SpinPolicy, WaitList};
 use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
-use crate::thread_state::CallbackScope;
+use crate::user_code;
 
 /// A failed task, as reported to synchronise calls and the exception callback.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -358,27 +357,10 @@ impl Stream {
     fn execute(&self, task_id: u64, work: Work) -> Result<(), (AclError, String)> {
         match work {
             Work::Kernel(kernel) => {
-                let _scope = CallbackScope::enter();
-                match catch_unwind(AssertUnwindSafe(kernel)) {
-                    Ok(Ok(())) => Ok(()),
-                    Ok(Err(code)) => Err((
-                        code,
-                        format!("host kernel (task {task_id}) returned error {code}"),
-                    )),
-                    Err(payload) => match payload.downcast::<crate::error::Error>() {
-                        // A face failing its kernel with a message (`api::fail_kernel`).
-                        Ok(error) => Err((
-                            error.code(),
-                            format!("host kernel (task {task_id}) failed: {}", error.message()),
-                        )),
-                        Err(panic) => Err((
-                            ACL_ERROR_RT_AICORE_EXCEPTION,
-                            format!(
-                                "host kernel (task {task_id}) panicked: {}",
-                                panic_text(&panic)
-                            ),
-                        )),
-                    },
+                let what = format!("host kernel (task {task_id})");
+                match user_code::run(&what, kernel)? {
+                    Ok(()) => Ok(()),
+                    Err(code) => Err((code, format!("{what} returned error {code}"))),
                 }
             }
             Work::Copy { dst, src, len } => {
@@ -480,16 +462,7 @@ impl Stream {
                 Ok(())
             }
             Work::HostFunc(body) => {
-                let _scope = CallbackScope::enter();
-                catch_unwind(AssertUnwindSafe(body)).map_err(|panic| {
-                    (
-                        ACL_ERROR_RT_AICORE_EXCEPTION,
-                        format!(
-                            "host function (task {task_id}) panicked: {}",
-                            panic_text(&panic)
-                        ),
-                    )
-                })
+                user_code::run(&format!("host function (task {task_id})"), body)
             }
             Work::StreamWait { stream, until } => {
                 // An abort unparks this worker directly, so only `until` needs a wake-up.
@@ -624,16 +597,5 @@ fn discard(work: Work, failure: &Failure) {
         | Work::Callback { .. }
         | Work::HostFunc(_)
         | Work::StreamWait { .. } => {}
-    }
-}
-
-/// The message a panic carried (`panic!` with a literal or a formatted string).
-pub fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "non-string panic payload".to_owned()
     }
 }

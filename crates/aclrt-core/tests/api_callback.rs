@@ -429,3 +429,48 @@ fn exception_callback_that_synchronises_its_stream_is_refused_at_once() {
         ACL_ERROR_RT_AICORE_TIMEOUT
     );
 }
+
+/// A failing callback (a panic, or a face failing it with a code and message) does not stop
+/// the others; `aclrtProcessReport` reports the first failure, for every face alike.
+#[test]
+fn a_failing_callback_is_reported_by_process_report() {
+    let _serial = common::exclusive();
+    setup();
+    let s = api::create_stream().unwrap();
+    api::subscribe_report(aclrt::pthread_id(), s).unwrap();
+    let ran = Arc::new(Mutex::new(Vec::new()));
+    let r = ran.clone();
+    api::launch_callback(
+        Box::new(|| panic!("callback broke")),
+        ACL_CALLBACK_NO_BLOCK,
+        s,
+    )
+    .unwrap();
+    api::launch_callback(
+        Box::new(move || r.lock().unwrap().push("second")),
+        ACL_CALLBACK_NO_BLOCK,
+        s,
+    )
+    .unwrap();
+    api::synchronize_stream(s).unwrap();
+    // Both are due now; one call runs them both and reports the first failure.
+    let err = api::process_report(1000).unwrap_err();
+    assert_eq!(err.code(), ACL_ERROR_RT_AICORE_EXCEPTION);
+    assert!(err.message().contains("callback broke"), "{err}");
+    assert_eq!(*ran.lock().unwrap(), vec!["second"]);
+    api::launch_callback(
+        Box::new(|| {
+            aclrt::fail_user_code(aclrt::Error::new(ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, "bad"))
+        }),
+        ACL_CALLBACK_NO_BLOCK,
+        s,
+    )
+    .unwrap();
+    api::synchronize_stream(s).unwrap();
+    assert_eq!(
+        code(api::process_report(1000)),
+        ACL_ERROR_RT_AICORE_TRAP_EXCEPTION
+    );
+    assert_eq!(api::get_last_error(), ACL_ERROR_RT_AICORE_TRAP_EXCEPTION);
+    api::unsubscribe_report(aclrt::pthread_id(), s).unwrap();
+}

@@ -334,11 +334,11 @@ fn wait_rules() {
         ACL_ERROR_INVALID_PARAM
     );
     assert_eq!(
-        code(api::stream_wait_event_with_flag(s, flag, 2)),
+        code(api::stream_wait_event_with_flag(s, flag, 0, 2)),
         ACL_ERROR_INVALID_PARAM
     );
     api::record_event_with_flag(flag, s, ACL_EVENT_RECORD_EXTERNAL).unwrap();
-    api::stream_wait_event_with_flag(s, flag, ACL_EVENT_WAIT_EXTERNAL).unwrap();
+    api::stream_wait_event_with_flag(s, flag, 0, ACL_EVENT_WAIT_EXTERNAL).unwrap();
     api::synchronize_stream_with_timeout(s, 5_000).unwrap();
 }
 

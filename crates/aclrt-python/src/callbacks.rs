@@ -6,9 +6,7 @@
 //! A Python exception raised by a callback is never dropped: it goes to `sys.unraisablehook`
 //! (printed by default) and is also returned to whoever can see it.
 
-use std::cell::RefCell;
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use aclrt::codes::ACL_ERROR_RT_AICORE_EXCEPTION;
 use aclrt::{api, ExceptionInfo};
@@ -18,11 +16,6 @@ use pyo3::types::PyString;
 use crate::args::*;
 
 type Any<'py> = Bound<'py, PyAny>;
-
-thread_local! {
-    /// The first exception raised by a callback that `process_report` ran on this thread.
-    static CALLBACK_FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
-}
 
 /// The text Python's own traceback printer would produce for `err`.
 pub fn format_exception(py: Python<'_>, err: &PyErr) -> String {
@@ -46,17 +39,7 @@ pub fn report_unraisable(py: Python<'_>, err: PyErr, origin: &Bound<'_, PyAny>) 
 #[pyfunction]
 fn process_report(py: Python<'_>, timeout: &Any) -> PyResult<i32> {
     let ms = i32_arg(timeout, "timeout")?;
-    let result = py.detach(|| api::process_report(ms));
-    if result.is_ok() {
-        if let Some(text) = CALLBACK_FAILURE.with(|f| f.borrow_mut().take()) {
-            let e = api::fail(
-                ACL_ERROR_RT_AICORE_EXCEPTION,
-                format!("a callback run by aclrtProcessReport raised an exception:\n{text}"),
-            );
-            return Ok(e.code());
-        }
-    }
-    Ok(ret(result))
+    Ok(ret(py.detach(|| api::process_report(ms))))
 }
 
 #[pyfunction]
@@ -66,16 +49,22 @@ fn launch_callback(fn_: &Any, user_data: &Any, block_type: &Any, stream: &Any) -
     let block = u32_arg(block_type, "block_type")?;
     let s = stream_arg(stream)?;
     let body = Box::new(move || {
-        Python::attach(|py| {
-            if let Err(err) = f.call1(py, (data,)) {
+        let failure = Python::attach(|py| {
+            let failure = f.call1(py, (data,)).err().map(|err| {
                 let text = format_exception(py, &err);
-                CALLBACK_FAILURE.with(|slot| {
-                    slot.borrow_mut().get_or_insert(text);
-                });
                 report_unraisable(py, err, f.bind(py));
-            }
+                text
+            });
             drop(f);
+            failure
         });
+        // The core fails the callback: aclrtProcessReport reports it, as for every face.
+        if let Some(text) = failure {
+            aclrt::fail_user_code(aclrt::Error::new(
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                format!("it raised an exception:\n{text}"),
+            ));
+        }
     });
     Ok(ret(api::launch_callback(body, block, s)))
 }
@@ -96,14 +85,6 @@ fn launch_host_func(stream: &Any, fn_: &Any, args: &Any) -> PyResult<i32> {
     Ok(ret(api::launch_host_func(s, body)))
 }
 
-/// Addresses of the `aclrtExceptionInfo`s being handed to Python right now. The getters read
-/// only these, so a stale or made-up int yields the "invalid" answer instead of a crash.
-static LIVE_INFOS: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
-
-fn live_infos() -> std::sync::MutexGuard<'static, Option<HashSet<usize>>> {
-    LIVE_INFOS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 #[pyfunction]
 fn set_exception_info_callback(callback: &Any) -> PyResult<i32> {
     if callback.is_none() {
@@ -113,12 +94,8 @@ fn set_exception_info_callback(callback: &Any) -> PyResult<i32> {
     let hook: aclrt::ExceptionCallback = Arc::new(move |info: &ExceptionInfo| {
         let addr = info as *const ExceptionInfo as usize;
         Python::attach(|py| {
-            live_infos().get_or_insert_with(HashSet::new).insert(addr);
-            let result = f.call1(py, (addr,));
-            if let Some(set) = live_infos().as_mut() {
-                set.remove(&addr);
-            }
-            if let Err(err) = result {
+            // The core accepts the address in the getters only while this call runs.
+            if let Err(err) = f.call1(py, (addr,)) {
                 report_unraisable(py, err, f.bind(py));
             }
         });
@@ -130,13 +107,7 @@ const INVALID_INFO: u32 = 0xFFFF_FFFF;
 
 fn read_info(info: &Any, field: impl Fn(&ExceptionInfo) -> u32) -> PyResult<u32> {
     let addr = usize_arg(info, "info")?;
-    let guard = live_infos();
-    if addr == 0 || !guard.as_ref().is_some_and(|s| s.contains(&addr)) {
-        return Ok(INVALID_INFO);
-    }
-    // SAFETY: the address is in LIVE_INFOS, so the info it points to is alive until it is
-    // removed, which needs the lock held here.
-    Ok(field(unsafe { &*(addr as *const ExceptionInfo) }))
+    Ok(api::exception_info(addr).map_or(INVALID_INFO, |info| field(&info)))
 }
 
 #[pyfunction]

@@ -111,7 +111,7 @@ impl Runtime {
             );
         };
         not_in_callback("aclrtProcessReport")?;
-        if !super::traced_wait("aclrtProcessReport", || subscriber.process(deadline)) {
+        if !super::traced_wait("aclrtProcessReport", || subscriber.process(deadline))? {
             bail!(
                 ACL_ERROR_RT_REPORT_TIMEOUT,
                 "no callback became due within {timeout_ms} ms"

@@ -487,15 +487,21 @@ impl Runtime {
         self.wait_on(&s, &ev, timeout)
     }
 
-    /// `aclrtStreamWaitEventWithFlag` (`ACL_EVENT_WAIT_DEFAULT` or `..._EXTERNAL`).
+    /// `aclrtStreamWaitEventWithFlag(stream, event, timeout, flag)`: the flag
+    /// (`ACL_EVENT_WAIT_DEFAULT` or `..._EXTERNAL`) only marks graph-capture use, which the
+    /// emulated device does not have; a timeout of 0 waits without limit, others work as in
+    /// `aclrtStreamWaitEventWithTimeout` (values beyond `i32::MAX` ms are clamped).
     pub fn stream_wait_event_with_flag(
         &self,
         stream: StreamHandle,
         event: EventHandle,
+        timeout_ms: u32,
         flag: u32,
     ) -> Result<()> {
+        refuse_null_event(event)?;
         check_record_wait_flag(flag, "aclrtStreamWaitEventWithFlag")?;
-        self.stream_wait_event(stream, event)
+        let timeout = (timeout_ms > 0).then(|| i32::try_from(timeout_ms).unwrap_or(i32::MAX));
+        self.wait_call(stream, event, timeout, "aclrtStreamWaitEventWithFlag")
     }
 
     /// `aclrtGetEventId`.

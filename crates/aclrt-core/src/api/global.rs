@@ -291,7 +291,7 @@ on_the_process_runtime! {
     fn event_get_timestamp(event: EventHandle) -> u64;
     fn stream_wait_event(stream: StreamHandle, event: EventHandle) -> ();
     fn stream_wait_event_with_timeout(stream: StreamHandle, event: EventHandle, timeout_ms: i32) -> ();
-    fn stream_wait_event_with_flag(stream: StreamHandle, event: EventHandle, flag: u32) -> ();
+    fn stream_wait_event_with_flag(stream: StreamHandle, event: EventHandle, timeout_ms: u32, flag: u32) -> ();
     fn get_event_id(event: EventHandle) -> u32;
     fn get_event_avail_num() -> u32;
     fn malloc(size: usize, policy: u32) -> usize;
@@ -366,6 +366,14 @@ pub unsafe fn memset_async(
 ) -> Result<()> {
     // SAFETY: forwarded contract.
     acl(|rt| unsafe { rt.memset_async(ptr, max, value, count, stream) })
+}
+
+/// The exception info at `address` (an `aclrtExceptionInfo*`), if it is being handed to the
+/// exception callback right now; `None` for NULL, stale or made-up pointers.
+pub fn exception_info(address: usize) -> Option<crate::ExceptionInfo> {
+    with_installed(|rt| rt.exceptions.live_info(address))
+        .ok()
+        .flatten()
 }
 
 /// Notes `error` for the calling thread (`aclrtGetLastError`, `aclGetRecentErrMsg`): for faces'

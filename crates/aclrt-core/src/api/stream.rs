@@ -31,7 +31,7 @@ pub struct KernelAccess {
 /// For kernels that fail with more than a code (a face reporting a foreign exception, say);
 /// must be called from inside the kernel. Does not return.
 pub fn fail_kernel(error: crate::error::Error) -> ! {
-    std::panic::resume_unwind(Box::new(error))
+    crate::user_code::fail_user_code(error)
 }
 
 impl Runtime {
