@@ -176,7 +176,12 @@ fn pipeline(out: &Path) -> Result<()> {
     };
     let reporter_id = tid_rx.recv().unwrap();
     api::subscribe_report(reporter_id, store)?;
-    aclrt::trace::start();
+    // With ACLRT_TRACE set the collector already runs for the whole program: the demo then
+    // takes a copy for its own files and leaves the collection to be written at aclFinalize.
+    let traced_by_env = aclrt::trace::is_collecting();
+    if !traced_by_env {
+        aclrt::trace::start();
+    }
 
     let host_in: Vec<Vec<f32>> = (0..CHUNKS)
         .map(|c| (0..CHUNK_LEN).map(|i| (c * CHUNK_LEN + i) as f32).collect())
@@ -286,7 +291,14 @@ fn pipeline(out: &Path) -> Result<()> {
     api::unsubscribe_report(reporter_id, store)?;
     let (trace_file, picture) = (out.join("trace.json"), out.join("timeline.svg"));
     let write_failed = |e: String| aclrt::Error::new(aclrt::codes::ACL_ERROR_WRITE_FILE, e);
-    aclrt::trace::stop_and_write(&trace_file).map_err(|e| write_failed(e.to_string()))?;
+    let trace = if traced_by_env {
+        aclrt::trace::snapshot()
+    } else {
+        aclrt::trace::stop()
+    };
+    trace
+        .write_chrome(&trace_file)
+        .map_err(|e| write_failed(e.to_string()))?;
     crate::trace::render_file(&trace_file, &picture).map_err(write_failed)?;
 
     println!("aclrt demo: a 3-stage pipeline, {CHUNKS} chunks, on 3 streams of emulated device 0");

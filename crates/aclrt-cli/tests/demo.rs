@@ -333,3 +333,45 @@ fn the_summary_uses_the_trace_clock_too() {
         );
     }
 }
+
+/// With `ACLRT_TRACE` set, the program-wide trace written at `aclFinalize` holds the demo's
+/// work too (the demo copies the collection for its own files instead of taking it).
+#[test]
+fn acl_trace_holds_the_demos_records() {
+    let dir = std::env::temp_dir().join(format!("aclrt-demo-{}-env", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let env_trace = dir.join("env.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_aclrt"))
+        .args(["demo", "--out", "pictures"])
+        .env("ACLRT_TRACE", &env_trace)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kernels = |path: &Path| -> Vec<String> {
+        let root: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut names: Vec<String> = root["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "X")
+            .filter_map(|e| e["name"].as_str())
+            .filter(|n| n.starts_with("square "))
+            .map(str::to_owned)
+            .collect();
+        names.sort();
+        names
+    };
+    let want: Vec<String> = (0..6).map(|c| format!("square {c}")).collect();
+    assert_eq!(kernels(&env_trace), want, "the ACLRT_TRACE file");
+    assert_eq!(
+        kernels(&dir.join("pictures/trace.json")),
+        want,
+        "the demo's own file"
+    );
+}

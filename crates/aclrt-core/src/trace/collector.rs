@@ -194,10 +194,23 @@ pub(super) fn clear_all() {
 
 /// Takes everything gathered, ordered by start time.
 pub(super) fn drain_all() -> Trace {
+    gather(true)
+}
+
+/// Copies everything gathered so far, ordered by start time.
+pub(super) fn copy_all() -> Trace {
+    gather(false)
+}
+
+fn gather(take: bool) -> Trace {
     let mut buffers = lock(&BUFFERS);
     let mut trace = Trace::default();
     for b in buffers.iter() {
-        let chunks = std::mem::take(&mut *lock(&b.chunks));
+        let chunks = if take {
+            std::mem::take(&mut *lock(&b.chunks))
+        } else {
+            lock(&b.chunks).clone()
+        };
         if !chunks.is_empty() {
             let mut info = b.info.clone();
             // A live thread may have been renamed since it first left a record.
@@ -210,9 +223,15 @@ pub(super) fn drain_all() -> Trace {
             trace.records.extend(chunks.into_iter().flatten());
         }
     }
-    buffers.retain(|b| Arc::strong_count(b) > 1);
+    if take {
+        buffers.retain(|b| Arc::strong_count(b) > 1);
+    }
     trace.records.sort_by_key(TraceRecord::at_ns);
     trace.threads.sort_by_key(|t| t.thread_id);
-    trace.streams = std::mem::take(&mut *lock(&STREAM_NAMES));
+    trace.streams = if take {
+        std::mem::take(&mut *lock(&STREAM_NAMES))
+    } else {
+        lock(&STREAM_NAMES).clone()
+    };
     trace
 }

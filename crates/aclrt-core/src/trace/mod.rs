@@ -239,6 +239,12 @@ pub fn stop() -> Trace {
     collector::drain_all()
 }
 
+/// What the collector gathered so far, leaving it running (empty if it was not started).
+pub fn snapshot() -> Trace {
+    let _installed = lock(&COLLECTOR);
+    collector::copy_all()
+}
+
 /// Stops the collector and writes what it gathered as Chrome Trace Event JSON.
 pub fn stop_and_write(path: impl AsRef<Path>) -> io::Result<Trace> {
     let trace = stop();
