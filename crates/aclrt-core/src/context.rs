@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::device::Device;
 use crate::handle::ContextHandle;
+use crate::policy::ContextPolicy;
 use crate::stream::{Failure, Stream};
 use crate::sync::lock;
 
@@ -13,9 +14,8 @@ pub(crate) struct Context {
     pub(crate) handle: ContextHandle,
     pub(crate) device: Arc<Device>,
     pub(crate) is_default: bool,
-    /// Whether CUDA stream semantics apply (the legacy default stream synchronises with
-    /// blocking streams).
-    pub(crate) cuda: bool,
+    /// How its streams synchronise and fail.
+    pub(crate) policy: ContextPolicy,
     /// Weak: the stream holds its context, and the strong reference lives in `streams`, so
     /// destroying the context (which empties `streams`) frees both.
     pub(crate) default_stream: OnceLock<Weak<Stream>>,
@@ -33,13 +33,13 @@ impl Context {
         handle: ContextHandle,
         device: Arc<Device>,
         is_default: bool,
-        cuda: bool,
+        policy: ContextPolicy,
     ) -> Self {
         Self {
             handle,
             device,
             is_default,
-            cuda,
+            policy,
             default_stream: OnceLock::new(),
             streams: Mutex::new(Vec::new()),
             stopped: OnceLock::new(),

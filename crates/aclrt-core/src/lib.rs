@@ -44,6 +44,7 @@ mod exception;
 mod handle;
 mod memory;
 pub mod observe;
+mod policy;
 pub mod runtime;
 mod stream;
 pub mod sync;

@@ -25,6 +25,7 @@ use crate::context::Context;
 use crate::error::{err, AclError, Result};
 use crate::handle::StreamHandle;
 use crate::observe::{self, EdgeKind, TaskRef};
+use crate::policy::LegacySync;
 use crate::sync::{lock, Doorbell, Ring, SpinPolicy, WaitList};
 use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
 use crate::user_code;
@@ -63,9 +64,8 @@ pub(crate) struct Stream {
     pub(crate) is_default: bool,
     pub(crate) priority: u32,
     pub(crate) flags: u32,
-    /// CUDA: created without `CU_STREAM_NON_BLOCKING`, so it synchronises with the legacy
-    /// default stream.
-    pub(crate) cuda_blocking: bool,
+    /// Whether it synchronises with a legacy default stream (CUDA contexts only).
+    pub(crate) legacy_sync: LegacySync,
     /// Lock-free, so submitting never waits for the worker (nor the worker for submitters).
     tasks: SegQueue<Task>,
     /// Serialises submitters so task ids follow queue order; holds "closed" for them.
@@ -95,12 +95,12 @@ impl Stream {
         is_default: bool,
         priority: u32,
         flags: u32,
-        cuda_blocking: bool,
+        legacy_sync: LegacySync,
     ) -> Self {
         // In a CUDA context every task failure is sticky, as device faults are there: its
         // streams are born in stop-on-failure mode.
         let failure_mode = OnceLock::new();
-        if context.cuda {
+        if context.policy.failures_stop_the_context {
             let _ = failure_mode.set(ACL_STOP_ON_FAILURE);
         }
         Self {
@@ -110,7 +110,7 @@ impl Stream {
             is_default,
             priority,
             flags,
-            cuda_blocking,
+            legacy_sync,
             tasks: SegQueue::new(),
             submit_lock: Mutex::new(false),
             closed: AtomicBool::new(false),

@@ -8,6 +8,7 @@ use crate::context::Context;
 use crate::device::Device;
 use crate::error::{bail, err, Result};
 use crate::handle::{ContextHandle, StreamHandle};
+use crate::policy::{ContextPolicy, LegacySync};
 use crate::runtime::Runtime;
 use crate::stream::Stream;
 use crate::sync::lock;
@@ -76,7 +77,7 @@ impl Runtime {
         &self,
         device: &Arc<Device>,
         is_default: bool,
-        cuda: bool,
+        policy: ContextPolicy,
     ) -> Result<Arc<Context>> {
         let Some(stream_id) = device.acquire_stream() else {
             bail!(
@@ -90,7 +91,7 @@ impl Runtime {
                 ContextHandle::from_raw(raw),
                 device.clone(),
                 is_default,
-                cuda,
+                policy,
             ))
         });
         let stream = self.streams.insert_with(|raw| {
@@ -101,7 +102,8 @@ impl Runtime {
                 true,
                 0,
                 0,
-                cuda,
+                // The default stream is the legacy stream itself.
+                LegacySync::Independent,
             ))
         });
         let _ = ctx.default_stream.set(Arc::downgrade(&stream));
@@ -145,7 +147,7 @@ impl Runtime {
         let ctx = match &binding.default_context {
             Some(ctx) => ctx.clone(),
             None => {
-                let ctx = self.new_context(&device, true, false)?;
+                let ctx = self.new_context(&device, true, ContextPolicy::ACL)?;
                 binding.default_context = Some(ctx.clone());
                 ctx
             }
@@ -207,7 +209,7 @@ impl Runtime {
     /// `aclrtCreateContext`: a new explicit context on `device_id`, made current.
     pub fn create_context(&self, device_id: i32) -> Result<ContextHandle> {
         let device = self.device_by_id(device_id)?;
-        let ctx = self.new_context(&device, false, false)?;
+        let ctx = self.new_context(&device, false, ContextPolicy::ACL)?;
         crate::clock::start();
         thread_state::set_current_context(self.serial, Some(ctx.handle));
         Ok(ctx.handle)

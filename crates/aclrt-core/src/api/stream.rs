@@ -9,8 +9,10 @@ use crate::consts::{
     ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE, ACL_STREAM_STATUS_COMPLETE,
     ACL_STREAM_STATUS_NOT_READY,
 };
+use crate::context::Context;
 use crate::error::{bail, Result};
 use crate::handle::StreamHandle;
+use crate::policy::LegacySync;
 use crate::runtime::Runtime;
 use crate::stream::Stream;
 use crate::task::{KernelFn, MemRange, TaskKind, TaskMeta, Work};
@@ -44,6 +46,18 @@ impl Runtime {
     /// ignored.
     pub fn create_stream_with_config(&self, priority: u32, flags: u32) -> Result<StreamHandle> {
         let ctx = self.current_context()?;
+        self.create_stream_in(&ctx, priority, flags, LegacySync::Independent)
+    }
+
+    /// A new stream of `ctx`, synchronising with its legacy default stream as `legacy_sync`
+    /// says (CUDA's blocking streams).
+    pub(crate) fn create_stream_in(
+        &self,
+        ctx: &Arc<Context>,
+        priority: u32,
+        flags: u32,
+        legacy_sync: LegacySync,
+    ) -> Result<StreamHandle> {
         let Some(id) = ctx.device.acquire_stream() else {
             bail!(
                 ACL_ERROR_RT_NO_STREAM_RESOURCE,
@@ -52,7 +66,6 @@ impl Runtime {
                 crate::device::MAX_STREAMS_PER_DEVICE
             );
         };
-        let cuda = ctx.cuda;
         let stream = self.streams.insert_with(|raw| {
             Arc::new(Stream::new(
                 StreamHandle::from_raw(raw),
@@ -61,7 +74,7 @@ impl Runtime {
                 false,
                 priority.min(LOWEST_STREAM_PRIORITY),
                 flags,
-                cuda && flags & crate::cuda::CU_STREAM_NON_BLOCKING == 0,
+                legacy_sync,
             ))
         });
         ctx.add_stream(stream.clone());
@@ -208,9 +221,7 @@ impl Runtime {
         work: Work,
         meta: TaskMeta,
     ) -> Result<u64> {
-        if stream.context.cuda {
-            crate::cuda::add_implicit_waits(stream)?;
-        }
+        crate::policy::add_implicit_waits(stream)?;
         stream.submit(kind, work, meta)
     }
 

@@ -24,6 +24,7 @@ use crate::consts::{
 use crate::context::Context;
 use crate::event::{Event, Family};
 use crate::handle::{ContextHandle, EventHandle, StreamHandle};
+use crate::policy::{ContextPolicy, LegacySync};
 use crate::runtime::Runtime;
 use crate::stream::{Failure, Stream};
 use crate::sync::SpinPolicy;
@@ -131,7 +132,7 @@ fn per_thread_stream(rt: &Runtime) -> CuResultOf<StreamHandle> {
         }
     }
     // A blocking stream: it synchronises with the legacy stream and with nothing else.
-    let h = rt.create_stream_with_config(0, super::CU_STREAM_DEFAULT)?;
+    let h = rt.create_stream_in(&ctx, 0, super::CU_STREAM_DEFAULT, LegacySync::Blocking)?;
     PER_THREAD.with(|m| m.borrow_mut().insert(key, h));
     Ok(h)
 }
@@ -207,7 +208,7 @@ pub fn ctx_create(flags: u32, dev: CuDevice) -> CuResultOf<ContextHandle> {
                 format!("cuCtxCreate: unknown context flags {flags:#x}"),
             );
         }
-        let ctx = rt.new_context(&device, false, true)?;
+        let ctx = rt.new_context(&device, false, ContextPolicy::CUDA)?;
         crate::clock::start();
         thread_state::set_current_context(rt.serial, Some(ctx.handle));
         Ok(ctx.handle)
@@ -276,14 +277,19 @@ pub fn ctx_synchronize() -> CuResultOf<()> {
 /// or `CU_STREAM_NON_BLOCKING`.
 pub fn stream_create(flags: u32) -> CuResultOf<StreamHandle> {
     cu(|rt| {
-        current(rt)?;
+        let ctx = current(rt)?;
         if flags & !CU_STREAM_NON_BLOCKING != 0 {
             return fail(
                 CUDA_ERROR_INVALID_VALUE,
                 format!("cuStreamCreate: flags {flags:#x} are not CU_STREAM_DEFAULT or CU_STREAM_NON_BLOCKING"),
             );
         }
-        Ok(rt.create_stream_with_config(0, flags)?)
+        let sync = if flags & CU_STREAM_NON_BLOCKING != 0 {
+            LegacySync::Independent
+        } else {
+            LegacySync::Blocking
+        };
+        Ok(rt.create_stream_in(&ctx, 0, flags, sync)?)
     })
 }
 

@@ -1,11 +1,10 @@
 //! CUDA driver semantics over the same core: the `cu*` calls (as Rust functions returning
 //! [`CuError`] with an exact `CUresult`) and the legacy default stream.
 //!
-//! In a CUDA context the default stream is the *legacy* stream: work on it first waits for all
-//! blocking streams (created without `CU_STREAM_NON_BLOCKING`) and blocking streams wait for it.
-//! Both are expressed as implicit `StreamWait` tasks queued just before the new work. Any task
-//! failure in a CUDA context is sticky: it stops the context, as an unrecoverable device error
-//! does on real hardware.
+//! CUDA contexts are made with the CUDA policy (`policy.rs`): the default stream is the
+//! *legacy* stream, which synchronises with blocking streams (created without
+//! `CU_STREAM_NON_BLOCKING`), and any task failure is sticky, as an unrecoverable device error
+//! is on real hardware.
 
 mod api;
 pub mod codes;
@@ -13,12 +12,7 @@ pub mod codes;
 pub use api::*;
 pub use codes::{CuError, CuResult, CuResultOf};
 
-use std::sync::Arc;
-
-use crate::error::Result;
 use crate::handle::StreamHandle;
-use crate::stream::Stream;
-use crate::task::{TaskKind, TaskMeta, Work};
 
 /// `CU_STREAM_DEFAULT`.
 pub const CU_STREAM_DEFAULT: u32 = 0;
@@ -47,30 +41,3 @@ pub const CU_STREAM_LEGACY: StreamHandle = StreamHandle::from_raw(0x1);
 /// `CU_STREAM_PER_THREAD`: the calling thread's own stream in the current context; it
 /// synchronises with the legacy stream only.
 pub const CU_STREAM_PER_THREAD: StreamHandle = StreamHandle::from_raw(0x2);
-
-/// Queues the implicit waits the legacy default stream needs before new work on `stream`.
-pub(crate) fn add_implicit_waits(stream: &Arc<Stream>) -> Result<()> {
-    let ctx = &stream.context;
-    let waits: Vec<Arc<Stream>> = if stream.is_default {
-        ctx.streams_where(|s| s.cuda_blocking && !s.is_default && !s.is_idle())
-    } else if stream.cuda_blocking {
-        ctx.default_stream()
-            .filter(|legacy| !legacy.is_idle())
-            .into_iter()
-            .collect()
-    } else {
-        Vec::new()
-    };
-    for other in waits {
-        let until = other.submitted();
-        stream.submit(
-            TaskKind::StreamWait,
-            Work::StreamWait {
-                stream: other,
-                until,
-            },
-            TaskMeta::default(),
-        )?;
-    }
-    Ok(())
-}
