@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "error_codes/rt_error_codes.h"
+#include "error_codes/ge_error_codes.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,7 +42,6 @@ typedef uint16_t aclFloat16;
 
 static const int ACL_SUCCESS = 0;
 static const int ACL_ERROR_NONE = 0;
-static const int ACL_ERROR_INVALID_EXCEPTION_INFO = -1;
 static const int ACL_ERROR_INVALID_PARAM = 100000;
 static const int ACL_ERROR_UNINITIALIZE = 100001;
 static const int ACL_ERROR_REPEAT_INITIALIZE = 100002;
