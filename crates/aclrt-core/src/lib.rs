@@ -48,6 +48,7 @@ pub mod sync;
 mod task;
 mod thread_state;
 pub mod trace;
+pub mod vendor_consts;
 
 pub use callback::MAX_CALLBACK_THREADS;
 pub use config::Config;

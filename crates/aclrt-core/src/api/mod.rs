@@ -10,12 +10,14 @@ mod callback;
 mod device;
 mod event;
 mod memory;
+mod not_supported;
 mod stream;
 
 pub use callback::*;
 pub use device::*;
 pub use event::*;
 pub use memory::*;
+pub use not_supported::not_supported;
 pub use stream::*;
 
 use std::sync::Arc;
