@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod base;
 mod callback;
 pub mod codes;
 pub mod config;
