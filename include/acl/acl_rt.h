@@ -36,56 +36,81 @@ extern "C" {
 #endif
 
 /* ==== Constants and types ===================================================================== */
+/* In the vendor's order and with the vendor's values. */
 
+/* Interface version implemented: 1.17.0 (aclrtGetVersion). */
 #define ACL_MAJOR_VERSION 1
 #define ACL_MINOR_VERSION 17
 #define ACL_PATCH_VERSION 0
+
+/* Event creation flags (aclrtCreateEventWithFlag, aclrtCreateEventExWithFlag). */
 #define ACL_EVENT_SYNC 0x00000001U
 #define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U
 #define ACL_EVENT_TIME_LINE 0x00000008U
 #define ACL_EVENT_DEVICE_USE_ONLY 0x00000010U
 #define ACL_EVENT_EXTERNAL 0x00000020U
 #define ACL_EVENT_IPC 0x00000040U
+
+/* Stream creation flags (aclrtCreateStreamWithConfig); unknown bits are ignored. */
 #define ACL_STREAM_FAST_LAUNCH 0x00000001U
 #define ACL_STREAM_FAST_SYNC 0x00000002U
 #define ACL_STREAM_PERSISTENT 0x00000004U
 #define ACL_STREAM_HUGE 0x00000008U
 #define ACL_STREAM_CPU_SCHEDULE 0x00000010U
 #define ACL_STREAM_DEVICE_USE_ONLY 0x00000020U
+
 #define ACL_STREAM_WAIT_VALUE_GEQ 0x00000000U
 #define ACL_STREAM_WAIT_VALUE_EQ 0x00000001U
 #define ACL_STREAM_WAIT_VALUE_AND 0x00000002U
 #define ACL_STREAM_WAIT_VALUE_NOR 0x00000003U
+
+/* Stream failure modes (aclrtSetStreamFailureMode). */
 #define ACL_CONTINUE_ON_FAILURE 0x00000000U
 #define ACL_STOP_ON_FAILURE 0x00000001U
+
 #define ACL_NOTIFY_DEFAULT 0x00000000U
 #define ACL_NOTIFY_DEVICE_USE_ONLY 0x00000001U
+
 #define ACL_DEV_FEATURE_SUPPORT 0x00000001
 #define ACL_DEV_FEATURE_NOT_SUPPORT 0x00000000
+
 #define ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT 0x0UL
 #define ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x02UL
+
 #define ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT 0x0UL
 #define ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x02UL
+
 #define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT 0x0UL
 #define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+
 #define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT 0x0UL
 #define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x1UL
+
 #define ACL_RT_VMM_EXPORT_FLAG_DEFAULT 0x0UL
 #define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+
 #define ACL_HOST_REG_MAPPED 0x2UL
 #define ACL_HOST_REG_IOMEMORY 0x4UL
 #define ACL_HOST_REG_READONLY 0x8UL
 #define ACL_HOST_REG_PINNED 0x10000000UL
+
 #define ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY 0x0UL
 #define ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE 0x1UL
+
 #define ACL_RT_MAX_RECORD_PA_NUM_PER_DEV 20U
+
 #define ACL_IPC_EVENT_HANDLE_SIZE 64U
+
 #define ACL_RT_MEM_ATTACH_GLOBAL 0x01U
+
 #define ACL_RT_MEM_LINK_IDX_0 0U
 #define ACL_RT_MEM_LINK_IDX_1 1U
+
 #define ACL_HOST_DEVICE_CONNECT_TYPE_PCIE 0
 #define ACL_HOST_DEVICE_CONNECT_TYPE_HCCS 1
 #define ACL_HOST_DEVICE_CONNECT_TYPE_UB 2
+
+/* Record and wait flags (aclrtRecordEventWithFlag, aclrtStreamWaitEventWithFlag). */
 #define ACL_EVENT_RECORD_DEFAULT 0x0U
 #define ACL_EVENT_RECORD_EXTERNAL 0x01U
 #define ACL_EVENT_WAIT_DEFAULT 0x0U
@@ -108,6 +133,7 @@ typedef enum aclrtEventStatus {
     ACL_EVENT_STATUS_RESERVED = 2,
 } aclrtEventStatus;
 
+/* Note the order: not-ready is 0 here, unlike aclrtEventStatus. */
 typedef enum aclrtEventRecordedStatus {
     ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
     ACL_EVENT_RECORDED_STATUS_COMPLETE = 1,
@@ -296,6 +322,8 @@ typedef struct aclrtUtilizationInfo {
 } aclrtUtilizationInfo;
 
 typedef struct tagRtGroupInfo aclrtGroupInfo;
+
+/* Opaque; only valid during the exception callback that receives it. */
 typedef struct rtExceptionInfo aclrtExceptionInfo;
 
 typedef enum aclrtMemLocationType {
