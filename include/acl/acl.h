@@ -1,11 +1,11 @@
 /*
  * aclrt: umbrella header of the ACL C interface. Programs include "acl/acl.h" as they would
- * with the vendor toolkit; the runtime part is all this library provides.
+ * with the vendor toolkit. The vendor's acl.h also includes acl_op.h and acl_mdl.h (operator
+ * and model interfaces); those are not part of this runtime, so only the runtime part is here.
  */
-#ifndef ACLRT_ACL_ACL_H_
-#define ACLRT_ACL_ACL_H_
+#ifndef INC_EXTERNAL_ACL_ACL_H_
+#define INC_EXTERNAL_ACL_ACL_H_
 
-#include "acl_base.h"
 #include "acl_rt.h"
 
-#endif /* ACLRT_ACL_ACL_H_ */
+#endif /* INC_EXTERNAL_ACL_ACL_H_ */

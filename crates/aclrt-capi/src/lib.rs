@@ -13,19 +13,23 @@
 // (pointers are NULL or valid for the access), documented once in the headers.
 #![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
 
+mod base;
 mod callback;
 mod device;
 mod event;
 mod ext;
 mod memory;
+mod not_supported;
 mod process;
 mod stream;
 
+pub use base::*;
 pub use callback::*;
 pub use device::*;
 pub use event::*;
 pub use ext::*;
 pub use memory::*;
+pub use not_supported::*;
 pub use process::*;
 pub use stream::*;
 

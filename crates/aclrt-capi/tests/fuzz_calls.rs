@@ -136,7 +136,19 @@ fn garbage(r: u64) -> *mut c_void {
 fn pick(live: &[*mut c_void], stale: &[*mut c_void], h: &H) -> (*mut c_void, Kind) {
     match h {
         H::Live(i) if !live.is_empty() => (live[i % live.len()], Kind::Live),
-        H::Stale(i) if !stale.is_empty() => (stale[i % stale.len()], Kind::Bad),
+        // A freed address the allocator has handed out again is live: handles never come
+        // back, but memory addresses do.
+        H::Stale(i) if !stale.is_empty() => {
+            let p = stale[i % stale.len()];
+            (
+                p,
+                if live.contains(&p) {
+                    Kind::Live
+                } else {
+                    Kind::Bad
+                },
+            )
+        }
         H::Live(_) | H::Null => (null_mut(), Kind::Null),
         H::Stale(i) => (garbage(*i as u64 + 1), Kind::Bad),
         H::Garbage(r) => (garbage(*r), Kind::Bad),
@@ -517,6 +529,7 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
                 Kind::Live => {
                     prop_assert_eq!(code, ACL_SUCCESS);
                     w.blocks.retain(|&x| x != p);
+                    w.stale_blocks.retain(|&x| x != p);
                     w.stale_blocks.push(p);
                 }
             }

@@ -3,8 +3,9 @@
 //! Each entry becomes a `pub const NAME: i32`, a row of [`ALL`] (kept in
 //! declaration order), and is reachable through [`name_of`] and [`describe`].
 //! The numbers follow the vendor headers: the general codes of `acl_base.h`
-//! (`acl_base_rt.h` in `hicann/runtime`) and the runtime codes of
-//! `error_codes/rt_error_codes.h`. Some numbers carry more than one name
+//! (`acl_base_rt.h` in `hicann/runtime`), the runtime codes of
+//! `error_codes/rt_error_codes.h` and the graph engine codes of
+//! `error_codes/ge_error_codes.h`. Some numbers carry more than one name
 //! (0 is `ACL_SUCCESS`, `ACL_ERROR_NONE` and `ACL_RT_SUCCESS`); the first
 //! declared name is the primary one, and that is what [`name_of`] reports.
 //! Most of these codes are never produced by this emulated runtime; they exist
@@ -51,7 +52,6 @@ define_codes! {
     // ---- General codes (acl_base.h) -------------------------------------
     ACL_SUCCESS = 0 => "Success.",
     ACL_ERROR_NONE = 0 => "Success (older name for 0).",
-    ACL_ERROR_INVALID_EXCEPTION_INFO = -1 => "The exception information passed in is not valid.",
 
     // 1000xx: parameter and usage errors.
     ACL_ERROR_INVALID_PARAM = 100000 => "A parameter is invalid (for example a NULL output pointer).",
@@ -178,6 +178,10 @@ define_codes! {
     ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY = 107039 => "The array supplied is too small.",
     ACL_ERROR_RT_MODEL_UPDATE_FAILED = 107040 => "Updating the model failed.",
     ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC = 107041 => "An asynchronous call turned synchronous is not allowed while capturing.",
+    ACL_ERROR_RT_SYMBOL_NOT_FOUND = 107042 => "The global symbol was not found.",
+    ACL_ERROR_RT_INVALID_SYMBOL = 107043 => "The device symbol is invalid.",
+    ACL_ERROR_RT_INVALID_DEVICE_FUNCTION = 107044 => "The device function is invalid.",
+    ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING = 107045 => "A sub-graph is still being captured.",
 
     // 2070xx: runtime resource and support errors.
     ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000 => "The feature is not supported.",
@@ -201,6 +205,7 @@ define_codes! {
     ACL_ERROR_RT_DEVICE_OOM = 207018 => "The device ran out of memory.",
     ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP = 207019 => "Updating this operator is not supported by the driver.",
     ACL_ERROR_RT_TIMEOUT = 207020 => "The driver timed out.",
+    ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED = 207021 => "The link type is not supported.",
 
     // 5070xx: runtime internal and device errors.
     ACL_ERROR_RT_INTERNAL_ERROR = 507000 => "Internal runtime error.",
@@ -279,7 +284,57 @@ define_codes! {
     ACL_ERROR_SNAPSHOT_CALLBACK_FAILED = 507912 => "A snapshot callback failed.",
     ACL_ERROR_SNAPSHOT_REGISTER_CALLBACK_FAILED = 507913 => "Registering a snapshot callback failed.",
     ACL_ERROR_RT_L3_PORT_ERROR = 507914 => "Unified-bus memory (L3 port) error.",
-    ACL_ERROR_RT_SYMBOL_NOT_FOUND = 507915 => "The global symbol was not found.",
+    ACL_ERROR_RT_CCU_TIMEOUT = 507915 => "A CCU task timed out.",
+    ACL_ERROR_RT_CCU_EXCEPTION = 507916 => "A CCU task raised an exception.",
+
+    // ---- Graph engine codes (error_codes/ge_error_codes.h) --------------
+    // The header declares them `uint32_t`; every value fits an `aclError`.
+
+    // 1450xx: graph engine parameter errors.
+    ACL_ERROR_GE_PARAM_INVALID = 145000 => "A parameter passed to the graph engine is invalid.",
+    ACL_ERROR_GE_EXEC_NOT_INIT = 145001 => "The graph executor has not been initialised.",
+    ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID = 145002 => "The model path is invalid.",
+    ACL_ERROR_GE_EXEC_MODEL_ID_INVALID = 145003 => "The model id is invalid.",
+    ACL_ERROR_GE_EXEC_MODEL_DATA_SIZE_INVALID = 145006 => "The model data size is invalid.",
+    ACL_ERROR_GE_EXEC_MODEL_ADDR_INVALID = 145007 => "The model address is invalid.",
+    ACL_ERROR_GE_EXEC_MODEL_QUEUE_ID_INVALID = 145008 => "The model queue id is invalid.",
+    ACL_ERROR_GE_EXEC_LOAD_MODEL_REPEATED = 145009 => "The model was loaded twice.",
+    ACL_ERROR_GE_DYNAMIC_INPUT_ADDR_INVALID = 145011 => "The dynamic input address is invalid.",
+    ACL_ERROR_GE_DYNAMIC_INPUT_LENGTH_INVALID = 145012 => "The dynamic input length is invalid.",
+    ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID = 145013 => "The dynamic batch size is invalid.",
+    ACL_ERROR_GE_AIPP_BATCH_EMPTY = 145014 => "The AIPP batch parameters are empty.",
+    ACL_ERROR_GE_AIPP_NOT_EXIST = 145015 => "No AIPP configuration exists.",
+    ACL_ERROR_GE_AIPP_MODE_INVALID = 145016 => "The AIPP mode is invalid.",
+    ACL_ERROR_GE_OP_TASK_TYPE_INVALID = 145017 => "The operator task type is invalid.",
+    ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID = 145018 => "The operator kernel type is invalid.",
+    ACL_ERROR_GE_PLGMGR_PATH_INVALID = 145019 => "The plugin path is invalid.",
+    ACL_ERROR_GE_FORMAT_INVALID = 145020 => "The data format is invalid.",
+    ACL_ERROR_GE_SHAPE_INVALID = 145021 => "The shape is invalid.",
+    ACL_ERROR_GE_DATATYPE_INVALID = 145022 => "The data type is invalid.",
+
+    // 2450xx: graph engine resource errors.
+    ACL_ERROR_GE_MEMORY_ALLOCATION = 245000 => "The graph engine could not allocate memory.",
+    ACL_ERROR_GE_MEMORY_OPERATE_FAILED = 245001 => "A host memory operation of the graph engine failed.",
+    ACL_ERROR_GE_DEVICE_MEMORY_OPERATE_FAILED = 245002 => "A device memory operation of the graph engine failed.",
+
+    // 3451xx: graph engine device and data state.
+    ACL_ERROR_GE_SUBHEALTHY = 345102 => "The device is sub-healthy.",
+    ACL_ERROR_GE_USER_RAISE_EXCEPTION = 345103 => "User code raised an exception.",
+    ACL_ERROR_GE_DATA_NOT_ALIGNED = 345104 => "The data is not aligned.",
+
+    // 545xxx: graph engine internal errors.
+    ACL_ERROR_GE_INTERNAL_ERROR = 545000 => "Internal graph engine error.",
+    ACL_ERROR_GE_LOAD_MODEL = 545001 => "Loading the model failed.",
+    ACL_ERROR_GE_EXEC_LOAD_MODEL_PARTITION_FAILED = 545002 => "Loading the model partition failed.",
+    ACL_ERROR_GE_EXEC_LOAD_WEIGHT_PARTITION_FAILED = 545003 => "Loading the weight partition failed.",
+    ACL_ERROR_GE_EXEC_LOAD_TASK_PARTITION_FAILED = 545004 => "Loading the task partition failed.",
+    ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED = 545005 => "Loading the kernel partition failed.",
+    ACL_ERROR_GE_EXEC_RELEASE_MODEL_DATA = 545006 => "Releasing the model data failed.",
+    ACL_ERROR_GE_COMMAND_HANDLE = 545007 => "Handling the command failed.",
+    ACL_ERROR_GE_GET_TENSOR_INFO = 545008 => "Getting tensor information failed.",
+    ACL_ERROR_GE_UNLOAD_MODEL = 545009 => "Unloading the model failed.",
+    ACL_ERROR_GE_MODEL_EXECUTE_TIMEOUT = 545601 => "Model execution timed out.",
+    ACL_ERROR_GE_REDEPLOYING = 545602 => "The model is being redeployed.",
 }
 
 /// The primary name of `code`, or `None` for a number that is not in the table.
@@ -317,7 +372,7 @@ mod tests {
 
     #[test]
     fn table_size() {
-        assert_eq!(ALL.len(), 211);
+        assert_eq!(ALL.len(), 254);
         let in_range =
             |lo: i32, hi: i32| ALL.iter().filter(|c| (lo..=hi).contains(&c.code)).count();
         // General codes (acl_base.h).
@@ -327,11 +382,16 @@ mod tests {
         assert_eq!(in_range(300_000, 300_999), 1);
         assert_eq!(in_range(500_000, 500_999), 6);
         // Runtime codes.
-        assert_eq!(in_range(107_000, 107_999), 42);
-        assert_eq!(in_range(207_000, 207_999), 21);
-        assert_eq!(in_range(507_000, 507_999), 75);
-        // ACL_ERROR_INVALID_EXCEPTION_INFO (-1) and the three names of 0.
-        assert_eq!(in_range(-1, 0), 4);
+        assert_eq!(in_range(107_000, 107_999), 46);
+        assert_eq!(in_range(207_000, 207_999), 22);
+        assert_eq!(in_range(507_000, 507_999), 76);
+        // Graph engine codes.
+        assert_eq!(in_range(145_000, 145_999), 20);
+        assert_eq!(in_range(245_000, 245_999), 3);
+        assert_eq!(in_range(345_000, 345_999), 3);
+        assert_eq!(in_range(545_000, 545_999), 12);
+        // The three names of 0; nothing is negative.
+        assert_eq!(in_range(i32::MIN, 0), 3);
     }
 
     #[test]
@@ -342,10 +402,12 @@ mod tests {
             (148_046, 148_053),
             (200_000, 200_007),
             (500_000, 500_005),
-            (107_000, 107_041),
-            (207_000, 207_020),
+            (107_000, 107_045),
+            (207_000, 207_021),
             (507_000, 507_057),
-            (507_899, 507_915),
+            (507_899, 507_916),
+            (145_011, 145_022),
+            (545_000, 545_009),
         ] {
             for code in lo..=hi {
                 assert!(name_of(code).is_some(), "missing {code}");
@@ -385,8 +447,8 @@ mod tests {
         }
         assert_eq!(ALL[1].code, ACL_ERROR_NONE);
         assert_eq!(
-            describe(ACL_ERROR_RT_SYMBOL_NOT_FOUND),
-            Some(ALL[210].description)
+            describe(ACL_ERROR_RT_CCU_EXCEPTION),
+            Some(ALL[215].description)
         );
         assert_eq!(
             ALL[0],
@@ -396,7 +458,62 @@ mod tests {
                 description: "Success."
             }
         );
-        assert_eq!(ALL.last().unwrap().name, "ACL_ERROR_RT_SYMBOL_NOT_FOUND");
+        assert_eq!(ALL.last().unwrap().name, "ACL_ERROR_GE_REDEPLOYING");
+    }
+
+    #[test]
+    fn newest_runtime_and_graph_engine_codes() {
+        for (name, constant, number) in [
+            (
+                "ACL_ERROR_RT_SYMBOL_NOT_FOUND",
+                ACL_ERROR_RT_SYMBOL_NOT_FOUND,
+                107_042,
+            ),
+            (
+                "ACL_ERROR_RT_INVALID_SYMBOL",
+                ACL_ERROR_RT_INVALID_SYMBOL,
+                107_043,
+            ),
+            (
+                "ACL_ERROR_RT_INVALID_DEVICE_FUNCTION",
+                ACL_ERROR_RT_INVALID_DEVICE_FUNCTION,
+                107_044,
+            ),
+            (
+                "ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING",
+                ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING,
+                107_045,
+            ),
+            (
+                "ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED",
+                ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED,
+                207_021,
+            ),
+            (
+                "ACL_ERROR_RT_CCU_TIMEOUT",
+                ACL_ERROR_RT_CCU_TIMEOUT,
+                507_915,
+            ),
+            (
+                "ACL_ERROR_RT_CCU_EXCEPTION",
+                ACL_ERROR_RT_CCU_EXCEPTION,
+                507_916,
+            ),
+            (
+                "ACL_ERROR_GE_PARAM_INVALID",
+                ACL_ERROR_GE_PARAM_INVALID,
+                145_000,
+            ),
+            (
+                "ACL_ERROR_GE_REDEPLOYING",
+                ACL_ERROR_GE_REDEPLOYING,
+                545_602,
+            ),
+        ] {
+            assert_eq!(constant, number, "{name}");
+            assert_eq!(name_of(number), Some(name), "{number}");
+        }
+        assert_eq!(name_of(-1), None);
     }
 
     #[test]

@@ -42,10 +42,6 @@ pub type ExceptionCallback = Arc<dyn Fn(&ExceptionInfo) + Send + Sync>;
 #[derive(Default)]
 pub(crate) struct ExceptionSlot {
     callback: RwLock<Option<ExceptionCallback>>,
-    /// Addresses of the infos being handed to the callback right now: the getters of the faces
-    /// (`aclrtGetTaskIdFromExceptionInfo`, …) read an info only while it is listed here, so a
-    /// stale or made-up pointer reads nothing.
-    live: std::sync::Mutex<Vec<usize>>,
 }
 
 impl ExceptionSlot {
@@ -66,23 +62,29 @@ impl ExceptionSlot {
         if let Some(callback) = callback {
             let info = ExceptionInfo::from(failure);
             let address = &info as *const ExceptionInfo as usize;
-            crate::sync::lock(&self.live).push(address);
+            crate::sync::lock(&LIVE_INFOS).push(address);
             // A failing exception callback has nobody to report to.
             let _ = crate::user_code::run("the exception callback", || callback(&info));
-            let mut live = crate::sync::lock(&self.live);
+            let mut live = crate::sync::lock(&LIVE_INFOS);
             if let Some(i) = live.iter().position(|&p| p == address) {
                 live.swap_remove(i);
             }
         }
     }
+}
 
-    /// The info at `address`, if it is being handed to the callback right now.
-    pub(crate) fn live_info(&self, address: usize) -> Option<ExceptionInfo> {
-        let live = crate::sync::lock(&self.live);
-        live.contains(&address).then(|| {
-            // SAFETY: a listed address is that of an info on the reporting thread's stack, which
-            // stays alive until it is unlisted, and unlisting takes this lock.
-            unsafe { *(address as *const ExceptionInfo) }
-        })
-    }
+/// Addresses of the infos being handed to an exception callback right now, whatever runtime
+/// instance reports them (a finalize still reports the work it discards): the getters of the
+/// faces (`aclrtGetTaskIdFromExceptionInfo`, …) read an info only while it is listed here, so a
+/// stale or made-up pointer reads nothing.
+static LIVE_INFOS: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+
+/// The info at `address`, if it is being handed to an exception callback right now.
+pub(crate) fn live_info(address: usize) -> Option<ExceptionInfo> {
+    let live = crate::sync::lock(&LIVE_INFOS);
+    live.contains(&address).then(|| {
+        // SAFETY: a listed address is that of an info on the reporting thread's stack, which
+        // stays alive until it is unlisted, and unlisting takes this lock.
+        unsafe { *(address as *const ExceptionInfo) }
+    })
 }

@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod base;
 mod callback;
 mod clock;
 pub mod codes;
@@ -53,6 +54,7 @@ mod thread_state;
 pub mod threads;
 pub mod trace;
 mod user_code;
+pub mod vendor_consts;
 
 pub use callback::MAX_CALLBACK_THREADS;
 pub use clock::now_ns;

@@ -371,9 +371,7 @@ pub unsafe fn memset_async(
 /// The exception info at `address` (an `aclrtExceptionInfo*`), if it is being handed to the
 /// exception callback right now; `None` for NULL, stale or made-up pointers.
 pub fn exception_info(address: usize) -> Option<crate::ExceptionInfo> {
-    with_installed(|rt| rt.exceptions.live_info(address))
-        .ok()
-        .flatten()
+    crate::exception::live_info(address)
 }
 
 /// Notes `error` for the calling thread (`aclrtGetLastError`, `aclGetRecentErrMsg`): for faces'

@@ -17,11 +17,13 @@ mod device;
 mod event;
 mod global;
 mod memory;
+mod not_supported;
 mod stream;
 
 pub use device::*;
 pub(crate) use event::*;
 pub use global::*;
+pub use not_supported::not_supported;
 pub use stream::*;
 
 use std::sync::Arc;

@@ -1,0 +1,1376 @@
+//! Vendor runtime functions without an emulated implementation yet.
+//!
+//! Every function the vendor headers declare is exported, so programs written against them
+//! link unchanged. The ones below have no emulated implementation: each fails through
+//! [`aclrt::api::not_supported`], which notes `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` and a message
+//! naming the function for the calling thread, and returns that code, or NULL / 0 where the C
+//! function returns a pointer or a number (nothing for `void`). They never read or write through
+//! their pointer arguments and never call the functions they are given.
+//!
+//! The table is the C prototypes spelled in Rust, one row per function, grouped as the headers
+//! group them; [`not_supported!`] turns each row into an exported function. Implementing a
+//! function means deleting its row here and adding it to the module of its topic.
+
+use std::ffi::{c_char, c_int, c_void};
+
+use aclrt::Error;
+
+use crate::{aclError, aclrtEvent, aclrtStream};
+
+/// What a function without an implementation returns, by C return type.
+trait Fallback {
+    fn from_error(error: &Error) -> Self;
+}
+
+/// `aclError`: the code itself. (No vendor function returns a plain `int32_t` value.)
+impl Fallback for aclError {
+    fn from_error(error: &Error) -> Self {
+        error.code()
+    }
+}
+
+macro_rules! zero_fallback {
+    ($($t:ty),*) => {
+        $(impl Fallback for $t {
+            fn from_error(_: &Error) -> Self {
+                0 as $t
+            }
+        })*
+    };
+}
+zero_fallback!(u16, u32, usize, f32);
+
+impl<T> Fallback for *const T {
+    fn from_error(_: &Error) -> Self {
+        std::ptr::null()
+    }
+}
+
+impl<T> Fallback for *mut T {
+    fn from_error(_: &Error) -> Self {
+        std::ptr::null_mut()
+    }
+}
+
+/// One exported function for one row; a row without `-> T` is a `void` function.
+macro_rules! stub {
+    ($(#[$meta:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty) => {
+        $(#[$meta])*
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub extern "C" fn $name($($arg: $ty),*) -> $ret {
+            $(let _ = $arg;)*
+            <$ret as Fallback>::from_error(&aclrt::api::not_supported(stringify!($name)))
+        }
+    };
+    ($(#[$meta:meta])* fn $name:ident($($arg:ident: $ty:ty),*)) => {
+        $(#[$meta])*
+        #[no_mangle]
+        pub extern "C" fn $name($($arg: $ty),*) {
+            $(let _ = $arg;)*
+            let _ = aclrt::api::not_supported(stringify!($name));
+        }
+    };
+}
+
+/// Exports one function per row (`fn name(arg: Type, ...) -> Ret;`) and lists their names in
+/// [`NOT_SUPPORTED`].
+macro_rules! not_supported {
+    ($( $(#[$meta:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?; )*) => {
+        $( stub! { $(#[$meta])* fn $name($($arg: $ty),*) $(-> $ret)? } )*
+
+        /// The exported functions that have no emulated implementation, in table order.
+        pub static NOT_SUPPORTED: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+
+// ---- C types of the rows (by-value structs below). Handles are pointers, enums are 32-bit
+// integers, callbacks are nullable C function pointers, and a struct passed only by pointer is
+// opaque here because no row ever looks inside it.
+type aclDataType = i32;
+type aclDeviceInfo = i32;
+type aclFinalizeCallbackFunc = Option<unsafe extern "C" fn(*mut c_void) -> aclError>;
+type aclInitCallbackFunc =
+    Option<unsafe extern "C" fn(*const c_char, usize, *mut c_void) -> aclError>;
+type aclLogLevel = u32;
+type aclRegisterCallbackType = u32;
+type aclSysParamOpt = u32;
+type aclmdlRI = *mut c_void;
+type aclmdlRICaptureMode = u32;
+type aclmdlRICaptureStatus = u32;
+type aclmdlRICondHandle = *mut c_void;
+type aclmdlRICondHandleFlag = u32;
+type aclmdlRITask = *mut c_void;
+type aclmdlRITaskParams = c_void;
+type aclmdlRITaskType = u32;
+type aclrtAllocator = *mut c_void;
+type aclrtAllocatorAddr = *mut c_void;
+type aclrtAllocatorAllocAdviseFunc =
+    Option<unsafe extern "C" fn(aclrtAllocator, usize, aclrtAllocatorAddr) -> *mut c_void>;
+type aclrtAllocatorAllocFunc = Option<unsafe extern "C" fn(aclrtAllocator, usize) -> *mut c_void>;
+type aclrtAllocatorBlock = *mut c_void;
+type aclrtAllocatorDesc = *mut c_void;
+type aclrtAllocatorFreeFunc = Option<unsafe extern "C" fn(aclrtAllocator, aclrtAllocatorBlock)>;
+type aclrtAllocatorGetAddrFromBlockFunc =
+    Option<unsafe extern "C" fn(aclrtAllocatorBlock) -> *mut c_void>;
+type aclrtArgsHandle = *mut c_void;
+type aclrtAtomicOperation = u32;
+type aclrtBarrierTaskInfo = c_void;
+type aclrtBinHandle = *mut c_void;
+type aclrtBinary = *mut c_void;
+type aclrtBinaryLoadOptions = c_void;
+type aclrtCallback = Option<unsafe extern "C" fn(*mut c_void)>;
+type aclrtCmoType = u32;
+type aclrtCntNotify = *mut c_void;
+type aclrtCntNotifyRecordInfo = c_void;
+type aclrtCntNotifyWaitInfo = c_void;
+type aclrtCompareDataType = u32;
+type aclrtCondition = u32;
+type aclrtDevAttr = u32;
+type aclrtDevFeatureType = u32;
+type aclrtDevResLimitType = u32;
+type aclrtDeviceLimit = u32;
+type aclrtDeviceState = u32;
+type aclrtDeviceStateCallback = Option<unsafe extern "C" fn(i32, aclrtDeviceState, *mut c_void)>;
+type aclrtDeviceStatus = u32;
+type aclrtDeviceTaskAbortCallback =
+    Option<unsafe extern "C" fn(i32, aclrtDeviceTaskAbortStage, u32, *mut c_void) -> i32>;
+type aclrtDeviceTaskAbortStage = u32;
+type aclrtDrvMemHandle = *mut c_void;
+type aclrtErrorInfo = c_void;
+type aclrtExceptionInfo = c_void;
+type aclrtExceptionInfoCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionInfo)>;
+type aclrtFloatOverflowMode = u32;
+type aclrtFuncAttribute = u32;
+type aclrtFuncHandle = *mut c_void;
+type aclrtGroupAttr = u32;
+type aclrtGroupInfo = c_void;
+type aclrtHacType = u32;
+type aclrtHostMemMapCapability = u32;
+type aclrtHostRegisterType = u32;
+type aclrtIpcMemAttrType = u32;
+type aclrtLabel = *mut c_void;
+type aclrtLabelList = *mut c_void;
+type aclrtLaunchKernelAttrId = u32;
+type aclrtLaunchKernelAttrValue = c_void;
+type aclrtLaunchKernelCfg = c_void;
+type aclrtMallocConfig = c_void;
+type aclrtMbuf = *mut c_void;
+type aclrtMemAccessDesc = c_void;
+type aclrtMemGranularityOptions = u32;
+type aclrtMemHandleType = u32;
+type aclrtMemLinkType = u32;
+type aclrtMemLocation = c_void;
+type aclrtMemMallocPolicy = u32;
+type aclrtMemManagedAdviseType = u32;
+type aclrtMemManagedRangeAttribute = u32;
+type aclrtMemSharedHandleType = u32;
+type aclrtMemUceInfo = c_void;
+type aclrtMemUsageInfo = c_void;
+type aclrtMemcpyBatchAttr = c_void;
+type aclrtMemcpyKind = u32;
+type aclrtNotify = *mut c_void;
+type aclrtOpExceptionCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionInfo, *mut c_void)>;
+type aclrtParamHandle = *mut c_void;
+type aclrtPhysicalMemProp = c_void;
+type aclrtPlaceHolderInfo = c_void;
+type aclrtPtrAttributes = c_void;
+type aclrtRandomNumTaskInfo = c_void;
+type aclrtReduceKind = u32;
+type aclrtServerPid = c_void;
+type aclrtSnapShotBackupArgs = c_void;
+type aclrtSnapShotCallBack = Option<unsafe extern "C" fn(i32, *mut c_void) -> u32>;
+type aclrtSnapShotRestoreArgs = c_void;
+type aclrtSnapShotStage = u32;
+type aclrtStreamAttr = u32;
+type aclrtStreamAttrValue = c_void;
+type aclrtStreamConfigAttr = u32;
+type aclrtStreamConfigHandle = c_void;
+type aclrtStreamState = u32;
+type aclrtStreamStateCallback =
+    Option<unsafe extern "C" fn(aclrtStream, aclrtStreamState, *mut c_void)>;
+type aclrtTaskGrp = *mut c_void;
+type aclrtTaskUpdateInfo = c_void;
+type aclrtTsId = u32;
+type aclrtUtilizationInfo = c_void;
+type aclrtUuid = c_void;
+
+/// `aclrtMemManagedLocation`, passed by value.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtMemManagedLocation {
+    /// `aclrtMemManagedLocationType`.
+    pub r#type: u32,
+    /// Device or NUMA node id.
+    pub id: i32,
+}
+
+/// `aclrtIpcEventHandle`, passed by value.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtIpcEventHandle {
+    /// `ACL_IPC_EVENT_HANDLE_SIZE` opaque bytes.
+    pub reserved: [c_char; 64],
+}
+
+/// `dim3`, passed by value.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct dim3 {
+    /// Extent in x.
+    pub x: u32,
+    /// Extent in y.
+    pub y: u32,
+    /// Extent in z.
+    pub z: u32,
+}
+
+/// `aclmdlRICondTaskParams`, passed by value.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclmdlRICondTaskParams {
+    /// `aclmdlRICondHandle`.
+    pub handle: *mut c_void,
+    /// `aclmdlRICondTaskType`.
+    pub r#type: u32,
+    /// Number of entries in `modelRIArray`.
+    pub size: u32,
+    /// `aclmdlRI *`.
+    pub modelRIArray: *mut aclmdlRI,
+}
+
+not_supported! {
+    // ---- Initialisation and finalisation
+    fn aclFinalizeReference(refCount: *mut u64) -> aclError;
+    fn aclInitCallbackRegister(
+        r#type: aclRegisterCallbackType,
+        cbFunc: aclInitCallbackFunc,
+        userData: *mut c_void,
+    ) -> aclError;
+    fn aclInitCallbackUnRegister(
+        r#type: aclRegisterCallbackType,
+        cbFunc: aclInitCallbackFunc,
+    ) -> aclError;
+    fn aclFinalizeCallbackRegister(
+        r#type: aclRegisterCallbackType,
+        cbFunc: aclFinalizeCallbackFunc,
+        userData: *mut c_void,
+    ) -> aclError;
+    fn aclFinalizeCallbackUnRegister(
+        r#type: aclRegisterCallbackType,
+        cbFunc: aclFinalizeCallbackFunc,
+    ) -> aclError;
+
+    // ---- Versions, attributes and other queries
+    /// Variadic in C (`fmt, ...`); the arguments after `fmt` are never read.
+    fn aclAppLog(
+        logLevel: aclLogLevel,
+        func: *const c_char,
+        file: *const c_char,
+        line: u32,
+        fmt: *const c_char,
+    );
+    fn aclrtGetSocName() -> *const c_char;
+    fn aclGetDeviceCapability(
+        deviceId: u32,
+        deviceInfo: aclDeviceInfo,
+        value: *mut i64,
+    ) -> aclError;
+    fn aclrtSetStreamConfigOpt(
+        handle: *mut aclrtStreamConfigHandle,
+        attr: aclrtStreamConfigAttr,
+        attrValue: *const c_void,
+        valueSize: usize,
+    ) -> aclError;
+    fn aclrtCreateStreamV2(
+        stream: *mut aclrtStream,
+        handle: *const aclrtStreamConfigHandle,
+    ) -> aclError;
+    fn aclrtSubscribeHostFunc(hostFuncThreadId: u64, exeStream: aclrtStream) -> aclError;
+    fn aclrtProcessHostFunc(timeout: i32) -> aclError;
+    fn aclrtUnSubscribeHostFunc(hostFuncThreadId: u64, exeStream: aclrtStream) -> aclError;
+    fn aclrtProfTrace(userdata: *mut c_void, length: i32, stream: aclrtStream) -> aclError;
+    fn aclrtCacheLastTaskOpInfo(infoPtr: *const c_void, infoSize: usize) -> aclError;
+    fn aclrtCacheLastTaskExtendInfo(extendInfoPtr: *const c_char, infoSize: usize) -> aclError;
+
+    // ---- Errors and exceptions
+    fn aclrtExceptionInfoCallbackRegister(callback: aclrtExceptionInfoCallback) -> aclError;
+    fn aclrtExceptionInfoCallbackUnregister(callback: aclrtExceptionInfoCallback) -> aclError;
+    fn aclrtGetMemUceInfo(
+        deviceId: i32,
+        memUceInfoArray: *mut aclrtMemUceInfo,
+        arraySize: usize,
+        retSize: *mut usize,
+    ) -> aclError;
+    fn aclrtDeviceTaskAbort(deviceId: i32, timeout: u32) -> aclError;
+    fn aclrtMemUceRepair(
+        deviceId: i32,
+        memUceInfoArray: *mut aclrtMemUceInfo,
+        arraySize: usize,
+    ) -> aclError;
+    fn aclrtSetDeviceTaskAbortCallback(
+        regName: *const c_char,
+        callback: aclrtDeviceTaskAbortCallback,
+        args: *mut c_void,
+    ) -> aclError;
+    fn aclrtGetErrorVerbose(deviceId: i32, errorInfo: *mut aclrtErrorInfo) -> aclError;
+    fn aclrtRepairError(deviceId: i32, errorInfo: *const aclrtErrorInfo) -> aclError;
+
+    // ---- Runtime configuration and resource limits
+    fn aclrtGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
+    fn aclrtSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
+    fn aclrtGetDeviceResLimit(
+        deviceId: i32,
+        r#type: aclrtDevResLimitType,
+        value: *mut u32,
+    ) -> aclError;
+    fn aclrtSetDeviceResLimit(deviceId: i32, r#type: aclrtDevResLimitType, value: u32) -> aclError;
+    fn aclrtResetDeviceResLimit(deviceId: i32) -> aclError;
+    fn aclrtGetStreamResLimit(
+        stream: aclrtStream,
+        r#type: aclrtDevResLimitType,
+        value: *mut u32,
+    ) -> aclError;
+    fn aclrtSetStreamResLimit(
+        stream: aclrtStream,
+        r#type: aclrtDevResLimitType,
+        value: u32,
+    ) -> aclError;
+    fn aclrtResetStreamResLimit(stream: aclrtStream) -> aclError;
+    fn aclrtUseStreamResInCurrentThread(stream: aclrtStream) -> aclError;
+    fn aclrtUnuseStreamResInCurrentThread(stream: aclrtStream) -> aclError;
+    fn aclrtGetResInCurrentThread(r#type: aclrtDevResLimitType, value: *mut u32) -> aclError;
+
+    // ---- Devices
+    fn aclrtResetDeviceForce(deviceId: i32) -> aclError;
+    fn aclrtSetTsDevice(tsId: aclrtTsId) -> aclError;
+    fn aclrtGetDeviceUtilizationRate(
+        deviceId: i32,
+        utilizationInfo: *mut aclrtUtilizationInfo,
+    ) -> aclError;
+    fn aclrtDeviceCanAccessPeer(
+        canAccessPeer: *mut i32,
+        deviceId: i32,
+        peerDeviceId: i32,
+    ) -> aclError;
+    fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError;
+    fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError;
+    fn aclrtSetDeviceSatMode(mode: aclrtFloatOverflowMode) -> aclError;
+    fn aclrtGetDeviceSatMode(mode: *mut aclrtFloatOverflowMode) -> aclError;
+    fn aclrtGetOverflowStatus(
+        outputAddr: *mut c_void,
+        outputSize: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclError;
+    fn aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: *mut aclrtDeviceStatus) -> aclError;
+    fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError;
+    fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, value: *mut i64) -> aclError;
+    fn aclrtDeviceGetStreamPriorityRange(
+        leastPriority: *mut i32,
+        greatestPriority: *mut i32,
+    ) -> aclError;
+    fn aclrtGetDeviceCapability(
+        deviceId: i32,
+        devFeatureType: aclrtDevFeatureType,
+        value: *mut i32,
+    ) -> aclError;
+    fn aclrtDeviceGetUuid(deviceId: i32, uuid: *mut aclrtUuid) -> aclError;
+    fn aclrtDeviceSetLimit(limit: aclrtDeviceLimit, value: usize) -> aclError;
+    fn aclrtDeviceGetLimit(limit: aclrtDeviceLimit, value: *mut usize) -> aclError;
+    fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: *mut c_char, len: i32) -> aclError;
+    fn aclrtDeviceGetByPCIBusId(pciBusId: *const c_char, deviceId: *mut i32) -> aclError;
+    fn aclrtDeviceGetHostAtomicCapabilities(
+        capabilities: *mut u32,
+        operations: *const aclrtAtomicOperation,
+        count: u32,
+        deviceId: i32,
+    ) -> aclError;
+    fn aclrtDeviceGetP2PAtomicCapabilities(
+        capabilities: *mut u32,
+        operations: *const aclrtAtomicOperation,
+        count: u32,
+        srcDeviceId: i32,
+        dstDeviceId: i32,
+    ) -> aclError;
+    fn aclrtGetDevicesTopo(deviceId: u32, otherDeviceId: u32, value: *mut u64) -> aclError;
+    fn aclrtGetLogicDevIdByUserDevId(userDevid: i32, logicDevId: *mut i32) -> aclError;
+    fn aclrtGetUserDevIdByLogicDevId(logicDevId: i32, userDevid: *mut i32) -> aclError;
+    fn aclrtGetLogicDevIdByPhyDevId(phyDevId: i32, logicDevId: *mut i32) -> aclError;
+    fn aclrtGetPhyDevIdByLogicDevId(logicDevId: i32, phyDevId: *mut i32) -> aclError;
+    fn aclrtGetUserDevIdByPhyDevId(phyDevId: i32, userDevId: *mut i32) -> aclError;
+    fn aclrtGetPhyDevIdByUserDevId(userDevId: i32, phyDevId: *mut i32) -> aclError;
+    fn aclrtRegDeviceStateCallback(
+        regName: *const c_char,
+        callback: aclrtDeviceStateCallback,
+        args: *mut c_void,
+    ) -> aclError;
+    fn aclrtDevicePeerAccessStatus(deviceId: i32, peerDeviceId: i32, status: *mut i32) -> aclError;
+
+    // ---- Contexts
+    fn aclrtCtxGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
+    fn aclrtCtxSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
+    fn aclrtCtxGetCurrentDefaultStream(stream: *mut aclrtStream) -> aclError;
+    fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32, active: *mut i32) -> aclError;
+    fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut c_void) -> aclError;
+
+    // ---- Streams
+    fn aclrtStreamGetFlags(stream: aclrtStream, flags: *mut u32) -> aclError;
+    fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) -> aclError;
+    fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag: *mut u32) -> aclError;
+    fn aclrtStreamAbort(stream: aclrtStream) -> aclError;
+    fn aclrtGetStreamAvailableNum(streamCount: *mut u32) -> aclError;
+    fn aclrtSetStreamAttribute(
+        stream: aclrtStream,
+        stmAttrType: aclrtStreamAttr,
+        value: *mut aclrtStreamAttrValue,
+    ) -> aclError;
+    fn aclrtGetStreamAttribute(
+        stream: aclrtStream,
+        stmAttrType: aclrtStreamAttr,
+        value: *mut aclrtStreamAttrValue,
+    ) -> aclError;
+    fn aclrtActiveStream(activeStream: aclrtStream, stream: aclrtStream) -> aclError;
+    fn aclrtSwitchStream(
+        leftValue: *mut c_void,
+        cond: aclrtCondition,
+        rightValue: *mut c_void,
+        dataType: aclrtCompareDataType,
+        trueStream: aclrtStream,
+        falseStream: aclrtStream,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtRegStreamStateCallback(
+        regName: *const c_char,
+        callback: aclrtStreamStateCallback,
+        args: *mut c_void,
+    ) -> aclError;
+    fn aclrtStreamStop(stream: aclrtStream) -> aclError;
+    fn aclrtPersistentTaskClean(stream: aclrtStream) -> aclError;
+
+    // ---- Events
+    fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError;
+    fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) -> aclError;
+    fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError;
+
+    // ---- Execution control: host callbacks, host functions, timeouts
+    fn aclrtGetThreadLastTaskId(taskId: *mut u32) -> aclError;
+    fn aclrtSetOpExecuteTimeOut(timeout: u32) -> aclError;
+    fn aclrtSetOpExecuteTimeOutWithMs(timeout: u32) -> aclError;
+    fn aclrtSetOpExecuteTimeOutV2(timeout: u64, actualTimeout: *mut u64) -> aclError;
+    fn aclrtGetOpTimeOutInterval(interval: *mut u64) -> aclError;
+    fn aclrtReduceAsync(
+        dst: *mut c_void,
+        src: *const c_void,
+        count: u64,
+        kind: aclrtReduceKind,
+        r#type: aclDataType,
+        stream: aclrtStream,
+        reserve: *mut c_void,
+    ) -> aclError;
+    fn aclrtRandomNumAsync(
+        taskInfo: *const aclrtRandomNumTaskInfo,
+        stream: aclrtStream,
+        reserve: *mut c_void,
+    ) -> aclError;
+    fn aclrtGetOpExecuteTimeout(timeoutMs: *mut u32) -> aclError;
+    fn aclrtTaskUpdateAsync(
+        taskStream: aclrtStream,
+        taskId: u32,
+        info: *mut aclrtTaskUpdateInfo,
+        execStream: aclrtStream,
+    ) -> aclError;
+
+    // ---- Notifies
+    fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) -> aclError;
+    fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError;
+    fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError;
+    fn aclrtWaitAndResetNotify(notify: aclrtNotify, stream: aclrtStream, timeout: u32) -> aclError;
+    fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u32) -> aclError;
+    fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: usize) -> aclError;
+    fn aclrtNotifyGetExportKey(
+        notify: aclrtNotify,
+        key: *mut c_char,
+        len: usize,
+        flags: u64,
+    ) -> aclError;
+    fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *const c_char, flags: u64) -> aclError;
+    fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError;
+    fn aclrtNotifySetImportPidInterServer(
+        notify: aclrtNotify,
+        serverPids: *mut aclrtServerPid,
+        num: usize,
+    ) -> aclError;
+
+    // ---- Counting notifies
+    fn aclrtCntNotifyCreate(cntNotify: *mut aclrtCntNotify, flag: u64) -> aclError;
+    fn aclrtCntNotifyDestroy(cntNotify: aclrtCntNotify) -> aclError;
+    fn aclrtCntNotifyRecord(
+        cntNotify: aclrtCntNotify,
+        stream: aclrtStream,
+        info: *mut aclrtCntNotifyRecordInfo,
+    ) -> aclError;
+    fn aclrtCntNotifyWaitWithTimeout(
+        cntNotify: aclrtCntNotify,
+        stream: aclrtStream,
+        info: *mut aclrtCntNotifyWaitInfo,
+    ) -> aclError;
+    fn aclrtCntNotifyReset(cntNotify: aclrtCntNotify, stream: aclrtStream) -> aclError;
+    fn aclrtCntNotifyGetId(cntNotify: aclrtCntNotify, notifyId: *mut u32) -> aclError;
+
+    // ---- Labels
+    fn aclrtCreateLabel(label: *mut aclrtLabel) -> aclError;
+    fn aclrtSetLabel(label: aclrtLabel, stream: aclrtStream) -> aclError;
+    fn aclrtDestroyLabel(label: aclrtLabel) -> aclError;
+    fn aclrtCreateLabelList(
+        labels: *mut aclrtLabel,
+        num: usize,
+        labelList: *mut aclrtLabelList,
+    ) -> aclError;
+    fn aclrtDestroyLabelList(labelList: aclrtLabelList) -> aclError;
+    fn aclrtSwitchLabelByIndex(
+        ptr: *mut c_void,
+        maxValue: u32,
+        labelList: aclrtLabelList,
+        stream: aclrtStream,
+    ) -> aclError;
+
+    // ---- Device memory
+    fn aclrtMallocAlign32(
+        devPtr: *mut *mut c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+    ) -> aclError;
+    fn aclrtMallocCached(
+        devPtr: *mut *mut c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+    ) -> aclError;
+    fn aclrtMallocWithCfg(
+        devPtr: *mut *mut c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+        cfg: *mut aclrtMallocConfig,
+    ) -> aclError;
+    fn aclrtMallocForTaskScheduler(
+        devPtr: *mut *mut c_void,
+        size: usize,
+        policy: aclrtMemMallocPolicy,
+        cfg: *mut aclrtMallocConfig,
+    ) -> aclError;
+    fn aclrtMemFlush(devPtr: *mut c_void, size: usize) -> aclError;
+    fn aclrtMemInvalidate(devPtr: *mut c_void, size: usize) -> aclError;
+    fn aclrtFreeWithDevSync(devPtr: *mut c_void) -> aclError;
+    fn aclrtGetMemUsageInfo(
+        deviceId: i32,
+        memUsageInfo: *mut aclrtMemUsageInfo,
+        inputNum: usize,
+        outputNum: *mut usize,
+    ) -> aclError;
+    fn aclrtCheckMemType(
+        addrList: *mut *mut c_void,
+        size: u32,
+        memType: u32,
+        checkResult: *mut u32,
+        reserve: u32,
+    ) -> aclError;
+
+    // ---- Host memory
+    fn aclrtMallocHostWithCfg(
+        ptr: *mut *mut c_void,
+        size: u64,
+        cfg: *mut aclrtMallocConfig,
+    ) -> aclError;
+    fn aclrtHostRegister(
+        ptr: *mut c_void,
+        size: u64,
+        r#type: aclrtHostRegisterType,
+        devPtr: *mut *mut c_void,
+    ) -> aclError;
+    fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: u32) -> aclError;
+    fn aclrtHostGetDevicePointer(
+        pHost: *mut c_void,
+        pDevice: *mut *mut c_void,
+        flag: u32,
+    ) -> aclError;
+    fn aclrtHostUnregister(ptr: *mut c_void) -> aclError;
+    fn aclrtHostMemMapCapabilities(
+        deviceId: u32,
+        hacType: aclrtHacType,
+        capabilities: *mut aclrtHostMemMapCapability,
+    ) -> aclError;
+    fn aclrtFreeHostWithDevSync(hostPtr: *mut c_void) -> aclError;
+
+    // ---- Memory copy and set
+    fn aclrtMemsetD32(ptr: *mut c_void, memSize: usize, value: u32, N: usize) -> aclError;
+    fn aclrtMemsetD32Async(
+        ptr: *mut c_void,
+        memSize: usize,
+        value: u32,
+        N: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtMemcpyAsyncWithCondition(
+        dst: *mut c_void,
+        destMax: usize,
+        src: *const c_void,
+        count: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtMemcpy2d(
+        dst: *mut c_void,
+        dpitch: usize,
+        src: *const c_void,
+        spitch: usize,
+        width: usize,
+        height: usize,
+        kind: aclrtMemcpyKind,
+    ) -> aclError;
+    fn aclrtMemcpy2dAsync(
+        dst: *mut c_void,
+        dpitch: usize,
+        src: *const c_void,
+        spitch: usize,
+        width: usize,
+        height: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtGetMemcpyDescSize(kind: aclrtMemcpyKind, descSize: *mut usize) -> aclError;
+    fn aclrtSetMemcpyDesc(
+        desc: *mut c_void,
+        kind: aclrtMemcpyKind,
+        srcAddr: *mut c_void,
+        dstAddr: *mut c_void,
+        count: usize,
+        config: *mut c_void,
+    ) -> aclError;
+    fn aclrtMemcpyAsyncWithOffset(
+        dst: *mut *mut c_void,
+        destMax: usize,
+        dstDataOffset: usize,
+        src: *mut *const c_void,
+        count: usize,
+        srcDataOffset: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtMemcpyAsyncWithDesc(
+        desc: *mut c_void,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtMemcpyBatch(
+        dsts: *mut *mut c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+        failIndex: *mut usize,
+    ) -> aclError;
+    fn aclrtMemcpyBatchV2(
+        dsts: *mut *mut c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+    ) -> aclError;
+    fn aclrtMemcpyBatchAsync(
+        dsts: *mut *mut c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+        failIndex: *mut usize,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtMemcpyBatchAsyncV2(
+        dsts: *mut *mut c_void,
+        destMaxs: *mut usize,
+        srcs: *mut *mut c_void,
+        sizes: *mut usize,
+        numBatches: usize,
+        attrs: *mut aclrtMemcpyBatchAttr,
+        attrsIndexes: *mut usize,
+        numAttrs: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+
+    // ---- Virtual memory
+    fn aclrtReserveMemAddress(
+        virPtr: *mut *mut c_void,
+        size: usize,
+        alignment: usize,
+        expectPtr: *mut c_void,
+        flags: u64,
+    ) -> aclError;
+    fn aclrtReleaseMemAddress(virPtr: *mut c_void) -> aclError;
+    fn aclrtMallocPhysical(
+        handle: *mut aclrtDrvMemHandle,
+        size: usize,
+        prop: *const aclrtPhysicalMemProp,
+        flags: u64,
+    ) -> aclError;
+    fn aclrtFreePhysical(handle: aclrtDrvMemHandle) -> aclError;
+    fn aclrtMapMem(
+        virPtr: *mut c_void,
+        size: usize,
+        offset: usize,
+        handle: aclrtDrvMemHandle,
+        flags: u64,
+    ) -> aclError;
+    fn aclrtUnmapMem(virPtr: *mut c_void) -> aclError;
+    fn aclrtMemMapNoAccess(
+        virPtr: *mut c_void,
+        size: usize,
+        offset: usize,
+        handle: aclrtDrvMemHandle,
+        flags: u64,
+    ) -> aclError;
+    fn aclrtMemExportToShareableHandle(
+        handle: aclrtDrvMemHandle,
+        handleType: aclrtMemHandleType,
+        flags: u64,
+        shareableHandle: *mut u64,
+    ) -> aclError;
+    fn aclrtMemExportToShareableHandleV2(
+        handle: aclrtDrvMemHandle,
+        flags: u64,
+        shareType: aclrtMemSharedHandleType,
+        shareableHandle: *mut c_void,
+    ) -> aclError;
+    fn aclrtMemImportFromShareableHandle(
+        shareableHandle: u64,
+        deviceId: i32,
+        handle: *mut aclrtDrvMemHandle,
+    ) -> aclError;
+    fn aclrtMemImportFromShareableHandleV2(
+        shareableHandle: *mut c_void,
+        shareType: aclrtMemSharedHandleType,
+        flags: u64,
+        handle: *mut aclrtDrvMemHandle,
+    ) -> aclError;
+    fn aclrtMemSetPidToShareableHandle(
+        shareableHandle: u64,
+        pid: *mut i32,
+        pidNum: usize,
+    ) -> aclError;
+    fn aclrtMemSetPidToShareableHandleV2(
+        shareableHandle: *mut c_void,
+        shareType: aclrtMemSharedHandleType,
+        pid: *mut i32,
+        pidNum: usize,
+    ) -> aclError;
+    fn aclrtMemGetAllocationGranularity(
+        prop: *mut aclrtPhysicalMemProp,
+        option: aclrtMemGranularityOptions,
+        granularity: *mut usize,
+    ) -> aclError;
+    fn aclrtMemSetAccess(
+        virPtr: *mut c_void,
+        size: usize,
+        desc: *mut aclrtMemAccessDesc,
+        count: usize,
+    ) -> aclError;
+    fn aclrtMemGetAccess(
+        virPtr: *mut c_void,
+        location: *mut aclrtMemLocation,
+        flag: *mut u64,
+    ) -> aclError;
+    fn aclrtMemRetainAllocationHandle(
+        virPtr: *mut c_void,
+        handle: *mut aclrtDrvMemHandle,
+    ) -> aclError;
+    fn aclrtMemGetAllocationPropertiesFromHandle(
+        handle: aclrtDrvMemHandle,
+        prop: *mut aclrtPhysicalMemProp,
+    ) -> aclError;
+    fn aclrtReserveMemAddressNoUCMemory(
+        virPtr: *mut *mut c_void,
+        size: usize,
+        alignment: usize,
+        expectPtr: *mut c_void,
+        flags: u64,
+    ) -> aclError;
+    fn aclrtMemGetAddressRange(
+        ptr: *mut c_void,
+        pbase: *mut *mut c_void,
+        psize: *mut usize,
+    ) -> aclError;
+    fn aclrtMemMapSelectedLink(
+        virPtrDst: *mut c_void,
+        size: usize,
+        virPtrSrc: *mut c_void,
+        linkIdx: u32,
+    ) -> aclError;
+
+    // ---- Unified addressing and managed memory
+    fn aclrtPointerGetAttributes(
+        ptr: *const c_void,
+        attributes: *mut aclrtPtrAttributes,
+    ) -> aclError;
+    fn aclrtMemManagedGetAttr(
+        attribute: aclrtMemManagedRangeAttribute,
+        ptr: *const c_void,
+        size: usize,
+        data: *mut c_void,
+        dataSize: usize,
+    ) -> aclError;
+    fn aclrtMemManagedGetAttrs(
+        attributes: *mut aclrtMemManagedRangeAttribute,
+        numAttributes: usize,
+        ptr: *const c_void,
+        size: usize,
+        data: *mut *mut c_void,
+        dataSizes: *mut usize,
+    ) -> aclError;
+    fn aclrtMemAllocManaged(ptr: *mut *mut c_void, size: u64, flag: u32) -> aclError;
+    fn aclrtMemManagedAdvise(
+        ptr: *const c_void,
+        size: u64,
+        advise: aclrtMemManagedAdviseType,
+        location: aclrtMemManagedLocation,
+    ) -> aclError;
+    fn aclrtMemP2PMap(devPtr: *mut c_void, size: usize, dstDevId: i32, flags: u64) -> aclError;
+    fn aclrtMemManagedPrefetchAsync(
+        ptr: *const c_void,
+        size: usize,
+        location: aclrtMemManagedLocation,
+        flags: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtMemManagedPrefetchBatchAsync(
+        ptrs: *mut *const c_void,
+        sizes: *mut usize,
+        count: usize,
+        prefetchLocs: *mut aclrtMemManagedLocation,
+        prefetchLocIdxs: *mut usize,
+        numPrefetchLocs: usize,
+        flags: u64,
+        stream: aclrtStream,
+    ) -> aclError;
+
+    // ---- Cache maintenance operations
+    fn aclrtCmoAsync(
+        src: *mut c_void,
+        size: usize,
+        cmoType: aclrtCmoType,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtCmoAsyncWithBarrier(
+        src: *mut c_void,
+        size: usize,
+        cmoType: aclrtCmoType,
+        barrierId: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtCmoWaitBarrier(
+        taskInfo: *mut aclrtBarrierTaskInfo,
+        stream: aclrtStream,
+        flag: u32,
+    ) -> aclError;
+    fn aclrtCmoGetDescSize(size: *mut usize) -> aclError;
+    fn aclrtCmoSetDesc(cmoDesc: *mut c_void, src: *mut c_void, size: usize) -> aclError;
+    fn aclrtCmoAsyncWithDesc(
+        cmoDesc: *mut c_void,
+        cmoType: aclrtCmoType,
+        stream: aclrtStream,
+        reserve: *const c_void,
+    ) -> aclError;
+
+    // ---- Memory shared between processes
+    fn aclrtIpcMemGetExportKey(
+        devPtr: *mut c_void,
+        size: usize,
+        key: *mut c_char,
+        len: usize,
+        flags: u64,
+    ) -> aclError;
+    fn aclrtIpcMemClose(key: *const c_char) -> aclError;
+    fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *const c_char, flags: u64) -> aclError;
+    fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i32, num: usize) -> aclError;
+    fn aclrtIpcMemSetAttr(key: *const c_char, r#type: aclrtIpcMemAttrType, attr: u64) -> aclError;
+    fn aclrtIpcMemImportPidInterServer(
+        key: *const c_char,
+        serverPids: *mut aclrtServerPid,
+        num: usize,
+    ) -> aclError;
+
+    // ---- Custom allocators bound to streams
+    fn aclrtAllocatorCreateDesc() -> aclrtAllocatorDesc;
+    fn aclrtAllocatorDestroyDesc(allocatorDesc: aclrtAllocatorDesc) -> aclError;
+    fn aclrtAllocatorSetObjToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        allocator: aclrtAllocator,
+    ) -> aclError;
+    fn aclrtAllocatorSetAllocFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorAllocFunc,
+    ) -> aclError;
+    fn aclrtAllocatorSetFreeFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorFreeFunc,
+    ) -> aclError;
+    fn aclrtAllocatorSetAllocAdviseFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorAllocAdviseFunc,
+    ) -> aclError;
+    fn aclrtAllocatorSetGetAddrFromBlockFuncToDesc(
+        allocatorDesc: aclrtAllocatorDesc,
+        func: aclrtAllocatorGetAddrFromBlockFunc,
+    ) -> aclError;
+    fn aclrtAllocatorRegister(stream: aclrtStream, allocatorDesc: aclrtAllocatorDesc) -> aclError;
+    fn aclrtAllocatorGetByStream(
+        stream: aclrtStream,
+        allocatorDesc: *mut aclrtAllocatorDesc,
+        allocator: *mut aclrtAllocator,
+        allocFunc: *mut aclrtAllocatorAllocFunc,
+        freeFunc: *mut aclrtAllocatorFreeFunc,
+        allocAdviseFunc: *mut aclrtAllocatorAllocAdviseFunc,
+        getAddrFromBlockFunc: *mut aclrtAllocatorGetAddrFromBlockFunc,
+    ) -> aclError;
+    fn aclrtAllocatorUnregister(stream: aclrtStream) -> aclError;
+
+    // ---- Stream memory operations
+    fn aclrtValueWrite(
+        devAddr: *mut c_void,
+        value: u64,
+        flag: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError;
+
+    // ---- Device variables (symbols)
+    fn aclrtGetSymbolAddress(symbol: *const c_void, devPtr: *mut *mut c_void) -> aclError;
+    fn aclrtGetSymbolSize(symbol: *const c_void, size: *mut usize) -> aclError;
+    fn aclrtMemcpyFromSymbol(
+        dst: *mut c_void,
+        dstMax: usize,
+        symbol: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: aclrtMemcpyKind,
+    ) -> aclError;
+    fn aclrtMemcpyFromSymbolAsync(
+        dst: *mut c_void,
+        dstMax: usize,
+        symbol: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtMemcpyToSymbol(
+        symbol: *const c_void,
+        src: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: aclrtMemcpyKind,
+    ) -> aclError;
+    fn aclrtMemcpyToSymbolAsync(
+        symbol: *const c_void,
+        src: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: aclrtMemcpyKind,
+        stream: aclrtStream,
+    ) -> aclError;
+
+    // ---- Kernel binaries, arguments and launches
+    fn aclrtGetArgsFromExceptionInfo(
+        info: *const aclrtExceptionInfo,
+        devArgsPtr: *mut *mut c_void,
+        devArgsLen: *mut u32,
+    ) -> aclError;
+    fn aclrtGetFuncHandleFromExceptionInfo(
+        info: *const aclrtExceptionInfo,
+        func: *mut aclrtFuncHandle,
+    ) -> aclError;
+    fn aclrtBinarySetExceptionCallback(
+        binHandle: aclrtBinHandle,
+        callback: aclrtOpExceptionCallback,
+        userData: *mut c_void,
+    ) -> aclError;
+    fn aclrtCreateBinary(data: *const c_void, dataLen: usize) -> aclrtBinary;
+    fn aclrtDestroyBinary(binary: aclrtBinary) -> aclError;
+    fn aclrtBinaryLoad(binary: aclrtBinary, binHandle: *mut aclrtBinHandle) -> aclError;
+    fn aclrtBinaryUnLoad(binHandle: aclrtBinHandle) -> aclError;
+    fn aclrtBinaryGetFunction(
+        binHandle: aclrtBinHandle,
+        kernelName: *const c_char,
+        funcHandle: *mut aclrtFuncHandle,
+    ) -> aclError;
+    fn aclrtLaunchKernel(
+        funcHandle: aclrtFuncHandle,
+        numBlocks: u32,
+        argsData: *const c_void,
+        argsSize: usize,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtBinaryLoadFromFile(
+        binPath: *const c_char,
+        options: *mut aclrtBinaryLoadOptions,
+        binHandle: *mut aclrtBinHandle,
+    ) -> aclError;
+    fn aclrtBinaryGetDevAddress(
+        binHandle: aclrtBinHandle,
+        binAddr: *mut *mut c_void,
+        binSize: *mut usize,
+    ) -> aclError;
+    fn aclrtBinaryGetFunctionByEntry(
+        binHandle: aclrtBinHandle,
+        funcEntry: u64,
+        funcHandle: *mut aclrtFuncHandle,
+    ) -> aclError;
+    fn aclrtBinaryGetGlobal(
+        binHandle: aclrtBinHandle,
+        name: *const c_char,
+        dptr: *mut *mut c_void,
+        size: *mut usize,
+    ) -> aclError;
+    fn aclrtGetFuncBySymbol(symbol: *const c_void, funcHandle: *mut aclrtFuncHandle) -> aclError;
+    fn aclrtGetFunctionAddr(
+        funcHandle: aclrtFuncHandle,
+        aicAddr: *mut *mut c_void,
+        aivAddr: *mut *mut c_void,
+    ) -> aclError;
+    fn aclrtGetFunctionSize(
+        funcHandle: aclrtFuncHandle,
+        aicSize: *mut usize,
+        aivSize: *mut usize,
+    ) -> aclError;
+    fn aclrtKernelArgsGetHandleMemSize(
+        funcHandle: aclrtFuncHandle,
+        memSize: *mut usize,
+    ) -> aclError;
+    fn aclrtKernelArgsGetMemSize(
+        funcHandle: aclrtFuncHandle,
+        userArgsSize: usize,
+        actualArgsSize: *mut usize,
+    ) -> aclError;
+    fn aclrtKernelArgsInit(
+        funcHandle: aclrtFuncHandle,
+        argsHandle: *mut aclrtArgsHandle,
+    ) -> aclError;
+    fn aclrtKernelArgsInitByUserMem(
+        funcHandle: aclrtFuncHandle,
+        argsHandle: aclrtArgsHandle,
+        userHostMem: *mut c_void,
+        actualArgsSize: usize,
+    ) -> aclError;
+    fn aclrtKernelArgsAppend(
+        argsHandle: aclrtArgsHandle,
+        param: *mut c_void,
+        paramSize: usize,
+        paramHandle: *mut aclrtParamHandle,
+    ) -> aclError;
+    fn aclrtKernelArgsAppendPlaceHolder(
+        argsHandle: aclrtArgsHandle,
+        paramHandle: *mut aclrtParamHandle,
+    ) -> aclError;
+    fn aclrtKernelArgsGetPlaceHolderBuffer(
+        argsHandle: aclrtArgsHandle,
+        paramHandle: aclrtParamHandle,
+        dataSize: usize,
+        bufferAddr: *mut *mut c_void,
+    ) -> aclError;
+    fn aclrtKernelArgsParaUpdate(
+        argsHandle: aclrtArgsHandle,
+        paramHandle: aclrtParamHandle,
+        param: *mut c_void,
+        paramSize: usize,
+    ) -> aclError;
+    fn aclrtLaunchKernelWithConfig(
+        funcHandle: aclrtFuncHandle,
+        numBlocks: u32,
+        stream: aclrtStream,
+        cfg: *mut aclrtLaunchKernelCfg,
+        argsHandle: aclrtArgsHandle,
+        reserve: *mut c_void,
+    ) -> aclError;
+    fn aclrtKernelArgsFinalize(argsHandle: aclrtArgsHandle) -> aclError;
+    fn aclrtGetFunctionName(
+        funcHandle: aclrtFuncHandle,
+        maxLen: u32,
+        name: *mut c_char,
+    ) -> aclError;
+    fn aclrtBinaryLoadFromData(
+        data: *const c_void,
+        length: usize,
+        options: *const aclrtBinaryLoadOptions,
+        binHandle: *mut aclrtBinHandle,
+    ) -> aclError;
+    fn aclrtRegisterCpuFunc(
+        handle: aclrtBinHandle,
+        funcName: *const c_char,
+        kernelName: *const c_char,
+        funcHandle: *mut aclrtFuncHandle,
+    ) -> aclError;
+    fn aclrtLaunchKernelV2(
+        funcHandle: aclrtFuncHandle,
+        numBlocks: u32,
+        argsData: *const c_void,
+        argsSize: usize,
+        cfg: *mut aclrtLaunchKernelCfg,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtLaunchKernelWithHostArgs(
+        funcHandle: aclrtFuncHandle,
+        numBlocks: u32,
+        stream: aclrtStream,
+        cfg: *mut aclrtLaunchKernelCfg,
+        hostArgs: *mut c_void,
+        argsSize: usize,
+        placeHolderArray: *mut aclrtPlaceHolderInfo,
+        placeHolderNum: usize,
+    ) -> aclError;
+    fn aclrtLaunchKernelWithArgsArray(
+        func: *mut c_void,
+        numBlocks: u32,
+        stream: aclrtStream,
+        cfg: *mut aclrtLaunchKernelCfg,
+        args: *mut *mut c_void,
+    ) -> aclError;
+    fn aclrtLaunchSIMTKernelWithArgsArray(
+        func: *mut c_void,
+        gridDim: dim3,
+        blockDim: dim3,
+        dynUbufSize: usize,
+        stream: aclrtStream,
+        cfg: *mut aclrtLaunchKernelCfg,
+        args: *mut *mut c_void,
+    ) -> aclError;
+    fn aclrtLaunchSIMTKernelWithHostArgs(
+        func: *mut c_void,
+        gridDim: dim3,
+        blockDim: dim3,
+        dynUbufSize: usize,
+        stream: aclrtStream,
+        cfg: *mut aclrtLaunchKernelCfg,
+        hostArgs: *mut c_void,
+        argsSize: usize,
+        placeHolderArray: *mut aclrtPlaceHolderInfo,
+        placeHolderNum: usize,
+    ) -> aclError;
+    fn aclrtGetHardwareSyncAddr(addr: *mut *mut c_void) -> aclError;
+    fn aclrtGetFunctionAttribute(
+        funcHandle: aclrtFuncHandle,
+        attrType: aclrtFuncAttribute,
+        attrValue: *mut i64,
+    ) -> aclError;
+    fn aclrtFunctionGetBinary(
+        funcHandle: aclrtFuncHandle,
+        binHandle: *mut aclrtBinHandle,
+    ) -> aclError;
+    fn aclrtFunctionGetParamCount(func: *const c_void, paramCount: *mut usize) -> aclError;
+    fn aclrtFunctionGetParamInfo(
+        func: *const c_void,
+        paramIndex: usize,
+        paramOffset: *mut usize,
+        paramSize: *mut usize,
+    ) -> aclError;
+    fn aclrtFunctionGetAvailDynUbufPerBlock(
+        func: *mut c_void,
+        flags: u32,
+        dynamicUbufSize: *mut usize,
+    ) -> aclError;
+
+    // ---- Model run instances (aclmdlRI) and stream capture
+    fn aclmdlRITaskGetParams(task: aclmdlRITask, params: *mut aclmdlRITaskParams) -> aclError;
+    fn aclmdlRITaskSetParams(task: aclmdlRITask, params: *mut aclmdlRITaskParams) -> aclError;
+    fn aclmdlRIKernelTaskGetAttribute(
+        task: aclmdlRITask,
+        attrId: aclrtLaunchKernelAttrId,
+        attrValue: *mut aclrtLaunchKernelAttrValue,
+    ) -> aclError;
+    fn aclmdlRIUpdate(modelRI: aclmdlRI) -> aclError;
+    fn aclmdlRITaskDisable(task: aclmdlRITask) -> aclError;
+    fn aclmdlRICaptureBegin(stream: aclrtStream, mode: aclmdlRICaptureMode) -> aclError;
+    fn aclmdlRICaptureGetInfo(
+        stream: aclrtStream,
+        status: *mut aclmdlRICaptureStatus,
+        modelRI: *mut aclmdlRI,
+    ) -> aclError;
+    fn aclmdlRICaptureEnd(stream: aclrtStream, modelRI: *mut aclmdlRI) -> aclError;
+    fn aclmdlRIDebugPrint(modelRI: aclmdlRI) -> aclError;
+    fn aclmdlRIDebugJsonPrint(modelRI: aclmdlRI, path: *const c_char, flags: u32) -> aclError;
+    fn aclmdlRICaptureThreadExchangeMode(mode: *mut aclmdlRICaptureMode) -> aclError;
+    fn aclmdlRIExecuteAsync(modelRI: aclmdlRI, stream: aclrtStream) -> aclError;
+    fn aclmdlRIExecute(modelRI: aclmdlRI, timeout: i32) -> aclError;
+    fn aclmdlRIDestroy(modelRI: aclmdlRI) -> aclError;
+    fn aclmdlRICaptureTaskGrpBegin(stream: aclrtStream) -> aclError;
+    fn aclmdlRICaptureTaskGrpEnd(stream: aclrtStream, handle: *mut aclrtTaskGrp) -> aclError;
+    fn aclmdlRICaptureTaskUpdateBegin(stream: aclrtStream, handle: aclrtTaskGrp) -> aclError;
+    fn aclmdlRICaptureTaskUpdateEnd(stream: aclrtStream) -> aclError;
+    fn aclmdlRIBuildBegin(modelRI: *mut aclmdlRI, flag: u32) -> aclError;
+    fn aclmdlRIBindStream(modelRI: aclmdlRI, stream: aclrtStream, flag: u32) -> aclError;
+    fn aclmdlRIEndTask(modelRI: aclmdlRI, stream: aclrtStream) -> aclError;
+    fn aclmdlRIBuildEnd(modelRI: aclmdlRI, reserve: *mut c_void) -> aclError;
+    fn aclmdlRIUnbindStream(modelRI: aclmdlRI, stream: aclrtStream) -> aclError;
+    fn aclmdlRISetName(modelRI: aclmdlRI, name: *const c_char) -> aclError;
+    fn aclmdlRIGetName(modelRI: aclmdlRI, maxLen: u32, name: *mut c_char) -> aclError;
+    fn aclmdlRIGetId(modelRI: aclmdlRI, modelRIId: *mut u32) -> aclError;
+    fn aclmdlRIDestroyRegisterCallback(
+        modelRI: aclmdlRI,
+        func: aclrtCallback,
+        userData: *mut c_void,
+    ) -> aclError;
+    fn aclmdlRIDestroyUnregisterCallback(modelRI: aclmdlRI, func: aclrtCallback) -> aclError;
+    fn aclmdlRIGetStreams(
+        modelRI: aclmdlRI,
+        streams: *mut aclrtStream,
+        numStreams: *mut u32,
+    ) -> aclError;
+    fn aclmdlRIGetTasksByStream(
+        stream: aclrtStream,
+        tasks: *mut aclmdlRITask,
+        numTasks: *mut u32,
+    ) -> aclError;
+    fn aclmdlRITaskGetType(task: aclmdlRITask, r#type: *mut aclmdlRITaskType) -> aclError;
+    fn aclmdlRITaskGetSeqId(task: aclmdlRITask, id: *mut u32) -> aclError;
+    fn aclrtCheckArchCompatibility(socVersion: *const c_char, canCompatible: *mut i32) -> aclError;
+    fn aclmdlRIAbort(modelRI: aclmdlRI) -> aclError;
+    fn aclmdlRICondHandleCreate(
+        modelRI: aclmdlRI,
+        defaultLaunchValue: u32,
+        flag: aclmdlRICondHandleFlag,
+        handle: *mut aclmdlRICondHandle,
+    ) -> aclError;
+    fn aclmdlRICondHandleGetCondPtr(handle: aclmdlRICondHandle, ptr: *mut *mut u64) -> aclError;
+    fn aclmdlRIAddCondTask(
+        params: aclmdlRICondTaskParams,
+        stream: aclrtStream,
+        flags: u32,
+    ) -> aclError;
+    fn aclmdlRICaptureToModelRIBegin(
+        stream: aclrtStream,
+        modelRI: aclmdlRI,
+        mode: aclmdlRICaptureMode,
+    ) -> aclError;
+
+    // ---- Compute groups
+    fn aclrtSetGroup(groupId: i32) -> aclError;
+    fn aclrtGetGroupCount(count: *mut u32) -> aclError;
+    fn aclrtCreateGroupInfo() -> *mut aclrtGroupInfo;
+    fn aclrtDestroyGroupInfo(groupInfo: *mut aclrtGroupInfo) -> aclError;
+    fn aclrtGetAllGroupInfo(groupInfo: *mut aclrtGroupInfo) -> aclError;
+    fn aclrtGetGroupInfoDetail(
+        groupInfo: *const aclrtGroupInfo,
+        groupIndex: i32,
+        attr: aclrtGroupAttr,
+        attrValue: *mut c_void,
+        valueLen: usize,
+        paramRetSize: *mut usize,
+    ) -> aclError;
+
+    // ---- Dump configuration
+    fn aclmdlInitDump() -> aclError;
+    fn aclmdlSetDump(dumpCfgPath: *const c_char) -> aclError;
+    fn aclmdlFinalizeDump() -> aclError;
+
+    // ---- Shared buffers (mbuf)
+    fn aclrtGetBufFromChain(headBuf: aclrtMbuf, index: u32, buf: *mut aclrtMbuf) -> aclError;
+    fn aclrtGetBufChainNum(headBuf: aclrtMbuf, num: *mut u32) -> aclError;
+    fn aclrtAppendBufChain(headBuf: aclrtMbuf, buf: aclrtMbuf) -> aclError;
+    fn aclrtCopyBufRef(buf: aclrtMbuf, newBuf: *mut aclrtMbuf) -> aclError;
+    fn aclrtGetBufUserData(
+        buf: aclrtMbuf,
+        dataPtr: *mut c_void,
+        size: usize,
+        offset: usize,
+    ) -> aclError;
+    fn aclrtSetBufUserData(
+        buf: aclrtMbuf,
+        dataPtr: *const c_void,
+        size: usize,
+        offset: usize,
+    ) -> aclError;
+    fn aclrtGetBufData(buf: aclrtMbuf, dataPtr: *mut *mut c_void, size: *mut usize) -> aclError;
+    fn aclrtGetBufDataLen(buf: aclrtMbuf, len: *mut usize) -> aclError;
+    fn aclrtSetBufDataLen(buf: aclrtMbuf, len: usize) -> aclError;
+    fn aclrtFreeBuf(buf: aclrtMbuf) -> aclError;
+    fn aclrtAllocBuf(buf: *mut aclrtMbuf, size: usize) -> aclError;
+
+    // ---- Process snapshots
+    fn aclrtSnapShotProcessLock(pid: c_int, reserve: *mut c_void) -> aclError;
+    fn aclrtSnapShotProcessUnlock(pid: c_int, reserve: *mut c_void) -> aclError;
+    fn aclrtSnapShotProcessBackup(pid: c_int, args: *mut aclrtSnapShotBackupArgs) -> aclError;
+    fn aclrtSnapShotProcessRestore(pid: c_int, args: *mut aclrtSnapShotRestoreArgs) -> aclError;
+    fn aclrtSnapShotCallbackRegister(
+        stage: aclrtSnapShotStage,
+        callback: aclrtSnapShotCallBack,
+        args: *mut c_void,
+    ) -> aclError;
+    fn aclrtSnapShotCallbackUnregister(
+        stage: aclrtSnapShotStage,
+        callback: aclrtSnapShotCallBack,
+    ) -> aclError;
+
+    // ---- Configuration objects
+    fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandle;
+    fn aclrtDestroyStreamConfigHandle(handle: *mut aclrtStreamConfigHandle) -> aclError;
+
+    // ---- Floating-point overflow status and other device controls
+    fn aclrtGetFloatOverflowStatus(
+        outputAddr: *mut c_void,
+        outputSize: u64,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtResetFloatOverflowStatus(stream: aclrtStream) -> aclError;
+    fn aclrtNpuGetFloatOverFlowStatus(
+        outputAddr: *mut c_void,
+        outputSize: u64,
+        checkMode: u32,
+        stream: aclrtStream,
+    ) -> aclError;
+    fn aclrtNpuClearFloatOverFlowStatus(checkMode: u32, stream: aclrtStream) -> aclError;
+    fn aclrtDeviceL2CacheFlush(rsv: *mut c_void) -> aclError;
+    fn aclrtMemMapSetLink(handle: aclrtDrvMemHandle, adviceLink: aclrtMemLinkType) -> aclError;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aclrt::api;
+    use aclrt::codes::ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+
+    #[test]
+    fn by_value_structs_have_the_c_layout() {
+        assert_eq!(std::mem::size_of::<aclrtMemManagedLocation>(), 8);
+        assert_eq!(std::mem::size_of::<aclrtIpcEventHandle>(), 64);
+        assert_eq!(std::mem::size_of::<dim3>(), 12);
+        assert_eq!(std::mem::size_of::<aclmdlRICondTaskParams>(), 24);
+        assert_eq!(
+            std::mem::offset_of!(aclmdlRICondTaskParams, modelRIArray),
+            16
+        );
+    }
+
+    #[test]
+    fn a_stub_fails_with_its_name() {
+        let bogus = 0x10 as *mut c_void;
+        assert_eq!(
+            aclrtCreateLabel(bogus.cast()),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        assert_eq!(api::get_last_error(), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        let msg = api::get_recent_err_msg().unwrap();
+        assert!(msg.contains("aclrtCreateLabel"), "{msg}");
+        assert!(aclrtGetSocName().is_null());
+        assert!(api::get_recent_err_msg()
+            .unwrap()
+            .contains("aclrtGetSocName"));
+        assert!(aclrtAllocatorCreateDesc().is_null());
+        assert_eq!(NOT_SUPPORTED.len(), 317);
+    }
+}

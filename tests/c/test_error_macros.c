@@ -1,0 +1,395 @@
+/* The runtime error codes are macros with the vendor's numbers: `#ifdef` sees them, they label
+ * `case`s in C (which `static const` objects cannot), and each maps to its number. The numbers
+ * below are written out, so a wrong value in the header fails here. Duplicate values would not
+ * compile (duplicate case labels). */
+#include "check.h"
+
+#ifndef ACL_RT_SUCCESS
+#error "ACL_RT_SUCCESS is not a macro"
+#endif
+#ifndef ACL_ERROR_RT_PARAM_INVALID
+#error "ACL_ERROR_RT_PARAM_INVALID is not a macro"
+#endif
+#ifndef ACL_ERROR_RT_SYMBOL_NOT_FOUND
+#error "ACL_ERROR_RT_SYMBOL_NOT_FOUND is not a macro"
+#endif
+#ifndef ACL_ERROR_RT_INVALID_SYMBOL
+#error "ACL_ERROR_RT_INVALID_SYMBOL is not a macro"
+#endif
+#ifndef ACL_ERROR_RT_INVALID_DEVICE_FUNCTION
+#error "ACL_ERROR_RT_INVALID_DEVICE_FUNCTION is not a macro"
+#endif
+#ifndef ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING
+#error "ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING is not a macro"
+#endif
+#ifndef ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+#error "ACL_ERROR_RT_FEATURE_NOT_SUPPORT is not a macro"
+#endif
+#ifndef ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED
+#error "ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED is not a macro"
+#endif
+#ifndef ACL_ERROR_RT_INTERNAL_ERROR
+#error "ACL_ERROR_RT_INTERNAL_ERROR is not a macro"
+#endif
+#ifndef ACL_ERROR_RT_CCU_TIMEOUT
+#error "ACL_ERROR_RT_CCU_TIMEOUT is not a macro"
+#endif
+#ifndef ACL_ERROR_RT_CCU_EXCEPTION
+#error "ACL_ERROR_RT_CCU_EXCEPTION is not a macro"
+#endif
+
+#ifdef ACL_ERROR_INVALID_EXCEPTION_INFO
+#error "ACL_ERROR_INVALID_EXCEPTION_INFO is not a vendor code"
+#endif
+
+/* The code's own number, through a switch over every runtime code macro; -1 when unknown. */
+static long runtime_code(int code)
+{
+    switch (code) {
+    case ACL_RT_SUCCESS: return 0;
+    case ACL_ERROR_RT_PARAM_INVALID: return 107000;
+    case ACL_ERROR_RT_INVALID_DEVICEID: return 107001;
+    case ACL_ERROR_RT_CONTEXT_NULL: return 107002;
+    case ACL_ERROR_RT_STREAM_CONTEXT: return 107003;
+    case ACL_ERROR_RT_MODEL_CONTEXT: return 107004;
+    case ACL_ERROR_RT_STREAM_MODEL: return 107005;
+    case ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID: return 107006;
+    case ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL: return 107007;
+    case ACL_ERROR_RT_ADDR_UNALIGNED: return 107008;
+    case ACL_ERROR_RT_FILE_OPEN: return 107009;
+    case ACL_ERROR_RT_FILE_WRITE: return 107010;
+    case ACL_ERROR_RT_STREAM_SUBSCRIBE: return 107011;
+    case ACL_ERROR_RT_THREAD_SUBSCRIBE: return 107012;
+    case ACL_ERROR_RT_GROUP_NOT_SET: return 107013;
+    case ACL_ERROR_RT_GROUP_NOT_CREATE: return 107014;
+    case ACL_ERROR_RT_STREAM_NO_CB_REG: return 107015;
+    case ACL_ERROR_RT_INVALID_MEMORY_TYPE: return 107016;
+    case ACL_ERROR_RT_INVALID_HANDLE: return 107017;
+    case ACL_ERROR_RT_INVALID_MALLOC_TYPE: return 107018;
+    case ACL_ERROR_RT_WAIT_TIMEOUT: return 107019;
+    case ACL_ERROR_RT_TASK_TIMEOUT: return 107020;
+    case ACL_ERROR_RT_SYSPARAMOPT_NOT_SET: return 107021;
+    case ACL_ERROR_RT_DEVICE_TASK_ABORT: return 107022;
+    case ACL_ERROR_RT_STREAM_ABORT: return 107023;
+    case ACL_ERROR_RT_CAPTURE_DEPENDENCY: return 107024;
+    case ACL_ERROR_RT_STREAM_UNJOINED: return 107025;
+    case ACL_ERROR_RT_MODEL_CAPTURED: return 107026;
+    case ACL_ERROR_RT_STREAM_CAPTURED: return 107027;
+    case ACL_ERROR_RT_EVENT_CAPTURED: return 107028;
+    case ACL_ERROR_RT_STREAM_NOT_CAPTURED: return 107029;
+    case ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT: return 107030;
+    case ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT: return 107031;
+    case ACL_ERROR_STREAM_CAPTURE_CONFLICT: return 107032;
+    case ACL_ERROR_STREAM_TASK_GROUP_STATUS: return 107033;
+    case ACL_ERROR_STREAM_TASK_GROUP_INTR: return 107034;
+    case ACL_ERROR_RT_TASK_ABORT_STOP: return 107035;
+    case ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED: return 107036;
+    case ACL_ERROR_RT_MODEL_RUNNING: return 107037;
+    case ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD: return 107038;
+    case ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY: return 107039;
+    case ACL_ERROR_RT_MODEL_UPDATE_FAILED: return 107040;
+    case ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC: return 107041;
+    case ACL_ERROR_RT_SYMBOL_NOT_FOUND: return 107042;
+    case ACL_ERROR_RT_INVALID_SYMBOL: return 107043;
+    case ACL_ERROR_RT_INVALID_DEVICE_FUNCTION: return 107044;
+    case ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING: return 107045;
+    case ACL_ERROR_RT_FEATURE_NOT_SUPPORT: return 207000;
+    case ACL_ERROR_RT_MEMORY_ALLOCATION: return 207001;
+    case ACL_ERROR_RT_MEMORY_FREE: return 207002;
+    case ACL_ERROR_RT_AICORE_OVER_FLOW: return 207003;
+    case ACL_ERROR_RT_NO_DEVICE: return 207004;
+    case ACL_ERROR_RT_RESOURCE_ALLOC_FAIL: return 207005;
+    case ACL_ERROR_RT_NO_PERMISSION: return 207006;
+    case ACL_ERROR_RT_NO_EVENT_RESOURCE: return 207007;
+    case ACL_ERROR_RT_NO_STREAM_RESOURCE: return 207008;
+    case ACL_ERROR_RT_NO_NOTIFY_RESOURCE: return 207009;
+    case ACL_ERROR_RT_NO_MODEL_RESOURCE: return 207010;
+    case ACL_ERROR_RT_NO_CDQ_RESOURCE: return 207011;
+    case ACL_ERROR_RT_OVER_LIMIT: return 207012;
+    case ACL_ERROR_RT_QUEUE_EMPTY: return 207013;
+    case ACL_ERROR_RT_QUEUE_FULL: return 207014;
+    case ACL_ERROR_RT_REPEATED_INIT: return 207015;
+    case ACL_ERROR_RT_AIVEC_OVER_FLOW: return 207016;
+    case ACL_ERROR_RT_OVER_FLOW: return 207017;
+    case ACL_ERROR_RT_DEVICE_OOM: return 207018;
+    case ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP: return 207019;
+    case ACL_ERROR_RT_TIMEOUT: return 207020;
+    case ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED: return 207021;
+    case ACL_ERROR_RT_INTERNAL_ERROR: return 507000;
+    case ACL_ERROR_RT_TS_ERROR: return 507001;
+    case ACL_ERROR_RT_STREAM_TASK_FULL: return 507002;
+    case ACL_ERROR_RT_STREAM_TASK_EMPTY: return 507003;
+    case ACL_ERROR_RT_STREAM_NOT_COMPLETE: return 507004;
+    case ACL_ERROR_RT_END_OF_SEQUENCE: return 507005;
+    case ACL_ERROR_RT_EVENT_NOT_COMPLETE: return 507006;
+    case ACL_ERROR_RT_CONTEXT_RELEASE_ERROR: return 507007;
+    case ACL_ERROR_RT_SOC_VERSION: return 507008;
+    case ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT: return 507009;
+    case ACL_ERROR_RT_LOST_HEARTBEAT: return 507010;
+    case ACL_ERROR_RT_MODEL_EXECUTE: return 507011;
+    case ACL_ERROR_RT_REPORT_TIMEOUT: return 507012;
+    case ACL_ERROR_RT_SYS_DMA: return 507013;
+    case ACL_ERROR_RT_AICORE_TIMEOUT: return 507014;
+    case ACL_ERROR_RT_AICORE_EXCEPTION: return 507015;
+    case ACL_ERROR_RT_AICORE_TRAP_EXCEPTION: return 507016;
+    case ACL_ERROR_RT_AICPU_TIMEOUT: return 507017;
+    case ACL_ERROR_RT_AICPU_EXCEPTION: return 507018;
+    case ACL_ERROR_RT_AICPU_DATADUMP_RSP_ERR: return 507019;
+    case ACL_ERROR_RT_AICPU_MODEL_RSP_ERR: return 507020;
+    case ACL_ERROR_RT_PROFILING_ERROR: return 507021;
+    case ACL_ERROR_RT_IPC_ERROR: return 507022;
+    case ACL_ERROR_RT_MODEL_ABORT_NORMAL: return 507023;
+    case ACL_ERROR_RT_KERNEL_UNREGISTERING: return 507024;
+    case ACL_ERROR_RT_RINGBUFFER_NOT_INIT: return 507025;
+    case ACL_ERROR_RT_RINGBUFFER_NO_DATA: return 507026;
+    case ACL_ERROR_RT_KERNEL_LOOKUP: return 507027;
+    case ACL_ERROR_RT_KERNEL_DUPLICATE: return 507028;
+    case ACL_ERROR_RT_DEBUG_REGISTER_FAIL: return 507029;
+    case ACL_ERROR_RT_DEBUG_UNREGISTER_FAIL: return 507030;
+    case ACL_ERROR_RT_LABEL_CONTEXT: return 507031;
+    case ACL_ERROR_RT_PROGRAM_USE_OUT: return 507032;
+    case ACL_ERROR_RT_DEV_SETUP_ERROR: return 507033;
+    case ACL_ERROR_RT_VECTOR_CORE_TIMEOUT: return 507034;
+    case ACL_ERROR_RT_VECTOR_CORE_EXCEPTION: return 507035;
+    case ACL_ERROR_RT_VECTOR_CORE_TRAP_EXCEPTION: return 507036;
+    case ACL_ERROR_RT_CDQ_BATCH_ABNORMAL: return 507037;
+    case ACL_ERROR_RT_DIE_MODE_CHANGE_ERROR: return 507038;
+    case ACL_ERROR_RT_DIE_SET_ERROR: return 507039;
+    case ACL_ERROR_RT_INVALID_DIEID: return 507040;
+    case ACL_ERROR_RT_DIE_MODE_NOT_SET: return 507041;
+    case ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW: return 507042;
+    case ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW: return 507043;
+    case ACL_ERROR_RT_VECTOR_CORE_TRAP_READ_OVERFLOW: return 507044;
+    case ACL_ERROR_RT_VECTOR_CORE_TRAP_WRITE_OVERFLOW: return 507045;
+    case ACL_ERROR_RT_STREAM_SYNC_TIMEOUT: return 507046;
+    case ACL_ERROR_RT_EVENT_SYNC_TIMEOUT: return 507047;
+    case ACL_ERROR_RT_FFTS_PLUS_TIMEOUT: return 507048;
+    case ACL_ERROR_RT_FFTS_PLUS_EXCEPTION: return 507049;
+    case ACL_ERROR_RT_FFTS_PLUS_TRAP_EXCEPTION: return 507050;
+    case ACL_ERROR_RT_SEND_MSG: return 507051;
+    case ACL_ERROR_RT_COPY_DATA: return 507052;
+    case ACL_ERROR_RT_DEVICE_MEM_ERROR: return 507053;
+    case ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR: return 507054;
+    case ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR: return 507055;
+    case ACL_ERROR_RT_LINK_ERROR: return 507056;
+    case ACL_ERROR_RT_SUSPECT_REMOTE_ERROR: return 507057;
+    case ACL_ERROR_RT_DRV_INTERNAL_ERROR: return 507899;
+    case ACL_ERROR_RT_AICPU_INTERNAL_ERROR: return 507900;
+    case ACL_ERROR_RT_SOCKET_CLOSE: return 507901;
+    case ACL_ERROR_RT_AICPU_INFO_LOAD_RSP_ERR: return 507902;
+    case ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED: return 507903;
+    case ACL_ERROR_RT_COMM_OP_RETRY_FAIL: return 507904;
+    case ACL_ERROR_SNAPSHOT_LOCK_TIMEOUT: return 507905;
+    case ACL_ERROR_SNAPSHOT_LOCK_FAILED: return 507906;
+    case ACL_ERROR_SNAPSHOT_UNLOCK_FAILED: return 507907;
+    case ACL_ERROR_SNAPSHOT_BACKUP_FAILED: return 507908;
+    case ACL_ERROR_SNAPSHOT_RESTORE_FAILED: return 507909;
+    case ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return 507910;
+    case ACL_ERROR_HOST_MEMORY_NOT_REGISTERED: return 507911;
+    case ACL_ERROR_SNAPSHOT_CALLBACK_FAILED: return 507912;
+    case ACL_ERROR_SNAPSHOT_REGISTER_CALLBACK_FAILED: return 507913;
+    case ACL_ERROR_RT_L3_PORT_ERROR: return 507914;
+    case ACL_ERROR_RT_CCU_TIMEOUT: return 507915;
+    case ACL_ERROR_RT_CCU_EXCEPTION: return 507916;
+    default: return -1;
+    }
+}
+
+static const long numbers[] = {
+    0,
+    107000,
+    107001,
+    107002,
+    107003,
+    107004,
+    107005,
+    107006,
+    107007,
+    107008,
+    107009,
+    107010,
+    107011,
+    107012,
+    107013,
+    107014,
+    107015,
+    107016,
+    107017,
+    107018,
+    107019,
+    107020,
+    107021,
+    107022,
+    107023,
+    107024,
+    107025,
+    107026,
+    107027,
+    107028,
+    107029,
+    107030,
+    107031,
+    107032,
+    107033,
+    107034,
+    107035,
+    107036,
+    107037,
+    107038,
+    107039,
+    107040,
+    107041,
+    107042,
+    107043,
+    107044,
+    107045,
+    207000,
+    207001,
+    207002,
+    207003,
+    207004,
+    207005,
+    207006,
+    207007,
+    207008,
+    207009,
+    207010,
+    207011,
+    207012,
+    207013,
+    207014,
+    207015,
+    207016,
+    207017,
+    207018,
+    207019,
+    207020,
+    207021,
+    507000,
+    507001,
+    507002,
+    507003,
+    507004,
+    507005,
+    507006,
+    507007,
+    507008,
+    507009,
+    507010,
+    507011,
+    507012,
+    507013,
+    507014,
+    507015,
+    507016,
+    507017,
+    507018,
+    507019,
+    507020,
+    507021,
+    507022,
+    507023,
+    507024,
+    507025,
+    507026,
+    507027,
+    507028,
+    507029,
+    507030,
+    507031,
+    507032,
+    507033,
+    507034,
+    507035,
+    507036,
+    507037,
+    507038,
+    507039,
+    507040,
+    507041,
+    507042,
+    507043,
+    507044,
+    507045,
+    507046,
+    507047,
+    507048,
+    507049,
+    507050,
+    507051,
+    507052,
+    507053,
+    507054,
+    507055,
+    507056,
+    507057,
+    507899,
+    507900,
+    507901,
+    507902,
+    507903,
+    507904,
+    507905,
+    507906,
+    507907,
+    507908,
+    507909,
+    507910,
+    507911,
+    507912,
+    507913,
+    507914,
+    507915,
+    507916,
+};
+
+/* Error codes as an application classifies them. */
+static const char *kind(aclError code)
+{
+    switch (code) {
+    case ACL_RT_SUCCESS: return "success";
+    case ACL_ERROR_RT_SYMBOL_NOT_FOUND:
+    case ACL_ERROR_RT_INVALID_SYMBOL:
+    case ACL_ERROR_RT_INVALID_DEVICE_FUNCTION: return "symbol";
+    case ACL_ERROR_RT_FEATURE_NOT_SUPPORT:
+    case ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED: return "unsupported";
+    case ACL_ERROR_RT_CCU_TIMEOUT:
+    case ACL_ERROR_RT_CCU_EXCEPTION: return "ccu";
+    default: return "other";
+    }
+}
+
+int main(void)
+{
+    const size_t count = sizeof numbers / sizeof numbers[0];
+    CHECK(count == 145);
+    for (size_t i = 0; i < count; i++) {
+        EXPECT_CODE(runtime_code((int)numbers[i]), numbers[i]);
+    }
+    EXPECT_CODE(runtime_code(107046), -1);
+    EXPECT_CODE(runtime_code(ACL_ERROR_INVALID_PARAM), -1);
+
+    EXPECT_CODE(ACL_ERROR_RT_SYMBOL_NOT_FOUND, 107042);
+    EXPECT_CODE(ACL_ERROR_RT_INVALID_SYMBOL, 107043);
+    EXPECT_CODE(ACL_ERROR_RT_INVALID_DEVICE_FUNCTION, 107044);
+    EXPECT_CODE(ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING, 107045);
+    EXPECT_CODE(ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED, 207021);
+    EXPECT_CODE(ACL_ERROR_RT_CCU_TIMEOUT, 507915);
+    EXPECT_CODE(ACL_ERROR_RT_CCU_EXCEPTION, 507916);
+    CHECK(strcmp(kind(107042), "symbol") == 0);
+    CHECK(strcmp(kind(207021), "unsupported") == 0);
+    CHECK(strcmp(kind(507916), "ccu") == 0);
+    CHECK(strcmp(kind(0), "success") == 0);
+    CHECK(strcmp(kind(507000), "other") == 0);
+
+    /* The general codes stay constants, as the vendor declares them. */
+    EXPECT_CODE(ACL_SUCCESS, 0);
+    EXPECT_CODE(ACL_ERROR_NONE, 0);
+    EXPECT_CODE(ACL_ERROR_INVALID_PARAM, 100000);
+    EXPECT_CODE(ACL_ERROR_PROFILING_FAILURE, 500005);
+    /* The graph engine codes are unsigned constants. */
+    EXPECT_CODE(ACL_ERROR_GE_PARAM_INVALID, 145000);
+    EXPECT_CODE(ACL_ERROR_GE_REDEPLOYING, 545602);
+    CHECK(sizeof(ACL_ERROR_GE_INTERNAL_ERROR) == sizeof(uint32_t));
+    return finish("test_error_macros");
+}

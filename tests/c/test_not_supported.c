@@ -1,0 +1,106 @@
+/* Functions without an emulated implementation: each returns ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+ * (or NULL / 0 / nothing by its C return type), notes that code as the thread's last error and a
+ * message naming the function, and never touches its pointer arguments (garbage ones here). */
+#include "check.h"
+
+#define NS ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+
+/* The last error is the stub's, and the message names it. */
+static void expect_noted(const char *function)
+{
+    const char *msg = aclGetRecentErrMsg();
+    g_checks++;
+    if (msg == NULL || strstr(msg, function) == NULL || strstr(msg, "not supported") == NULL) {
+        g_failures++;
+        fprintf(stderr, "%s: message %s\n", function, msg ? msg : "(none)");
+    }
+    EXPECT_CODE(aclrtGetLastError(ACL_RT_THREAD_LEVEL), NS);
+}
+
+static void noop_host(void *args) { (void)args; }
+
+static void stubs(void)
+{
+    void *garbage = (void *)(uintptr_t)0x10;
+    aclrtStream stream = (aclrtStream)garbage;
+    aclrtLabel label = NULL;
+    dim3 grid = {2, 3, 4};
+    aclrtIpcEventHandle ipc;
+    memset(&ipc, 0, sizeof ipc);
+    aclrtMemManagedLocation location = {ACL_MEM_LOCATIONTYPE_DEVICE, 0};
+
+    /* aclError returns. */
+    EXPECT_CODE(aclrtCreateLabel(&label), NS);
+    CHECK(label == NULL);
+    expect_noted("aclrtCreateLabel");
+    EXPECT_CODE(aclrtCreateNotify((aclrtNotify *)garbage, 0), NS);
+    expect_noted("aclrtCreateNotify");
+    EXPECT_CODE(aclrtMemcpy2d(garbage, 8, garbage, 8, 8, 8, ACL_MEMCPY_HOST_TO_HOST), NS);
+    expect_noted("aclrtMemcpy2d");
+    EXPECT_CODE(aclrtLaunchKernel(garbage, 1, garbage, 8, stream), NS);
+    expect_noted("aclrtLaunchKernel");
+    EXPECT_CODE(aclrtLaunchSIMTKernelWithHostArgs(garbage, grid, grid, 0, stream, NULL,
+                                                  garbage, 8, NULL, 0), NS);
+    expect_noted("aclrtLaunchSIMTKernelWithHostArgs");
+    EXPECT_CODE(aclrtIpcOpenEventHandle(ipc, (aclrtEvent *)garbage), NS);
+    expect_noted("aclrtIpcOpenEventHandle");
+    EXPECT_CODE(aclrtMemManagedAdvise(garbage, 64, ACL_MEM_ADVISE_SET_READ_MOSTLY, location), NS);
+    expect_noted("aclrtMemManagedAdvise");
+    EXPECT_CODE(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), NS);
+    expect_noted("aclmdlRICaptureBegin");
+    EXPECT_CODE(aclrtSubscribeHostFunc(1, stream), NS);
+    expect_noted("aclrtSubscribeHostFunc");
+    EXPECT_CODE(aclrtSnapShotProcessLock(1, garbage), NS);
+    expect_noted("aclrtSnapShotProcessLock");
+    EXPECT_CODE(aclrtAllocatorDestroyDesc(garbage), NS);
+    expect_noted("aclrtAllocatorDestroyDesc");
+    EXPECT_CODE(aclFinalizeReference((uint64_t *)garbage), NS);
+    expect_noted("aclFinalizeReference");
+    /* An implemented function is not one of them. */
+    CHECK(aclrtLaunchHostFunc(stream, noop_host, NULL) != NS);
+    (void)aclrtGetLastError(ACL_RT_THREAD_LEVEL);
+
+    /* Pointer returns: NULL. */
+    CHECK(aclrtGetSocName() == NULL);
+    expect_noted("aclrtGetSocName");
+    CHECK(aclrtAllocatorCreateDesc() == NULL);
+    expect_noted("aclrtAllocatorCreateDesc");
+    CHECK(aclrtCreateStreamConfigHandle() == NULL);
+    expect_noted("aclrtCreateStreamConfigHandle");
+    CHECK(aclrtCreateGroupInfo() == NULL);
+    expect_noted("aclrtCreateGroupInfo");
+    CHECK(aclrtCreateBinary(garbage, 64) == NULL);
+    expect_noted("aclrtCreateBinary");
+
+    /* void: nothing returned, the failure still noted. */
+    aclAppLog(ACL_INFO, "f", "file.c", 1, "%s %d", "x", 1);
+    expect_noted("aclAppLog");
+    ACL_APP_LOG(ACL_ERROR, "value %d", 3);
+    expect_noted("aclAppLog");
+
+    /* aclError returning a number through a pointer left alone. */
+    int64_t value = 1234;
+    EXPECT_CODE(aclGetDeviceCapability(0, ACL_DEVICE_INFO_AI_CORE_NUM, &value), NS);
+    CHECK(value == 1234);
+    expect_noted("aclGetDeviceCapability");
+}
+
+int main(void)
+{
+    /* Before aclInit the answer is the same: the feature is missing, not the initialisation. */
+    stubs();
+    REQUIRE_OK(aclInit(NULL));
+    REQUIRE_OK(aclrtSetDevice(0));
+    stubs();
+    /* A successful call afterwards leaves the noted error alone; reading clears it. */
+    EXPECT_CODE(aclrtCreateLabel(NULL), NS);
+    int32_t device = -1;
+    EXPECT_OK(aclrtGetDevice(&device));
+    EXPECT_CODE(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL), NS);
+    EXPECT_CODE(aclrtGetLastError(ACL_RT_THREAD_LEVEL), NS);
+    EXPECT_CODE(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_SUCCESS);
+    REQUIRE_OK(aclrtResetDevice(0));
+    REQUIRE_OK(aclFinalize());
+    expect_no_live_objects();
+    return finish("test_not_supported");
+}
