@@ -125,6 +125,7 @@ pub unsafe extern "C" fn aclGetCannAttributeList(
         not_null(cannAttrList, "aclGetCannAttributeList", "cannAttrList")?;
         not_null(num, "aclGetCannAttributeList", "num")?;
         let list = base::cann_attribute_list();
+        // SAFETY: the out-pointers were checked non-NULL above; that they are writable is the C caller's contract.
         unsafe {
             put(cannAttrList, list.as_ptr());
             put(num, list.len());
@@ -139,6 +140,7 @@ pub unsafe extern "C" fn aclGetCannAttribute(cannAttr: i32, value: *mut i32) -> 
     guard("aclGetCannAttribute", || {
         not_null(value, "aclGetCannAttribute", "value")?;
         let available = base::cann_attribute(cannAttr)?;
+        // SAFETY: the out-pointers were checked non-NULL above; that they are writable is the C caller's contract.
         unsafe { put(value, available) };
         Ok(())
     })
@@ -171,6 +173,7 @@ pub unsafe extern "C" fn aclsysGetVersionStr(
     guard("aclsysGetVersionStr", || {
         not_null(versionStr, "aclsysGetVersionStr", "versionStr")?;
         not_null(pkgName, "aclsysGetVersionStr", "pkgName")?;
+        // SAFETY: `pkgName` is NULL or a C string, the C caller's contract.
         let version = base::version_str(&unsafe { package_name(pkgName) })?;
         let mut out = [0 as c_char; VERSION_SIZE];
         fill(&mut out, version);
@@ -190,7 +193,9 @@ pub unsafe extern "C" fn aclsysGetVersionNum(
     guard("aclsysGetVersionNum", || {
         not_null(versionNum, "aclsysGetVersionNum", "versionNum")?;
         not_null(pkgName, "aclsysGetVersionNum", "pkgName")?;
+        // SAFETY: `pkgName` is NULL or a C string, the C caller's contract.
         let number = base::version_num(&unsafe { package_name(pkgName) })?;
+        // SAFETY: the out-pointers were checked non-NULL above; that they are writable is the C caller's contract.
         unsafe { put(versionNum, number) };
         Ok(())
     })
@@ -218,6 +223,7 @@ pub unsafe extern "C" fn aclsysGetCANNVersion(
         fill(&mut out.minorVersion, &v.minor);
         fill(&mut out.releaseVersion, &v.release);
         fill(&mut out.patchVersion, &v.patch);
+        // SAFETY: the out-pointers were checked non-NULL above; that they are writable is the C caller's contract.
         unsafe { put(version, out) };
         Ok(())
     })

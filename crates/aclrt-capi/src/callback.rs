@@ -41,8 +41,12 @@ fn require_fn<F>(f: Option<F>, call: &str) -> aclrt::Result<F> {
 
 /// `aclrtLaunchCallback`: `fn(userData)` runs on the stream's subscribed thread, inside its
 /// `aclrtProcessReport`.
+///
+/// # Safety
+/// The function pointer is NULL or a function of the declared type that stays callable, with
+/// its user data, until the runtime has called it (or discarded the work that would have).
 #[no_mangle]
-pub extern "C" fn aclrtLaunchCallback(
+pub unsafe extern "C" fn aclrtLaunchCallback(
     r#fn: aclrtCallback,
     userData: *mut c_void,
     blockType: u32,
@@ -64,8 +68,12 @@ pub extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
 }
 
 /// `aclrtLaunchHostFunc`: `fn(args)` runs on a runtime thread; later tasks wait for it.
+///
+/// # Safety
+/// The function pointer is NULL or a function of the declared type that stays callable, with
+/// its user data, until the runtime has called it (or discarded the work that would have).
 #[no_mangle]
-pub extern "C" fn aclrtLaunchHostFunc(
+pub unsafe extern "C" fn aclrtLaunchHostFunc(
     stream: aclrtStream,
     r#fn: aclrtCallback,
     args: *mut c_void,
@@ -80,8 +88,14 @@ pub extern "C" fn aclrtLaunchHostFunc(
 }
 
 /// `aclrtSetExceptionInfoCallback`: one process-wide slot; NULL clears it.
+///
+/// # Safety
+/// The function pointer is NULL or a function of the declared type that stays callable, with
+/// its user data, until the runtime has called it (or discarded the work that would have).
 #[no_mangle]
-pub extern "C" fn aclrtSetExceptionInfoCallback(callback: aclrtExceptionInfoCallback) -> aclError {
+pub unsafe extern "C" fn aclrtSetExceptionInfoCallback(
+    callback: aclrtExceptionInfoCallback,
+) -> aclError {
     entry("aclrtSetExceptionInfoCallback", |rt| {
         let wrapped = callback.map(|f| {
             Arc::new(move |info: &ExceptionInfo| {

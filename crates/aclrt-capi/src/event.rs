@@ -166,6 +166,7 @@ pub unsafe extern "C" fn aclrtEventGetTimestamp(
         let ev = event_handle(event);
         not_null(timestamp, "aclrtEventGetTimestamp", "timestamp")?;
         let t = rt.event_get_timestamp(ev)?;
+        // SAFETY: the out-pointers were checked non-NULL above; that they are writable is the C caller's contract.
         unsafe { put(timestamp, t) };
         Ok(())
     })
@@ -178,6 +179,7 @@ pub unsafe extern "C" fn aclrtGetEventId(event: aclrtEvent, eventId: *mut u32) -
         let ev = event_handle(event);
         not_null(eventId, "aclrtGetEventId", "eventId")?;
         let id = rt.get_event_id(ev)?;
+        // SAFETY: the out-pointers were checked non-NULL above; that they are writable is the C caller's contract.
         unsafe { put(eventId, id) };
         Ok(())
     })

@@ -111,6 +111,7 @@ pub unsafe extern "C" fn aclxGetLiveObjects(objects: *mut aclxLiveObjects) -> ac
             allocations: live.allocations as u64,
             callbackThreads: live.callback_threads as u64,
         };
+        // SAFETY: the out-pointers were checked non-NULL above; that they are writable is the C caller's contract.
         unsafe { put(objects, counts) };
         Ok(())
     })

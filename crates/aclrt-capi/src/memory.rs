@@ -53,6 +53,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
     count: usize,
     kind: u32,
 ) -> aclError {
+    // SAFETY: the pointers are valid for the access by the C caller's contract (aclrtMemcpy/aclrtMemset); the core refuses ranges that overrun or touch freed runtime memory.
     entry("aclrtMemcpy", |rt| unsafe {
         rt.memcpy(dst as usize, destMax, src as usize, count, kind)
     })
@@ -68,6 +69,7 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     kind: u32,
     stream: aclrtStream,
 ) -> aclError {
+    // SAFETY: the pointers are valid for the access by the C caller's contract (aclrtMemcpy/aclrtMemset); the core refuses ranges that overrun or touch freed runtime memory.
     entry("aclrtMemcpyAsync", |rt| unsafe {
         rt.memcpy_async(
             dst as usize,
@@ -88,6 +90,7 @@ pub unsafe extern "C" fn aclrtMemset(
     value: i32,
     count: usize,
 ) -> aclError {
+    // SAFETY: the pointers are valid for the access by the C caller's contract (aclrtMemcpy/aclrtMemset); the core refuses ranges that overrun or touch freed runtime memory.
     entry("aclrtMemset", |rt| unsafe {
         rt.memset(devPtr as usize, maxCount, value, count)
     })
@@ -102,6 +105,7 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
     count: usize,
     stream: aclrtStream,
 ) -> aclError {
+    // SAFETY: the pointers are valid for the access by the C caller's contract (aclrtMemcpy/aclrtMemset); the core refuses ranges that overrun or touch freed runtime memory.
     entry("aclrtMemsetAsync", |rt| unsafe {
         rt.memset_async(
             devPtr as usize,
@@ -124,6 +128,7 @@ pub unsafe extern "C" fn aclrtGetMemInfo(
         not_null(free, "aclrtGetMemInfo", "free")?;
         not_null(total, "aclrtGetMemInfo", "total")?;
         let (f, t) = rt.get_mem_info(attr)?;
+        // SAFETY: the out-pointers were checked non-NULL above; that they are writable is the C caller's contract.
         unsafe {
             put(free, f);
             put(total, t);

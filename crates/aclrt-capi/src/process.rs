@@ -76,6 +76,7 @@ pub unsafe extern "C" fn aclrtGetVersion(
         not_null(majorVersion, "aclrtGetVersion", "majorVersion")?;
         not_null(minorVersion, "aclrtGetVersion", "minorVersion")?;
         not_null(patchVersion, "aclrtGetVersion", "patchVersion")?;
+        // SAFETY: the out-pointers were checked non-NULL above; that they are writable is the C caller's contract.
         unsafe {
             put(majorVersion, ACL_MAJOR_VERSION as i32);
             put(minorVersion, ACL_MINOR_VERSION as i32);

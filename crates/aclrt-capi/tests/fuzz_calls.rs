@@ -444,7 +444,8 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
         Op::HostFunc(sh) => {
             let (s, sk) = w.stream(sh);
             let code = call("aclrtLaunchHostFunc", || {
-                aclrtLaunchHostFunc(s, Some(host_fn), null_mut())
+                // SAFETY: `host_fn` is a plain function that ignores its (NULL) user data.
+                unsafe { aclrtLaunchHostFunc(s, Some(host_fn), null_mut()) }
             })?;
             expect_handles("aclrtLaunchHostFunc", code, None, Some(sk))?;
         }
@@ -482,7 +483,8 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
         Op::Callback(sh, block) => {
             let (s, sk) = w.stream(sh);
             let code = call("aclrtLaunchCallback", || {
-                aclrtLaunchCallback(Some(host_fn), null_mut(), *block, s)
+                // SAFETY: `host_fn` is a plain function that ignores its (NULL) user data.
+                unsafe { aclrtLaunchCallback(Some(host_fn), null_mut(), *block, s) }
             })?;
             if *block > 1 {
                 prop_assert_eq!(code, ACL_ERROR_INVALID_PARAM);
@@ -506,7 +508,8 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
         Op::ExceptionCallback(on) => {
             let cb: aclrtExceptionInfoCallback = if *on { Some(on_exception) } else { None };
             let code = call("aclrtSetExceptionInfoCallback", || {
-                aclrtSetExceptionInfoCallback(cb)
+                // SAFETY: `on_exception` only passes the info back to the getters.
+                unsafe { aclrtSetExceptionInfoCallback(cb) }
             })?;
             prop_assert_eq!(code, ACL_SUCCESS);
         }

@@ -138,6 +138,7 @@ fn stage_kernel(
 /// `dev` is a live allocation of that size, and the kernel has it to itself (the events order
 /// every access to it).
 unsafe fn floats<'a>(dev: usize) -> &'a mut [f32] {
+    // SAFETY: as this function's contract says: a live allocation of that size, used by this kernel alone.
     unsafe { std::slice::from_raw_parts_mut(dev as *mut f32, CHUNK_LEN) }
 }
 

@@ -261,8 +261,12 @@ fn null_fn() -> CuError {
 }
 
 /// `cuLaunchHostFunc`.
+///
+/// # Safety
+/// The function pointer is NULL or a function of the declared type that stays callable, with
+/// its user data, until the runtime has called it (or discarded the work that would have).
 #[no_mangle]
-pub extern "C" fn cuLaunchHostFunc(
+pub unsafe extern "C" fn cuLaunchHostFunc(
     hStream: CUstream,
     f: CUhostFn,
     userData: *mut c_void,
@@ -285,8 +289,12 @@ pub extern "C" fn cuLaunchHostFunc(
 /// `aclrtxCuLaunchHostKernel(stream, fn, userData)`: `fn` runs as a kernel on the stream; a
 /// non-zero `CUresult` fails it (`CUDA_ERROR_ILLEGAL_ADDRESS` stays itself, anything else is
 /// `CUDA_ERROR_LAUNCH_FAILED`), sticky on the context and reported by the next synchronise.
+///
+/// # Safety
+/// The function pointer is NULL or a function of the declared type that stays callable, with
+/// its user data, until the runtime has called it (or discarded the work that would have).
 #[no_mangle]
-pub extern "C" fn aclrtxCuLaunchHostKernel(
+pub unsafe extern "C" fn aclrtxCuLaunchHostKernel(
     hStream: CUstream,
     f: aclrtxCuHostKernel,
     userData: *mut c_void,
@@ -489,6 +497,7 @@ pub unsafe extern "C" fn cuCtxCreate_v2(
     flags: c_uint,
     dev: CUdevice,
 ) -> CUresult {
+    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
     unsafe { cuCtxCreate(pctx, flags, dev) }
 }
 
@@ -513,6 +522,7 @@ pub extern "C" fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
 /// `cuMemAlloc_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult {
+    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
     unsafe { cuMemAlloc(dptr, bytesize) }
 }
 
@@ -529,6 +539,7 @@ pub unsafe extern "C" fn cuMemcpyHtoD_v2(
     srcHost: *const c_void,
     ByteCount: usize,
 ) -> CUresult {
+    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
     unsafe { cuMemcpyHtoD(dstDevice, srcHost, ByteCount) }
 }
 
@@ -540,6 +551,7 @@ pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(
     ByteCount: usize,
     hStream: CUstream,
 ) -> CUresult {
+    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
     unsafe { cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream) }
 }
 
@@ -550,6 +562,7 @@ pub unsafe extern "C" fn cuMemcpyDtoH_v2(
     srcDevice: CUdeviceptr,
     ByteCount: usize,
 ) -> CUresult {
+    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
     unsafe { cuMemcpyDtoH(dstHost, srcDevice, ByteCount) }
 }
 
@@ -561,12 +574,14 @@ pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(
     ByteCount: usize,
     hStream: CUstream,
 ) -> CUresult {
+    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
     unsafe { cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream) }
 }
 
 /// `cuMemsetD8_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: u8, N: usize) -> CUresult {
+    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
     unsafe { cuMemsetD8(dstDevice, uc, N) }
 }
 
@@ -582,19 +597,25 @@ mod tests {
     #[test]
     fn error_names_and_strings() {
         let mut s: *const c_char = std::ptr::null();
+        // SAFETY: the out-pointer is a live local; the library returns static C strings.
         assert_eq!(unsafe { cuGetErrorName(CUDA_ERROR_NOT_READY, &mut s) }, 0);
         assert_eq!(
+            // SAFETY: the out-pointer is a live local; the library returns static C strings.
             unsafe { CStr::from_ptr(s) }.to_str().unwrap(),
             "CUDA_ERROR_NOT_READY"
         );
+        // SAFETY: the out-pointer is a live local; the library returns static C strings.
         assert_eq!(unsafe { cuGetErrorString(CUDA_SUCCESS, &mut s) }, 0);
+        // SAFETY: the out-pointer is a live local; the library returns static C strings.
         assert!(!unsafe { CStr::from_ptr(s) }.to_bytes().is_empty());
         assert_eq!(
+            // SAFETY: forwarded; this entry point has the same contract as the one it calls.
             unsafe { cuGetErrorName(12345, &mut s) },
             CUDA_ERROR_INVALID_VALUE
         );
         assert!(s.is_null());
         assert_eq!(
+            // SAFETY: forwarded; this entry point has the same contract as the one it calls.
             unsafe { cuGetErrorString(0, std::ptr::null_mut()) },
             CUDA_ERROR_INVALID_VALUE
         );
