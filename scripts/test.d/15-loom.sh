@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-    cargo test -p aclrt-core --release --test loom_waitlist --test loom_doorbell
+    cargo test -p aclrt-core --release --test loom_waitlist --test loom_doorbell --test loom_workqueue

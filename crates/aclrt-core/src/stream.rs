@@ -12,10 +12,9 @@
 
 use std::collections::VecDeque;
 
-use crossbeam_queue::SegQueue;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::thread::{JoinHandle, Thread};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crate::callback::{CallbackDone, Subscriber};
@@ -26,7 +25,7 @@ use crate::error::{err, AclError, Result};
 use crate::handle::StreamHandle;
 use crate::observe::{self, EdgeKind, TaskRef};
 use crate::policy::LegacySync;
-use crate::sync::{lock, Doorbell, Ring, SpinPolicy, WaitList};
+use crate::sync::{lock, Ring, SpinPolicy, WaitList, WorkQueue};
 use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
 use crate::user_code;
 
@@ -47,12 +46,6 @@ pub struct Failure {
     pub thread_id: u32,
 }
 
-/// Spins a worker makes looking for new work before it parks.
-const WORKER_IDLE_SPINS: u32 = 1_024;
-/// Every this many idle spins the worker yields its core, so a submitter sharing the core can
-/// run (see the wait lists' spin for why).
-const WORKER_YIELD_EVERY: u32 = 16;
-
 /// Most tasks the worker takes off the queue before running them.
 const WORKER_BATCH: usize = 64;
 
@@ -66,18 +59,14 @@ pub(crate) struct Stream {
     pub(crate) flags: u32,
     /// Whether it synchronises with a legacy default stream (CUDA contexts only).
     pub(crate) legacy_sync: LegacySync,
-    /// Lock-free, so submitting never waits for the worker (nor the worker for submitters).
-    tasks: SegQueue<Task>,
+    /// The tasks between submitters and the worker: pushing never waits for the worker, the
+    /// worker parks when it finds none (`sync::WorkQueue`, model-checked).
+    queue: WorkQueue<Task>,
     /// Serialises submitters so task ids follow queue order; holds "closed" for them.
     submit_lock: Mutex<bool>,
-    /// No more tasks are accepted; the worker exits once the queue is empty.
-    closed: AtomicBool,
-    /// Tells submitters whether the worker must be started or woken.
-    doorbell: Doorbell,
     submitted: AtomicU64,
     retired: AtomicU64,
     progress: WaitList,
-    worker_thread: OnceLock<Thread>,
     worker_join: Mutex<Option<JoinHandle<()>>>,
     aborted: AtomicBool,
     failure_mode: OnceLock<u32>,
@@ -111,14 +100,11 @@ impl Stream {
             priority,
             flags,
             legacy_sync,
-            tasks: SegQueue::new(),
+            queue: WorkQueue::new(),
             submit_lock: Mutex::new(false),
-            closed: AtomicBool::new(false),
-            doorbell: Doorbell::new(),
             submitted: AtomicU64::new(0),
             retired: AtomicU64::new(0),
             progress: WaitList::new(),
-            worker_thread: OnceLock::new(),
             worker_join: Mutex::new(None),
             aborted: AtomicBool::new(false),
             failure_mode,
@@ -155,7 +141,7 @@ impl Stream {
             if tracing {
                 observe::task_submitted(self.task_ref(id), kind, &meta, submit_start);
             }
-            self.tasks.push(Task {
+            self.queue.push(Task {
                 id,
                 kind,
                 work,
@@ -164,14 +150,10 @@ impl Stream {
             self.submitted.store(id + 1, Ordering::SeqCst);
             id
         };
-        match self.doorbell.ring() {
-            Ring::Start => {
-                if let Err(refused) = self.spawn_worker() {
-                    return Err(self.worker_refused(&refused));
-                }
+        if self.queue.notify() == Ring::Start {
+            if let Err(refused) = self.spawn_worker() {
+                return Err(self.worker_refused(&refused));
             }
-            Ring::Unpark => self.wake_worker(),
-            Ring::None => {}
         }
         Ok(id)
     }
@@ -184,7 +166,7 @@ impl Stream {
             .device
             .threads
             .spawn(name, Box::new(move || stream.run_worker()))?;
-        let _ = self.worker_thread.set(handle.thread().clone());
+        // The worker registers itself as the queue's consumer before it can ever park.
         *lock(&self.worker_join) = Some(handle);
         Ok(())
     }
@@ -202,7 +184,7 @@ impl Stream {
         );
         let failure = self.failure_for(0, ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, &message, 0);
         loop {
-            while let Some(task) = self.tasks.pop() {
+            while let Some(task) = self.queue.try_pop() {
                 if observe::enabled() {
                     observe::task_discarded(self.task_ref(task.id), task.kind, failure.code);
                 }
@@ -210,10 +192,9 @@ impl Stream {
                 self.retire(task.id);
             }
             lock(&self.pending_failure).get_or_insert_with(|| failure.clone());
-            self.doorbell.give_up_start();
             // A submit that rang while this thread held the start duty saw a running worker and
-            // rang no further: look once more now that the duty is handed back.
-            if self.tasks.is_empty() || self.doorbell.ring() != Ring::Start {
+            // rang no further: `give_up_start` looks once more.
+            if !self.queue.give_up_start() {
                 break;
             }
         }
@@ -232,65 +213,19 @@ impl Stream {
 
     /// Unparks the worker so it re-checks its queue and abort conditions.
     pub(crate) fn wake_worker(&self) {
-        if let Some(t) = self.worker_thread.get() {
-            t.unpark();
-        }
+        self.queue.wake();
     }
 
     fn run_worker(self: Arc<Self>) {
-        // Set here, before the worker can ever sleep, so a wake-up always finds the thread.
-        let _ = self.worker_thread.set(std::thread::current());
+        // Registered before the worker can ever sleep, so a wake-up always finds the thread.
+        self.queue.register_current_consumer();
         let mut batch = VecDeque::with_capacity(WORKER_BATCH);
-        while self.refill(&mut batch) {
+        while self.queue.take(&mut batch, WORKER_BATCH, || {
+            self.aborted.load(Ordering::Relaxed)
+        }) {
             while let Some(task) = batch.pop_front() {
                 self.run(task);
             }
-        }
-    }
-
-    /// Takes up to `WORKER_BATCH` queued tasks into `batch` (empty on entry), parking while
-    /// there are none; `false` once the stream is closed and drained.
-    ///
-    /// Sleeping is the [`Doorbell`] handshake with `submit`, so a task is never left behind a
-    /// parked worker.
-    fn refill(&self, batch: &mut VecDeque<Task>) -> bool {
-        loop {
-            while batch.len() < WORKER_BATCH {
-                match self.tasks.pop() {
-                    Some(task) => batch.push_back(task),
-                    None => break,
-                }
-            }
-            if !batch.is_empty() {
-                return true;
-            }
-            // `closed` is set after the last push, so once it reads true an empty queue is
-            // final.
-            if self.closed.load(Ordering::SeqCst) && self.tasks.is_empty() {
-                self.doorbell.exit();
-                return false;
-            }
-            let mut spins = 0;
-            while spins < WORKER_IDLE_SPINS
-                && self.tasks.is_empty()
-                && !self.closed.load(Ordering::Relaxed)
-                && !self.aborted.load(Ordering::Relaxed)
-            {
-                if spins % WORKER_YIELD_EVERY == WORKER_YIELD_EVERY - 1 {
-                    std::thread::yield_now();
-                } else {
-                    std::hint::spin_loop();
-                }
-                spins += 1;
-            }
-            if self
-                .doorbell
-                .prepare_to_park(|| !self.tasks.is_empty() || self.closed.load(Ordering::SeqCst))
-            {
-                std::thread::park();
-            }
-            // Awake (by a submitter, an abort, or spuriously): look again.
-            self.doorbell.awake();
         }
     }
 
@@ -561,8 +496,7 @@ impl Stream {
             self.aborted.store(true, Ordering::SeqCst);
         }
         *lock(&self.submit_lock) = true;
-        self.closed.store(true, Ordering::SeqCst);
-        self.wake_worker();
+        self.queue.close();
     }
 
     /// Waits for the worker thread to exit (after [`Stream::close`]). Must not be called from

@@ -8,10 +8,12 @@
 mod doorbell;
 mod latch;
 mod waitlist;
+mod workqueue;
 
 pub use doorbell::{Doorbell, Ring};
 pub(crate) use latch::Latch;
 pub use waitlist::{SpinPolicy, WaitList};
+pub use workqueue::WorkQueue;
 
 #[cfg(loom)]
 pub(crate) mod shim {
