@@ -205,3 +205,34 @@ fn acl_codes_map_to_cuda_codes_in_one_place() {
         assert_eq!(back, want);
     }
 }
+
+/// CUDA calls keep their errors to themselves: a failing `cu*` call leaves ACL's last error
+/// and recent message as they were.
+#[test]
+fn cuda_failures_do_not_touch_acl_error_state() {
+    let _serial = cuda_common::exclusive();
+    setup();
+    assert_eq!(aclrt::api::peek_at_last_error(), 0);
+    assert_eq!(code(cuda::mem_alloc(0)), CUDA_ERROR_INVALID_VALUE);
+    let garbage = aclrt::EventHandle::from_raw(0x1234);
+    assert_eq!(
+        code(cuda::event_record(garbage, aclrt::StreamHandle::NULL)),
+        CUDA_ERROR_INVALID_HANDLE
+    );
+    assert_eq!(
+        code(cuda::stream_synchronize(aclrt::StreamHandle::from_raw(
+            0x99
+        ))),
+        CUDA_ERROR_INVALID_HANDLE
+    );
+    assert_eq!(
+        aclrt::api::peek_at_last_error(),
+        0,
+        "ACL's last error untouched"
+    );
+    assert_eq!(
+        aclrt::api::get_recent_err_msg(),
+        None,
+        "ACL's message untouched"
+    );
+}

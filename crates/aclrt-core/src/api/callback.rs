@@ -1,5 +1,6 @@
 //! Host callbacks, host functions and the exception callback.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::not_in_callback;
@@ -124,11 +125,20 @@ impl Runtime {
     /// tasks wait until it returns.
     pub fn launch_host_func(&self, stream: StreamHandle, body: HostFn) -> Result<()> {
         let stream = self.stream_for_work(self.lookup_stream(stream)?, "aclrtLaunchHostFunc")?;
+        self.host_func_on(&stream, body)
+    }
+
+    /// Queues a host function on a stream already resolved and checked.
+    pub(crate) fn host_func_on(
+        &self,
+        stream: &Arc<crate::stream::Stream>,
+        body: HostFn,
+    ) -> Result<()> {
         let meta = TaskMeta {
             submitter_thread: os_thread_id(),
             ..TaskMeta::default()
         };
-        self.submit(&stream, TaskKind::HostFunc, Work::HostFunc(body), meta)
+        self.submit(stream, TaskKind::HostFunc, Work::HostFunc(body), meta)
             .map(|_| ())
     }
 

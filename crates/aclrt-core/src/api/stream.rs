@@ -122,20 +122,7 @@ impl Runtime {
         let stream = self.stream_to_observe(self.lookup_stream(handle)?)?;
         let deadline = sync_timeout(timeout_ms)?;
         not_in_callback("aclrtSynchronizeStream")?;
-        let upto = stream.submitted();
-        if !traced_wait("aclrtSynchronizeStream", || stream.wait_idle(deadline)) {
-            bail!(
-                ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
-                "stream {} did not finish within {timeout_ms} ms ({} task(s) pending)",
-                stream.id,
-                stream.pending()
-            );
-        }
-        observe_completion(&stream, upto);
-        match stream.take_failure() {
-            Some(f) => Err(failure_error(&f)),
-            None => Ok(()),
-        }
+        self.synchronize_on(&stream, deadline, timeout_ms)
     }
 
     /// `aclrtSynchronizeStream`.
@@ -146,9 +133,7 @@ impl Runtime {
     /// `aclrtStreamQuery`: `ACL_STREAM_STATUS_COMPLETE` when nothing is pending.
     pub fn stream_query(&self, handle: StreamHandle) -> Result<u32> {
         let stream = self.stream_to_observe(self.lookup_stream(handle)?)?;
-        let upto = stream.submitted();
-        Ok(if stream.is_idle() {
-            observe_completion(&stream, upto);
+        Ok(if self.query_on(&stream) {
             ACL_STREAM_STATUS_COMPLETE
         } else {
             ACL_STREAM_STATUS_NOT_READY
@@ -203,6 +188,17 @@ impl Runtime {
         kernel: KernelFn,
     ) -> Result<u64> {
         let stream = self.stream_for_work(self.lookup_stream(handle)?, "kernel launch")?;
+        self.launch_on(&stream, name, access, kernel)
+    }
+
+    /// Queues a host kernel on a stream already resolved and checked.
+    pub(crate) fn launch_on(
+        &self,
+        stream: &Arc<Stream>,
+        name: &str,
+        access: KernelAccess,
+        kernel: KernelFn,
+    ) -> Result<u64> {
         let meta = TaskMeta {
             name: (!name.is_empty()).then(|| Arc::from(name)),
             reads: access.reads,
@@ -210,7 +206,41 @@ impl Runtime {
             submitter_thread: os_thread_id(),
             event: None,
         };
-        self.submit(&stream, TaskKind::Kernel, Work::Kernel(kernel), meta)
+        self.submit(stream, TaskKind::Kernel, Work::Kernel(kernel), meta)
+    }
+
+    /// Waits until everything submitted to `stream` before the call has run (or the deadline
+    /// passes), then reports and clears the stream's failure.
+    pub(crate) fn synchronize_on(
+        &self,
+        stream: &Stream,
+        deadline: Option<std::time::Instant>,
+        timeout_ms: i32,
+    ) -> Result<()> {
+        let upto = stream.submitted();
+        if !traced_wait("aclrtSynchronizeStream", || stream.wait_idle(deadline)) {
+            bail!(
+                ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                "stream {} did not finish within {timeout_ms} ms ({} task(s) pending)",
+                stream.id,
+                stream.pending()
+            );
+        }
+        observe_completion(stream, upto);
+        match stream.take_failure() {
+            Some(f) => Err(failure_error(&f)),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether everything submitted to `stream` has run (observers learn it when it has).
+    pub(crate) fn query_on(&self, stream: &Stream) -> bool {
+        let upto = stream.submitted();
+        let idle = stream.is_idle();
+        if idle {
+            observe_completion(stream, upto);
+        }
+        idle
     }
 
     /// Queues a task, first adding the implicit waits CUDA's legacy default stream needs.

@@ -19,7 +19,6 @@ use super::{
 };
 use crate::consts::{
     ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEM_MALLOC_HUGE_FIRST,
-    ACL_STREAM_STATUS_COMPLETE,
 };
 use crate::context::Context;
 use crate::event::{Event, Family};
@@ -314,7 +313,7 @@ pub fn stream_query(handle: StreamHandle) -> CuResultOf<()> {
         let h = resolve(rt, handle)?;
         let stream = stream_of(rt, h)?;
         sticky(&stream.context)?;
-        if rt.stream_query(h)? == ACL_STREAM_STATUS_COMPLETE {
+        if rt.query_on(&stream) {
             Ok(())
         } else {
             fail(
@@ -330,8 +329,9 @@ pub fn stream_query(handle: StreamHandle) -> CuResultOf<()> {
 pub fn stream_synchronize(handle: StreamHandle) -> CuResultOf<()> {
     cu(|rt| {
         let h = resolve(rt, handle)?;
-        stream_of(rt, h)?;
-        Ok(rt.synchronize_stream(h)?)
+        let stream = stream_of(rt, h)?;
+        crate::api::not_in_callback("cuStreamSynchronize")?;
+        Ok(rt.synchronize_on(&stream, None, -1)?)
     })
 }
 
@@ -339,13 +339,14 @@ pub fn stream_synchronize(handle: StreamHandle) -> CuResultOf<()> {
 /// latest record as it is now. The event may come from another context.
 pub fn stream_wait_event(stream: StreamHandle, event: EventHandle, flags: u32) -> CuResultOf<()> {
     cu(|rt| {
-        cuda_event(rt, event)?;
+        let ev = cuda_event(rt, event)?;
         let h = resolve(rt, stream)?;
         let s = stream_of(rt, h)?;
         current(rt)?;
         sticky(&s.context)?;
         outside_capture(flags, CU_EVENT_WAIT_EXTERNAL, "cuStreamWaitEvent")?;
-        Ok(rt.stream_wait_event(h, event)?)
+        let s = rt.stream_for_work(Some(s), "cuStreamWaitEvent")?;
+        Ok(rt.wait_on(&s, &ev, None)?)
     })
 }
 
@@ -354,9 +355,10 @@ pub fn stream_wait_event(stream: StreamHandle, event: EventHandle, flags: u32) -
 pub fn launch_host_func(stream: StreamHandle, body: crate::HostFn) -> CuResultOf<()> {
     cu(|rt| {
         let h = resolve(rt, stream)?;
-        stream_of(rt, h)?;
+        let s = stream_of(rt, h)?;
         current(rt)?;
-        Ok(rt.launch_host_func(h, body)?)
+        let s = rt.stream_for_work(Some(s), "cuLaunchHostFunc")?;
+        Ok(rt.host_func_on(&s, body)?)
     })
 }
 
@@ -367,10 +369,11 @@ pub fn launch_host_func(stream: StreamHandle, body: crate::HostFn) -> CuResultOf
 pub fn launch_host_kernel(stream: StreamHandle, name: &str, kernel: CuKernelFn) -> CuResultOf<()> {
     cu(|rt| {
         let h = resolve(rt, stream)?;
-        stream_of(rt, h)?;
+        let s = stream_of(rt, h)?;
         current(rt)?;
+        let s = rt.stream_for_work(Some(s), "cuLaunchHostKernel")?;
         let body: crate::KernelFn = Box::new(move || kernel().map_err(to_acl_task_code));
-        rt.launch_kernel(h, name, Default::default(), body)?;
+        rt.launch_on(&s, name, Default::default(), body)?;
         Ok(())
     })
 }
@@ -572,7 +575,8 @@ pub fn event_record_with_flags(
         }
         sticky(&s.context)?;
         outside_capture(flags, CU_EVENT_RECORD_EXTERNAL, "cuEventRecordWithFlags")?;
-        Ok(rt.record_event(event, h)?)
+        let s = rt.stream_for_work(Some(s), "cuEventRecord")?;
+        Ok(rt.record_on(&ev, &s)?)
     })
 }
 
@@ -618,7 +622,7 @@ pub fn event_synchronize(event: EventHandle) -> CuResultOf<()> {
     cu(|rt| {
         let ev = cuda_event(rt, event)?;
         sticky(&ev.context)?;
-        crate::api::ensure_not_in_callback("cuEventSynchronize")?;
+        crate::api::not_in_callback("cuEventSynchronize")?;
         rt.wait_for_record(&ev, None, sync_policy(ev.flags))?;
         Ok(())
     })
