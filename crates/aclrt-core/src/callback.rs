@@ -11,7 +11,7 @@ use crate::error::{bail, Error, Result};
 use crate::handle::StreamHandle;
 use crate::observe::{self, TaskRef};
 use crate::sync::{lock, Latch, SpinPolicy, WaitList};
-use crate::task::HostFn;
+use crate::task_info::HostFn;
 use crate::user_code;
 
 /// Subscribed threads per process.

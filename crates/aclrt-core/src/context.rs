@@ -4,9 +4,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::device::Device;
+use crate::error::Failure;
 use crate::handle::ContextHandle;
 use crate::policy::ContextPolicy;
-use crate::stream::{Failure, Stream};
+use crate::stream::Stream;
 use crate::sync::lock;
 
 /// A context: the default one of a device, or one made by `aclrtCreateContext`.

@@ -48,3 +48,20 @@ pub(crate) use bail;
 pub(crate) fn err<T>(code: AclError, message: impl Into<String>) -> Result<T> {
     Err(Error::new(code, message))
 }
+
+/// A failed task, as reported to synchronise calls and the exception callback.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The `aclError` the task failed with.
+    pub code: AclError,
+    /// What went wrong.
+    pub message: String,
+    /// Task id within its stream.
+    pub task_id: u64,
+    /// Stream id.
+    pub stream_id: u32,
+    /// Logical device id.
+    pub device_id: i32,
+    /// OS thread id of the thread that submitted the task.
+    pub thread_id: u32,
+}

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::consts::{ACL_EVENT_DEVICE_USE_ONLY, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE};
 use crate::context::Context;
+use crate::error::Failure;
 use crate::handle::EventHandle;
-use crate::stream::Failure;
 use crate::sync::{lock, Latch};
 
 /// Which creation call made an event; it decides most of the rules.

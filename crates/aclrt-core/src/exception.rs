@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, RwLock};
 
-use crate::stream::Failure;
+use crate::error::Failure;
 
 /// What the exception callback learns about a failed task (`aclrtExceptionInfo`).
 ///

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use crate::error::AclError;
-use crate::task::{MemRange, TaskKind, TaskMeta};
+use crate::task_info::{MemRange, TaskKind, TaskMeta};
 
 /// One task, named so that it stays unique for a whole run: stream ids are reused after a
 /// stream is destroyed, stream handles are not.
@@ -279,6 +279,64 @@ fn deliver(list: Option<&Vec<(ObserverId, Arc<dyn Observer>)>>, event: &Observed
     for (_, observer) in list.into_iter().flatten() {
         observer.observe(event);
     }
+}
+
+/// A named stream (`aclxSetStreamName`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedStream {
+    /// Logical device.
+    pub device_id: i32,
+    /// Stream id.
+    pub stream_id: u32,
+    /// Raw stream handle.
+    pub stream: u64,
+    /// The name.
+    pub name: Arc<str>,
+}
+
+/// Names of the live named streams, kept whether or not anyone observes, so an observer
+/// installed later (a trace started mid-run) can name their tracks.
+static NAMED_STREAMS: std::sync::Mutex<Vec<NamedStream>> = std::sync::Mutex::new(Vec::new());
+/// Whether [`NAMED_STREAMS`] is non-empty: destroying a stream looks only then.
+static ANY_NAMED: AtomicBool = AtomicBool::new(false);
+
+/// A stream was named, or its name removed (`None`).
+pub(crate) fn stream_named(device_id: i32, stream_id: u32, stream: u64, name: Option<Arc<str>>) {
+    {
+        let mut named = crate::sync::lock(&NAMED_STREAMS);
+        named.retain(|n| n.stream != stream);
+        if let Some(name) = &name {
+            named.push(NamedStream {
+                device_id,
+                stream_id,
+                stream,
+                name: name.clone(),
+            });
+        }
+        ANY_NAMED.store(!named.is_empty(), Ordering::Release);
+    }
+    if enabled() {
+        emit(&Observed::StreamNamed {
+            device_id,
+            stream_id,
+            stream,
+            name: name.as_deref(),
+        });
+    }
+}
+
+/// A stream was destroyed: its name goes with it.
+pub(crate) fn stream_retired(stream: u64) {
+    if ANY_NAMED.load(Ordering::Acquire) {
+        let mut named = crate::sync::lock(&NAMED_STREAMS);
+        named.retain(|n| n.stream != stream);
+        ANY_NAMED.store(!named.is_empty(), Ordering::Release);
+    }
+}
+
+/// The live named streams.
+pub fn named_streams() -> Vec<NamedStream> {
+    crate::sync::lock(&NAMED_STREAMS).clone()
 }
 
 /// The calling thread's OS id, asked of the kernel once per thread.

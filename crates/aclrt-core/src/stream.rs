@@ -21,30 +21,13 @@ use crate::callback::{CallbackDone, Subscriber};
 use crate::codes::*;
 use crate::consts::{ACL_STOP_ON_FAILURE, ACL_STREAM_FAST_SYNC};
 use crate::context::Context;
-use crate::error::{err, AclError, Result};
+use crate::error::{err, AclError, Failure, Result};
 use crate::handle::StreamHandle;
 use crate::observe::{self, EdgeKind, TaskRef};
 use crate::policy::LegacySync;
 use crate::sync::{lock, Ring, SpinPolicy, WaitList, WorkQueue};
 use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
 use crate::user_code;
-
-/// A failed task, as reported to synchronise calls and the exception callback.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    /// The `aclError` the task failed with.
-    pub code: AclError,
-    /// What went wrong.
-    pub message: String,
-    /// Task id within its stream.
-    pub task_id: u64,
-    /// Stream id.
-    pub stream_id: u32,
-    /// Logical device id.
-    pub device_id: i32,
-    /// OS thread id of the thread that submitted the task.
-    pub thread_id: u32,
-}
 
 /// Most tasks the worker takes off the queue before running them.
 const WORKER_BATCH: usize = 64;
@@ -156,6 +139,42 @@ impl Stream {
             }
         }
         Ok(id)
+    }
+
+    /// Queues the implicit waits a legacy default stream needs before new work on this stream
+    /// (contexts with that policy only): work on the legacy stream first waits for every busy
+    /// blocking stream, work on a blocking stream first waits for a busy legacy stream.
+    /// Expressed as `StreamWait` tasks queued just before.
+    pub(crate) fn add_implicit_waits(self: &Arc<Self>) -> Result<()> {
+        let stream = self;
+        let ctx = &stream.context;
+        if !ctx.policy.legacy_default_stream {
+            return Ok(());
+        }
+        let waits: Vec<Arc<Stream>> = if stream.is_default {
+            ctx.streams_where(|s| {
+                s.legacy_sync == LegacySync::Blocking && !s.is_default && !s.is_idle()
+            })
+        } else if stream.legacy_sync == LegacySync::Blocking {
+            ctx.default_stream()
+                .filter(|legacy| !legacy.is_idle())
+                .into_iter()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for other in waits {
+            let until = other.submitted();
+            stream.submit(
+                TaskKind::StreamWait,
+                Work::StreamWait {
+                    stream: other,
+                    until,
+                },
+                TaskMeta::default(),
+            )?;
+        }
+        Ok(())
     }
 
     fn spawn_worker(self: &Arc<Self>) -> std::io::Result<()> {

@@ -32,9 +32,6 @@ pub(crate) fn set_current_context(serial: u64, ctx: Option<ContextHandle>) {
 pub(crate) fn note_failure(error: &Error) {
     LAST_ERROR.with(|c| c.set(error.code()));
     RECENT_MESSAGE.with(|m| *m.borrow_mut() = Some(error.to_string()));
-    if crate::observe::enabled() {
-        crate::observe::api_failed(error.code(), error.message());
-    }
 }
 
 /// `aclGetRecentErrMsg`: the calling thread's latest message, cleared by reading it.

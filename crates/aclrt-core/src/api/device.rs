@@ -114,6 +114,7 @@ impl Runtime {
     /// Tears a stream down: handle dead, callbacks unsubscribed, worker stopped.
     pub(crate) fn retire_stream(&self, stream: &Arc<Stream>, discard: bool) {
         self.streams.remove(stream.handle.as_raw());
+        crate::observe::stream_retired(stream.handle.as_raw());
         if let Some(sub) = lock(&stream.subscriber).take() {
             self.reports.unsubscribe(&sub, stream.handle);
         }

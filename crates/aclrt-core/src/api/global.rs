@@ -95,7 +95,7 @@ pub fn runtime() -> Result<Arc<Runtime>> {
 pub fn acl<T>(body: impl FnOnce(&Runtime) -> Result<T>) -> Result<T> {
     let result = with_installed(body).and_then(|r| r);
     if let Err(e) = &result {
-        thread_state::note_failure(e);
+        note_failure(e);
     }
     result
 }
@@ -103,7 +103,7 @@ pub fn acl<T>(body: impl FnOnce(&Runtime) -> Result<T>) -> Result<T> {
 /// Notes a failure for the calling thread without a runtime (calls that need none).
 fn noted<T>(result: Result<T>) -> Result<T> {
     if let Err(e) = &result {
-        thread_state::note_failure(e);
+        note_failure(e);
     }
     result
 }
@@ -227,7 +227,7 @@ pub fn last_error_at(level: u32, take: bool) -> i32 {
 /// Notes a failure detected by a face outside [`acl`] for the calling thread and returns it.
 pub fn fail(code: i32, message: impl Into<String>) -> Error {
     let e = Error::new(code, message);
-    thread_state::note_failure(&e);
+    note_failure(&e);
     e
 }
 
@@ -256,7 +256,7 @@ macro_rules! on_the_process_runtime {
 
 use crate::exception::ExceptionCallback;
 use crate::handle::{ContextHandle, EventHandle, StreamHandle};
-use crate::task::{HostFn, KernelFn};
+use crate::task_info::{HostFn, KernelFn};
 
 on_the_process_runtime! {
     fn subscribe_report(thread_id: u64, stream: StreamHandle) -> ();
@@ -378,4 +378,7 @@ pub fn exception_info(address: usize) -> Option<crate::ExceptionInfo> {
 /// failures made outside [`acl`].
 pub fn note_failure(error: &Error) {
     thread_state::note_failure(error);
+    if crate::observe::enabled() {
+        crate::observe::api_failed(error.code(), error.message());
+    }
 }

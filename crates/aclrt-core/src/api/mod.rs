@@ -31,12 +31,13 @@ use std::time::{Duration, Instant};
 
 use crate::codes::*;
 use crate::context::Context;
+use crate::error::Failure;
 use crate::error::{err, Error, Result};
 use crate::event::Event;
 use crate::handle::{EventHandle, StreamHandle};
 use crate::observe;
 use crate::runtime::Runtime;
-use crate::stream::{Failure, Stream};
+use crate::stream::Stream;
 use crate::thread_state::{self, in_callback};
 
 /// The calling thread's OS id, for task metadata. Cached per thread: `gettid` is a system call,

@@ -165,15 +165,12 @@ impl Runtime {
         let stream = self.stream_to_observe(self.lookup_stream(handle)?)?;
         let name: Option<Arc<str>> = (!name.is_empty()).then(|| Arc::from(name));
         *crate::sync::lock(&stream.name) = name.clone();
-        if crate::observe::enabled() {
-            let task = stream.task_ref(0);
-            crate::observe::emit(&crate::observe::Observed::StreamNamed {
-                device_id: task.device_id,
-                stream_id: task.stream_id,
-                stream: task.stream,
-                name: name.as_deref(),
-            });
-        }
+        crate::observe::stream_named(
+            stream.context.device.id,
+            stream.id,
+            stream.handle.as_raw(),
+            name,
+        );
         Ok(())
     }
 
@@ -251,7 +248,7 @@ impl Runtime {
         work: Work,
         meta: TaskMeta,
     ) -> Result<u64> {
-        crate::policy::add_implicit_waits(stream)?;
+        stream.add_implicit_waits()?;
         stream.submit(kind, work, meta)
     }
 

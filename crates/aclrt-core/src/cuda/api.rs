@@ -21,11 +21,12 @@ use crate::consts::{
     ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEM_MALLOC_HUGE_FIRST,
 };
 use crate::context::Context;
+use crate::error::Failure;
 use crate::event::{Event, Family};
 use crate::handle::{ContextHandle, EventHandle, StreamHandle};
 use crate::policy::{ContextPolicy, LegacySync};
 use crate::runtime::Runtime;
-use crate::stream::{Failure, Stream};
+use crate::stream::Stream;
 use crate::sync::SpinPolicy;
 use crate::thread_state;
 

@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 
 use super::{TaskRef, Trace, TraceRecord};
 use crate::error::AclError;
-use crate::task::TaskKind;
+use crate::task_info::TaskKind;
 
 /// The `process_name` of the host process.
 pub const HOST_PROCESS_NAME: &str = "host";

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::AclError;
 use crate::observe::{self, ObserverId};
 use crate::sync::lock;
-use crate::task::TaskKind;
+use crate::task_info::TaskKind;
 
 pub use chrome::HOST_PROCESS_NAME;
 
@@ -210,18 +210,13 @@ pub fn start() {
         *installed = Some(observe::install(Arc::new(collector::Collector)));
     }
     // Streams named before the trace began keep their names in it.
-    if let Ok(rt) = crate::api::runtime() {
-        for (_, stream) in rt.streams.values() {
-            if let Some(name) = lock(&stream.name).clone() {
-                let task = stream.task_ref(0);
-                collector::stream_named(StreamInfo {
-                    device_id: task.device_id,
-                    stream_id: task.stream_id,
-                    stream: task.stream,
-                    name: Some(name.to_string()),
-                });
-            }
-        }
+    for named in observe::named_streams() {
+        collector::stream_named(StreamInfo {
+            device_id: named.device_id,
+            stream_id: named.stream_id,
+            stream: named.stream,
+            name: Some(named.name.to_string()),
+        });
     }
 }
 
