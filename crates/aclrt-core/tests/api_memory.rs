@@ -129,6 +129,7 @@ fn memcpy_rules() {
     let src: Vec<u8> = (0..64).collect();
     let mut dst = vec![0u8; 64];
     let (s, d) = (src.as_ptr() as usize, dst.as_mut_ptr() as usize);
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         for kind in 0..=5 {
             dst.fill(0);
@@ -161,6 +162,7 @@ fn overruns_of_runtime_allocations_are_refused_unwritten() {
     let other = api::malloc(64, 0).unwrap();
     let src = vec![0xAAu8; 256];
     let s = src.as_ptr() as usize;
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         // Destination overrun: starts inside, ends past the end.
         assert_eq!(
@@ -219,6 +221,7 @@ fn memset_rules() {
     let _serial = common::exclusive();
     setup();
     let p = api::malloc(64, 0).unwrap();
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         assert_eq!(code(api::memset(p, 16, 1, 32)), ACL_ERROR_RT_PARAM_INVALID);
         assert_eq!(code(api::memset(0, 16, 1, 8)), ACL_ERROR_INVALID_PARAM);
@@ -230,6 +233,7 @@ fn memset_rules() {
     assert!(got[..16].iter().all(|&b| b == 0x7F));
     assert!(got[16..].iter().all(|&b| b == 0));
     let st = api::create_stream().unwrap();
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         assert_eq!(
             code(api::memset_async(p, 8, 1, 16, st)),
@@ -247,6 +251,7 @@ fn async_copies_are_ordered_on_their_stream() {
     let host = api::malloc_host(256).unwrap();
     let gate = Arc::new(AtomicBool::new(false));
     launch(st, gated(&gate));
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         api::memset_async(dev, 256, 0x5A, 256, st).unwrap();
         api::memcpy_async(host, 256, dev, 256, ACL_MEMCPY_DEVICE_TO_HOST, st).unwrap();
@@ -266,6 +271,7 @@ fn async_copies_are_ordered_on_their_stream() {
     // A kernel queued after a copy sees its data.
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let sn = seen.clone();
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         api::memcpy_async(dev, 256, host, 64, ACL_MEMCPY_HOST_TO_DEVICE, st).unwrap();
     }
@@ -273,6 +279,7 @@ fn async_copies_are_ordered_on_their_stream() {
     api::synchronize_stream(st).unwrap();
     assert_eq!(*seen.lock().unwrap(), vec![0x5A; 4]);
     // Count 0 is accepted asynchronously too.
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         api::memcpy_async(dev, 0, host, 0, ACL_MEMCPY_HOST_TO_DEVICE, st).unwrap();
         api::memset_async(dev, 0, 1, 0, st).unwrap();
@@ -292,6 +299,7 @@ fn freed_pointers_are_refused_never_touched() {
     let big = api::malloc(64 << 20, 0).unwrap();
     let small = api::malloc(256, 0).unwrap();
     let host = api::malloc_host(4096).unwrap();
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe { api::memset(big, 64 << 20, 0x33, 64 << 20).unwrap() };
     api::free(big).unwrap();
     api::free(small).unwrap();
@@ -304,6 +312,7 @@ fn freed_pointers_are_refused_never_touched() {
         (small + 8, "small device"),
         (host, "host"),
     ] {
+        // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
         unsafe {
             // Destination, source, memset; sync and async.
             assert_eq!(
@@ -384,6 +393,7 @@ fn freeing_under_a_queued_copy_does_not_crash_the_worker() {
     let h = host.as_mut_ptr() as usize;
     let gate = Arc::new(AtomicBool::new(false));
     launch(st, gated(&gate));
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         api::memcpy_async(dev, size, h, size, ACL_MEMCPY_HOST_TO_DEVICE, st).unwrap();
         api::memset_async(dev, size, 1, size, st).unwrap();
@@ -409,6 +419,7 @@ fn foreign_host_memory_still_copies_both_ways() {
     let src: Vec<u8> = (0..4096u32).map(|i| (i % 251) as u8).collect();
     let mut back = vec![0u8; 4096];
     let st = api::create_stream().unwrap();
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         api::memcpy(
             dev,
@@ -430,6 +441,7 @@ fn foreign_host_memory_still_copies_both_ways() {
     }
     api::synchronize_stream(st).unwrap();
     assert_eq!(back, src);
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         api::memset(back.as_mut_ptr() as usize, 4096, 0x11, 100).unwrap();
     }

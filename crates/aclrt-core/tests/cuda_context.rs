@@ -97,17 +97,22 @@ fn memory() {
     let p = cuda::mem_alloc(100).unwrap();
     assert_eq!(p % 64, 0);
     let src = [5u8; 100];
+    // SAFETY: the host buffers are live locals of at least the copied size, and the device ranges are this test's allocations.
     unsafe { cuda::memcpy_htod(p, src.as_ptr(), 100).unwrap() };
+    // SAFETY: the host buffers are live locals of at least the copied size, and the device ranges are this test's allocations.
     unsafe { cuda::memset_d8(p, 9, 10).unwrap() };
     let mut out = [0u8; 100];
+    // SAFETY: the host buffers are live locals of at least the copied size, and the device ranges are this test's allocations.
     unsafe { cuda::memcpy_dtoh(out.as_mut_ptr(), p, 100).unwrap() };
     assert_eq!(&out[..10], &[9; 10]);
     assert_eq!(&out[10..], &[5; 90]);
     // Past the end of the allocation: refused, never performed.
+    // SAFETY: the host buffers are live locals of at least the copied size, and the device ranges are this test's allocations.
     assert_eq!(
         code(unsafe { cuda::memset_d8(p, 1, 101) }),
         CUDA_ERROR_INVALID_VALUE
     );
+    // SAFETY: the host buffers are live locals of at least the copied size, and the device ranges are this test's allocations.
     assert_eq!(
         code(unsafe { cuda::memcpy_htod(0, src.as_ptr(), 1) }),
         CUDA_ERROR_INVALID_VALUE

@@ -128,6 +128,7 @@ fn synchronous_copies_are_ordered_with_blocking_streams() {
     let dev = cuda::mem_alloc(16).unwrap();
     let gate = Gate::new();
     gated(s, &gate, Ok(()));
+    // SAFETY: the host buffers are live locals of at least the copied size, and the device ranges are this test's allocations.
     unsafe { cuda::memset_d8_async(dev, 7, 16, s).unwrap() };
     let opener = {
         let g = gate.clone();
@@ -138,16 +139,21 @@ fn synchronous_copies_are_ordered_with_blocking_streams() {
     };
     let mut out = [0u8; 16];
     // Goes through the legacy stream, so it sees the blocking stream's set.
+    // SAFETY: the host buffers are live locals of at least the copied size, and the device ranges are this test's allocations.
     unsafe { cuda::memcpy_dtoh(out.as_mut_ptr(), dev, 16).unwrap() };
     assert_eq!(out, [7; 16]);
     opener.join().unwrap();
     let data: Vec<u8> = (0..16).collect();
+    // SAFETY: the host buffers are live locals of at least the copied size, and the device ranges are this test's allocations.
     unsafe { cuda::memcpy_htod(dev, data.as_ptr(), 16).unwrap() };
+    // SAFETY: the host buffers are live locals of at least the copied size, and the device ranges are this test's allocations.
     unsafe { cuda::memset_d8(dev + 8, 0xAB, 8).unwrap() };
+    // SAFETY: the host buffers are live locals of at least the copied size, and the device ranges are this test's allocations.
     unsafe { cuda::memcpy_dtoh_async(out.as_mut_ptr(), dev, 16, s).unwrap() };
     cuda::stream_synchronize(s).unwrap();
     assert_eq!(&out[..8], &data[..8]);
     assert_eq!(&out[8..], &[0xAB; 8]);
+    // SAFETY: the host buffers are live locals of at least the copied size, and the device ranges are this test's allocations.
     unsafe { cuda::memcpy_htod_async(dev, data.as_ptr(), 4, CU_STREAM_PER_THREAD).unwrap() };
     cuda::stream_synchronize(CU_STREAM_PER_THREAD).unwrap();
     cuda::mem_free(dev).unwrap();

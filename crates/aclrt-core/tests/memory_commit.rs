@@ -66,6 +66,7 @@ fn a_2_gib_allocation_is_fast_and_costs_only_the_pages_written() {
     // Writing 64 MiB in the middle commits about that much, no more.
     let touched = 64 * MIB;
     let mid = p + GIB;
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe { api::memset(mid, touched, 0x5A, touched).unwrap() };
     let after_touch = rss();
     assert!(
@@ -81,6 +82,7 @@ fn a_2_gib_allocation_is_fast_and_costs_only_the_pages_written() {
     // Untouched pages read as zero (and reading them commits nothing much).
     let mut probe = vec![0xFFu8; 4096];
     for offset in [0, GIB - 4096, 2 * GIB - 4096] {
+        // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
         unsafe {
             api::memcpy(
                 probe.as_mut_ptr() as usize,
@@ -93,6 +95,7 @@ fn a_2_gib_allocation_is_fast_and_costs_only_the_pages_written() {
         }
         assert!(probe.iter().all(|&b| b == 0), "offset {offset}");
     }
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         api::memcpy(
             probe.as_mut_ptr() as usize,
@@ -141,6 +144,7 @@ fn reused_memory_is_zero_again() {
     setup_with(1 << 30);
     let size = 8 * MIB + 100;
     let a = api::malloc(size, 0).unwrap();
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe { api::memset(a, size, 0xC3, size).unwrap() };
     api::free(a).unwrap();
     // Best fit hands the same range out again; it must read as zero.

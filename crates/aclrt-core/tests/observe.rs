@@ -61,6 +61,7 @@ fn an_observer_sees_accesses_and_happens_before_edges() {
     let host = vec![7u8; 256];
     let mut back = vec![0u8; 256];
     let ev = api::create_event().unwrap();
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         api::memcpy_async(
             dev,
@@ -74,6 +75,7 @@ fn an_observer_sees_accesses_and_happens_before_edges() {
     }
     api::record_event(ev, a).unwrap();
     api::stream_wait_event(b, ev).unwrap();
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe {
         api::memcpy_async(
             back.as_mut_ptr() as usize,
@@ -86,6 +88,7 @@ fn an_observer_sees_accesses_and_happens_before_edges() {
         .unwrap();
     }
     api::synchronize_stream(b).unwrap();
+    // SAFETY: every host pointer is a live local or runtime buffer of at least the accessed size, kept alive until the copies have run (the test synchronises first).
     unsafe { api::memset(dev, 256, 0, 16).unwrap() };
     assert!(observe::remove(id));
     assert_eq!(back, host);
