@@ -474,3 +474,30 @@ fn a_failing_callback_is_reported_by_process_report() {
     assert_eq!(api::get_last_error(), ACL_ERROR_RT_AICORE_TRAP_EXCEPTION);
     api::unsubscribe_report(aclrt::pthread_id(), s).unwrap();
 }
+
+/// Subscribing with an OS thread id (`gettid()`, Python's `threading.get_native_id()`) instead
+/// of a `pthread_self()` value is refused, with the id to pass, instead of leaving every
+/// callback waiting for a thread that never asks for it.
+#[test]
+fn subscribing_with_an_os_thread_id_is_refused() {
+    let _serial = common::exclusive();
+    setup();
+    let s = api::create_stream().unwrap();
+    let tid = u64::from(aclrt::os_thread_id());
+    assert_eq!(
+        code(api::subscribe_report(tid, s)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    let msg = api::get_recent_err_msg().unwrap();
+    assert!(
+        msg.contains("pthread_self") && msg.contains("get_ident"),
+        "{msg}"
+    );
+    assert_eq!(
+        code(api::subscribe_report(0, s)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    // The pthread_self() value is what works.
+    api::subscribe_report(aclrt::pthread_id(), s).unwrap();
+    api::unsubscribe_report(aclrt::pthread_id(), s).unwrap();
+}

@@ -20,6 +20,7 @@ impl Runtime {
     /// callbacks in `aclrtProcessReport`.
     pub fn subscribe_report(&self, thread_id: u64, stream: StreamHandle) -> Result<()> {
         let stream = self.stream_to_observe(self.lookup_stream(stream)?)?;
+        refuse_os_thread_id(thread_id)?;
         let mut slot = lock(&stream.subscriber);
         if let Some(existing) = slot.as_ref() {
             bail!(
@@ -147,4 +148,30 @@ impl Runtime {
         self.exceptions.set(callback);
         Ok(())
     }
+}
+
+/// `aclrtSubscribeReport` takes a `pthread_self()` value (Python: `threading.get_ident()`).
+/// Passing the OS thread id instead (`gettid()`, Python's `threading.get_native_id()`) is an
+/// easy mistake that would leave every callback waiting for a thread that never asks for it:
+/// a value that names a live task of this process in `/proc/self/task` is such an id (a
+/// `pthread_t` is an address, far above any task id), and is refused with the id to pass.
+fn refuse_os_thread_id(thread_id: u64) -> Result<()> {
+    if thread_id == 0 {
+        bail!(
+            ACL_ERROR_RT_PARAM_INVALID,
+            "aclrtSubscribeReport: thread id 0 names no thread; pass the reporting thread's \
+             pthread_self() value (threading.get_ident() in Python)"
+        );
+    }
+    let is_task_id = u32::try_from(thread_id).is_ok()
+        && std::path::Path::new(&format!("/proc/self/task/{thread_id}")).exists();
+    if is_task_id {
+        bail!(
+            ACL_ERROR_RT_PARAM_INVALID,
+            "aclrtSubscribeReport: {thread_id} is an OS thread id (gettid(), \
+             threading.get_native_id()); pass the reporting thread's pthread_self() value \
+             (threading.get_ident() in Python)"
+        );
+    }
+    Ok(())
 }
