@@ -141,6 +141,7 @@ pub fn init() -> Result<()> {
         *INSTALLED.write().unwrap_or_else(|e| e.into_inner()) = Some(rt);
         INSTALLED_SERIAL.store(serial, Ordering::Release);
         life.init_count = 1;
+        crate::check::on_init();
         crate::trace::on_init();
         Ok(())
     })())
@@ -177,6 +178,7 @@ pub fn finalize() -> Result<()> {
                 "aclFinalize without a matching aclInit",
             );
         }
+        crate::check::on_finalize();
         INSTALLED_SERIAL.store(0, Ordering::Release);
         let rt = INSTALLED.write().unwrap_or_else(|e| e.into_inner()).take();
         life.init_count = 0;

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::os_thread_id;
-use super::{failure_error, not_in_callback, observe_completion, sync_timeout, traced_wait};
+use super::{failure_error, not_in_callback, observe_completion, sync_timeout, traced_wait_on};
 use crate::codes::*;
 use crate::consts::{
     ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE, ACL_STREAM_STATUS_COMPLETE,
@@ -78,6 +78,9 @@ impl Runtime {
             ))
         });
         ctx.add_stream(stream.clone());
+        if crate::observe::enabled() {
+            crate::observe::stream_created(stream.task_ref(0));
+        }
         Ok(stream.handle)
     }
 
@@ -96,7 +99,15 @@ impl Runtime {
             );
         }
         if !discard {
-            traced_wait("aclrtDestroyStream", || stream.wait_idle(None));
+            let last = stream
+                .submitted()
+                .checked_sub(1)
+                .map(|t| stream.task_ref(t));
+            traced_wait_on(
+                "aclrtDestroyStream",
+                || last.into_iter().collect(),
+                || stream.wait_idle(None),
+            );
         }
         stream.context.remove_stream(&stream);
         self.retire_stream(&stream, discard);
@@ -215,7 +226,11 @@ impl Runtime {
         timeout_ms: i32,
     ) -> Result<()> {
         let upto = stream.submitted();
-        if !traced_wait("aclrtSynchronizeStream", || stream.wait_idle(deadline)) {
+        let last = upto.checked_sub(1).map(|t| stream.task_ref(t));
+        let waits_for = || last.into_iter().collect();
+        if !traced_wait_on("aclrtSynchronizeStream", waits_for, || {
+            stream.wait_idle(deadline)
+        }) {
             bail!(
                 ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
                 "stream {} did not finish within {timeout_ms} ms ({} task(s) pending)",
