@@ -509,16 +509,23 @@ fn callbacks_come_after_earlier_tasks_and_blocking_ones_before_later_tasks() {
         check::enable_with(Options::quiet(Parts::DEFAULT));
         // SAFETY: `dev` is a runtime allocation of N bytes.
         unsafe { api::memset_async(dev, N, 1, N, a).unwrap() };
+        let ran = Arc::new(AtomicBool::new(false));
+        let r = ran.clone();
         let read_line = line!() + 5;
         let body = Box::new(move || {
             let mut out = vec![0u8; N];
             let o = out.as_mut_ptr() as usize;
             // SAFETY: `out` is local; `dev` stays allocated until the end of the test.
             unsafe { api::memcpy(o, N, dev, N, D2H) }.unwrap();
+            r.store(true, Ordering::Release);
         });
         api::launch_callback(body, block, a).unwrap();
         // SAFETY: as above.
         let (_, w) = at!(unsafe { api::memset_async(dev, N, 1, N, a) }.unwrap());
+        // A NO_BLOCK callback may run after the stream is done: wait until it ran.
+        while !ran.load(Ordering::Acquire) {
+            std::thread::yield_now();
+        }
         let findings = stop();
         if block == ACL_CALLBACK_BLOCK {
             assert!(findings.is_empty(), "{findings:#?}");

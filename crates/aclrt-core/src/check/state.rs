@@ -110,6 +110,8 @@ pub(crate) struct State {
     /// User code running now (kernels, copies, host functions, callbacks).
     pub(crate) user_code_running: usize,
     pub(crate) device_of_thread: HashMap<u32, i32>,
+    /// Threads that ran callbacks.
+    callback_threads: HashSet<u32>,
 }
 
 fn op_of(kind: TaskKind, name: Option<&Arc<str>>) -> Arc<str> {
@@ -157,6 +159,7 @@ impl State {
             last_progress_ns: crate::clock::now_ns(),
             user_code_running: 0,
             device_of_thread: HashMap::new(),
+            callback_threads: HashSet::new(),
         }
     }
 
@@ -183,7 +186,6 @@ impl State {
     pub(crate) fn observe(&mut self, event: &Observed<'_>, mut caller: Caller) -> bool {
         let host_thread = match *event {
             Observed::Submitted { thread_id, .. }
-            | Observed::CallbackStarting { thread_id, .. }
             | Observed::Freeing { thread_id, .. }
             | Observed::Edge {
                 after: Point::Host(thread_id),
@@ -192,6 +194,9 @@ impl State {
             Observed::HostAccess { thread_id, .. } if !self.running_on.contains_key(&thread_id) => {
                 Some(thread_id)
             }
+            Observed::HostWaitBegin {
+                call, thread_id, ..
+            } if call != "aclrtProcessReport" => Some(thread_id),
             _ => None,
         };
         if let Some(tid) = host_thread {
@@ -379,6 +384,7 @@ impl State {
             Observed::CallbackStarting {
                 task, thread_id, ..
             } => {
+                self.callback_threads.insert(thread_id);
                 self.last_progress_ns = crate::clock::now_ns();
                 self.user_code_running += 1;
                 self.hb.host_sync(thread_id, task.stream, task.task_id);
@@ -646,7 +652,9 @@ impl State {
             if c.info.task.is_none() && acc.info.task.is_none() {
                 continue;
             }
-            let (first, second) = if c.info.seq <= acc.info.seq {
+            // Device work first, then host calls; each in submission (or call) order.
+            let order = |i: &AccInfo| (i.task.is_none(), i.seq);
+            let (first, second) = if order(&c.info) <= order(&acc.info) {
                 (&c.info, &acc.info)
             } else {
                 (&acc.info, &c.info)
@@ -675,8 +683,10 @@ impl State {
             seq: self.seq,
         });
         if self.parts.free {
-            // Tasks that touched the memory and are not known to have finished before the free.
-            for other in self.shadow.unordered_in(address, alloc.size, &view) {
+            // Tasks that touched the memory and are not known to have finished before the free
+            // (host threads order themselves in ways the runtime does not see).
+            let unordered = self.shadow.unordered_in(address, alloc.size, &view);
+            for other in unordered.into_iter().filter(|a| a.info.task.is_some()) {
                 let key = (Kind::FreeWhileInUse, vec![other.info.site, site]);
                 self.report_memory(key, Kind::FreeWhileInUse, &other.info, &info);
             }
@@ -847,6 +857,14 @@ impl State {
                     b.site.short()
                 )
             }
+            (Some((s1, _, _)), None) if self.callback_threads.contains(&second.thread) => format!(
+                "{} in a callback (thread {}, {}) and {} on stream {s1} ({}) are not ordered: launch the callback with ACL_CALLBACK_BLOCK so its stream's later tasks wait for it, or record an event after the callback and make stream {s1} wait for it",
+                b.op,
+                b.thread,
+                b.site.short(),
+                a.op,
+                a.site.short()
+            ),
             (Some((s1, _, _)), None) => format!(
                 "call aclrtSynchronizeStream on stream {s1} (or aclrtSynchronizeEvent on an event recorded after {} at {}) on thread {} before {} ({})",
                 a.op,
@@ -854,15 +872,6 @@ impl State {
                 b.thread,
                 b.op,
                 b.site.short()
-            ),
-            (None, Some(_)) => format!(
-                "make thread {} submit {} ({}) only after thread {} finished {} ({}): join the threads or signal between them",
-                b.thread,
-                b.op,
-                b.site.short(),
-                a.thread,
-                a.op,
-                a.site.short()
             ),
             _ => format!(
                 "order thread {}'s {} ({}) before thread {}'s {} ({}): join the threads, or use a lock or condition variable",

@@ -79,6 +79,7 @@ impl<'a> Walk<'a> {
         }
         self.threads.push(tid);
         let mut worst = Status::Free;
+        let start = self.links.len();
         for t in &b.waits_for {
             let mark = self.links.len();
             self.links.push(Link {
@@ -90,6 +91,12 @@ impl<'a> Walk<'a> {
             let s = self.task(*t);
             if s == Status::Free {
                 self.links.truncate(mark);
+            }
+            if s == Status::Dead {
+                // One way the wait can never end is the picture.
+                self.links.drain(start..mark);
+                worst = s;
+                break;
             }
             worst = worst.max(s);
         }
