@@ -16,7 +16,9 @@
 //! changes only at joins); a task older than the oldest version kept is looked up as that
 //! version, which knows more than the task did (a missed race, never a false one).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use super::FastMap;
 use std::sync::Arc;
 
 /// A vector clock component: one stream or one host thread.
@@ -159,8 +161,8 @@ struct ThreadClock {
 #[derive(Debug, Default)]
 pub(crate) struct Hb {
     next_comp: Comp,
-    streams: HashMap<u64, StreamClock>,
-    threads: HashMap<u32, ThreadClock>,
+    streams: FastMap<u64, StreamClock>,
+    threads: FastMap<u32, ThreadClock>,
 }
 
 impl Hb {

@@ -54,7 +54,44 @@ pub use report::{Access, AccessKind, Finding, Kind, Object, Site, Wait};
 
 use crate::observe::{self, Observed, Observer, ObserverId};
 use crate::sync::lock;
+use crate::task_info::TaskKind;
 use state::{Caller, State};
+
+/// A hasher for the checker's maps: keys are ids and addresses, not attacker-chosen, and the
+/// maps sit on every submission's path.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(crate) type FastMap<K, V> =
+    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
+pub(crate) type FastSet<K> =
+    std::collections::HashSet<K, std::hash::BuildHasherDefault<FastHasher>>;
 
 /// Switches the checker on at `aclInit`: `1`, `all`, or a comma list of parts.
 pub const ENV_CHECK: &str = "ACLRT_CHECK";
@@ -186,6 +223,8 @@ impl Options {
 struct Checker {
     options: Options,
     state: Mutex<State>,
+    /// Stream workers' events queued while another thread held the state.
+    deferred: crossbeam_queue::SegQueue<Observed<'static>>,
     /// Wakes the hang watchdog early (a new wait began, the checker stops).
     watchdog: Condvar,
     stopped: std::sync::atomic::AtomicBool,
@@ -193,11 +232,64 @@ struct Checker {
 
 impl Observer for Checker {
     fn observe(&self, event: &Observed<'_>) {
+        // Stream workers' events carry no borrowed data: when another thread holds the state,
+        // they are queued for it instead of waiting (it drains them before it lets go, and so
+        // does whoever takes the state next, before its own event).
+        let worker_event: Option<Observed<'static>> = match *event {
+            Observed::Started { .. } | Observed::Discarded { .. } => Some(copy_static(event)),
+            Observed::Finished {
+                task, kind, at_ns, ..
+            } => Some(Observed::Finished {
+                task,
+                kind,
+                failure: None,
+                at_ns,
+            }),
+            Observed::Edge {
+                before: crate::observe::Point::Task(_),
+                after: crate::observe::Point::Task(_),
+                ..
+            } => Some(copy_static(event)),
+            Observed::WaitReleased { .. }
+            | Observed::ApiFailed { .. }
+            | Observed::StreamNamed { .. } => return,
+            _ => None,
+        };
+        if let Some(ev) = worker_event {
+            let mut st = match self.state.try_lock() {
+                Ok(st) => st,
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    self.deferred.push(ev);
+                    return;
+                }
+            };
+            let before = st.findings.len();
+            let mut fatal = self.drain(&mut st);
+            fatal |= st.observe(&ev, Caller::none());
+            fatal |= self.drain(&mut st);
+            if st.findings.len() > before {
+                self.publish(&st, before);
+            }
+            drop(st);
+            if fatal {
+                self.end_process();
+            }
+            return;
+        }
         // Stacks are captured before the state is taken: unwinding is the costly part.
-        let wants_site = matches!(
+        let wants_site = match event {
+            Observed::Submitted { kind, meta, .. } => match kind {
+                TaskKind::Memcpy | TaskKind::Memset | TaskKind::Callback => true,
+                TaskKind::Kernel | TaskKind::HostFunc => {
+                    !meta.reads.is_empty() || !meta.writes.is_empty()
+                }
+                _ => false,
+            },
+            _ => false,
+        } || matches!(
             event,
-            Observed::Submitted { .. }
-                | Observed::HostAccess { .. }
+            Observed::HostAccess { .. }
                 | Observed::Allocated { .. }
                 | Observed::Freeing { .. }
                 | Observed::StreamCreated { .. }
@@ -211,7 +303,9 @@ impl Observer for Checker {
         };
         let mut st = lock(&self.state);
         let before = st.findings.len();
-        let fatal = st.observe(event, caller);
+        let mut fatal = self.drain(&mut st);
+        fatal |= st.observe(event, caller);
+        fatal |= self.drain(&mut st);
         if st.findings.len() > before {
             self.publish(&st, before);
         }
@@ -225,7 +319,56 @@ impl Observer for Checker {
     }
 }
 
+/// A copy of an event that borrows nothing.
+fn copy_static(event: &Observed<'_>) -> Observed<'static> {
+    match *event {
+        Observed::Started {
+            task,
+            kind,
+            thread_id,
+            at_ns,
+        } => Observed::Started {
+            task,
+            kind,
+            thread_id,
+            at_ns,
+        },
+        Observed::Discarded {
+            task,
+            kind,
+            error,
+            at_ns,
+        } => Observed::Discarded {
+            task,
+            kind,
+            error,
+            at_ns,
+        },
+        Observed::Edge {
+            kind,
+            before,
+            after,
+            at_ns,
+        } => Observed::Edge {
+            kind,
+            before,
+            after,
+            at_ns,
+        },
+        _ => unreachable!("only events that borrow nothing are copied"),
+    }
+}
+
 impl Checker {
+    /// Processes the events stream workers queued, in their order; whether one was fatal.
+    fn drain(&self, st: &mut State) -> bool {
+        let mut fatal = false;
+        while let Some(ev) = self.deferred.pop() {
+            fatal |= st.observe(&ev, Caller::none());
+        }
+        fatal
+    }
+
     /// Prints the findings from `from` on and rewrites the report.
     fn publish(&self, st: &State, from: usize) {
         if self.options.print {
@@ -259,6 +402,16 @@ impl Checker {
         let mut st = lock(&self.state);
         loop {
             if self.stopped.load(std::sync::atomic::Ordering::Acquire) {
+                return;
+            }
+            let before = st.findings.len();
+            let fatal = self.drain(&mut st);
+            if st.findings.len() > before {
+                self.publish(&st, before);
+            }
+            if fatal {
+                drop(st);
+                self.end_process();
                 return;
             }
             let now = crate::clock::now_ns();
@@ -303,6 +456,7 @@ pub fn enable_with(options: Options) {
     disable();
     let checker = Arc::new(Checker {
         state: Mutex::new(State::new(options.parts)),
+        deferred: crossbeam_queue::SegQueue::new(),
         options,
         watchdog: Condvar::new(),
         stopped: std::sync::atomic::AtomicBool::new(false),
@@ -338,8 +492,9 @@ pub fn disable() -> Vec<Finding> {
         .stopped
         .store(true, std::sync::atomic::Ordering::Release);
     installed.checker.watchdog.notify_all();
-    let findings = lock(&installed.checker.state).findings.clone();
-    findings
+    let mut st = lock(&installed.checker.state);
+    installed.checker.drain(&mut st);
+    st.findings.clone()
 }
 
 /// Whether the checker is on.
@@ -350,7 +505,11 @@ pub fn is_enabled() -> bool {
 /// The findings so far.
 pub fn findings() -> Vec<Finding> {
     match lock(&INSTALLED).as_ref() {
-        Some(i) => lock(&i.checker.state).findings.clone(),
+        Some(i) => {
+            let mut st = lock(&i.checker.state);
+            i.checker.drain(&mut st);
+            st.findings.clone()
+        }
         None => Vec::new(),
     }
 }
@@ -365,6 +524,7 @@ pub fn check_leaks() {
         return;
     }
     let mut st = lock(&checker.state);
+    checker.drain(&mut st);
     let leaks = st.leaks();
     if leaks.is_empty() {
         return;

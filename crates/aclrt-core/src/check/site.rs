@@ -3,7 +3,7 @@
 //! The site is the first frame outside the runtime, with file and line when the program has
 //! debug information.
 
-use std::collections::HashMap;
+use super::FastMap;
 use std::ffi::CStr;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -12,15 +12,15 @@ use std::sync::OnceLock;
 const MAX_FRAMES: usize = 40;
 
 /// A captured stack: return addresses, innermost first.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub(crate) struct Stack(Box<[usize]>);
 
 /// Captures the calling thread's stack, up to and including the first frame outside the
 /// runtime (each return address is classified once per thread).
 pub(crate) fn capture() -> Stack {
     thread_local! {
-        static RUNTIME_IP: std::cell::RefCell<HashMap<usize, bool>> =
-            std::cell::RefCell::new(HashMap::new());
+        static RUNTIME_IP: std::cell::RefCell<FastMap<usize, bool>> =
+            std::cell::RefCell::new(FastMap::default());
     }
     let mut ips = [0usize; MAX_FRAMES];
     let mut n = 0;
@@ -103,9 +103,9 @@ impl Site {
 /// Interned stacks and their resolved sites.
 #[derive(Default)]
 pub(crate) struct Sites {
-    ids: HashMap<Stack, SiteId>,
+    ids: FastMap<Stack, SiteId>,
     stacks: Vec<Stack>,
-    resolved: HashMap<SiteId, (Site, Option<String>)>,
+    resolved: FastMap<SiteId, (Site, Option<String>)>,
 }
 
 impl Sites {
@@ -126,8 +126,8 @@ impl Sites {
             return r.clone();
         }
         let r = match self.stacks.get(id.0 as usize) {
-            Some(stack) => first_outside(stack),
-            None => (Site::unknown(), None),
+            Some(stack) if !stack.0.is_empty() => first_outside(stack),
+            _ => (Site::unknown(), None),
         };
         self.resolved.insert(id, r.clone());
         r

@@ -1,13 +1,15 @@
 //! What the checker knows of the run, and what it concludes from each observed event.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use super::{FastMap, FastSet};
 use std::sync::Arc;
 
 use super::hb::{Hb, Vc, View};
 use super::report::{Access, AccessKind, Finding, Kind, Object, Site};
 use super::shadow::{Acc, AccInfo, Shadow};
 use super::site::{SiteId, Sites, Stack};
-use super::waits;
+use super::waits::{self, Look};
 use super::Parts;
 use crate::observe::{EdgeKind, Observed, Point, TaskRef};
 use crate::task_info::{MemRange, TaskKind};
@@ -36,6 +38,8 @@ pub(crate) struct Pending {
     pub(crate) blocking: bool,
     /// Already reported as freed while in use: not again as a use after free.
     pub(crate) freed_under: bool,
+    /// The thread running it, once started.
+    pub(crate) worker: u32,
 }
 
 pub(crate) struct StreamState {
@@ -87,6 +91,16 @@ pub(crate) struct Caller {
     pub(crate) pthread: u64,
 }
 
+impl Caller {
+    /// For events processed away from their thread (they need no context).
+    pub(crate) fn none() -> Caller {
+        Caller {
+            stack: None,
+            pthread: 0,
+        }
+    }
+}
+
 /// The checker's state.
 pub(crate) struct State {
     pub(crate) parts: Parts,
@@ -94,24 +108,24 @@ pub(crate) struct State {
     pub(crate) sites: Sites,
     shadow: Shadow,
     seq: u64,
-    pub(crate) streams: HashMap<u64, StreamState>,
+    pub(crate) streams: FastMap<u64, StreamState>,
     /// Worker threads running a task that may touch memory through the host API.
-    running_on: HashMap<u32, TaskRef>,
-    pub(crate) events: HashMap<u64, EventState>,
+    running_on: FastMap<u32, TaskRef>,
+    pub(crate) events: FastMap<u64, EventState>,
     allocs: BTreeMap<usize, Alloc>,
     frees: VecDeque<Freed>,
-    pub(crate) blocked: HashMap<u32, Blocked>,
+    pub(crate) blocked: FastMap<u32, Blocked>,
     /// stream → subscribed thread (`pthread_self()`).
-    pub(crate) subscriptions: HashMap<u64, u64>,
-    reported: HashSet<(Kind, Vec<SiteId>)>,
+    pub(crate) subscriptions: FastMap<u64, u64>,
+    reported: FastSet<(Kind, Vec<SiteId>)>,
     pub(crate) findings: Vec<Finding>,
     /// When a task or callback last started or ended.
     pub(crate) last_progress_ns: u64,
     /// User code running now (kernels, copies, host functions, callbacks).
     pub(crate) user_code_running: usize,
-    pub(crate) device_of_thread: HashMap<u32, i32>,
+    pub(crate) device_of_thread: FastMap<u32, i32>,
     /// Threads that ran callbacks.
-    callback_threads: HashSet<u32>,
+    callback_threads: FastSet<u32>,
 }
 
 fn op_of(kind: TaskKind, name: Option<&Arc<str>>) -> Arc<str> {
@@ -147,19 +161,19 @@ impl State {
             sites: Sites::default(),
             shadow: Shadow::default(),
             seq: 0,
-            streams: HashMap::new(),
-            running_on: HashMap::new(),
-            events: HashMap::new(),
+            streams: FastMap::default(),
+            running_on: FastMap::default(),
+            events: FastMap::default(),
             allocs: BTreeMap::new(),
             frees: VecDeque::new(),
-            blocked: HashMap::new(),
-            subscriptions: HashMap::new(),
-            reported: HashSet::new(),
+            blocked: FastMap::default(),
+            subscriptions: FastMap::default(),
+            reported: FastSet::default(),
             findings: Vec::new(),
             last_progress_ns: crate::clock::now_ns(),
             user_code_running: 0,
-            device_of_thread: HashMap::new(),
-            callback_threads: HashSet::new(),
+            device_of_thread: FastMap::default(),
+            callback_threads: FastSet::default(),
         }
     }
 
@@ -213,7 +227,18 @@ impl State {
                 ..
             } => {
                 self.seq += 1;
-                let site = self.site(&mut caller);
+                // Unwinding is the checker's largest cost: only tasks whose site a finding can
+                // name pay for it (accesses, callbacks; legacy SYNC waits, for deadlocks).
+                let legacy_wait = kind == TaskKind::Wait
+                    && meta
+                        .event
+                        .is_none_or(|e| self.events.get(&e).is_none_or(|ev| ev.legacy_flag));
+                let site = if legacy_wait {
+                    self.site(&mut caller)
+                } else {
+                    let stack = caller.stack.take().unwrap_or_default();
+                    self.sites.intern(stack)
+                };
                 let base = self.hb.submit(thread_id);
                 self.device_of_thread.insert(thread_id, task.device_id);
                 let mut record = None;
@@ -240,6 +265,7 @@ impl State {
                     record,
                     blocking: false,
                     freed_under: false,
+                    worker: 0,
                 };
                 let s = self.stream(task);
                 if kind == TaskKind::Record {
@@ -263,6 +289,7 @@ impl State {
                 let Some(mut p) = self.take_pending(task) else {
                     return false;
                 };
+                p.worker = thread_id;
                 let view = self.hb.start(task.stream, task.task_id, &p.base);
                 if runs_user_code(kind) {
                     self.user_code_running += 1;
@@ -292,12 +319,18 @@ impl State {
                     p.reads = Vec::new();
                     p.writes = Vec::new();
                 }
+                // Only a legacy SYNC wait or a blocking callback can block a stream for good.
+                let look = match kind {
+                    TaskKind::Wait if p.record.is_none() => Some(Look::Head(task.stream)),
+                    TaskKind::Callback if p.blocking => Some(Look::Subscriber(task.stream)),
+                    _ => None,
+                };
                 let s = self.stream(task);
                 s.running = Some(p);
-                if self.parts.hang && matches!(kind, TaskKind::Wait | TaskKind::Callback) {
-                    return self.look_for_deadlock();
+                match look {
+                    Some(look) if self.parts.hang => self.look_for_deadlock(look),
+                    _ => false,
                 }
-                false
             }
             Observed::Finished {
                 task, kind, at_ns, ..
@@ -305,8 +338,15 @@ impl State {
                 self.last_progress_ns = at_ns;
                 if runs_user_code(kind) {
                     self.user_code_running = self.user_code_running.saturating_sub(1);
-                    let tid = crate::observe::thread_id();
-                    self.running_on.remove(&tid);
+                    let worker = self
+                        .streams
+                        .get(&task.stream)
+                        .and_then(|s| s.running.as_ref())
+                        .filter(|p| p.id == task.task_id)
+                        .map(|p| p.worker);
+                    if let Some(tid) = worker {
+                        self.running_on.remove(&tid);
+                    }
                 }
                 self.task_ended(task, kind);
                 false
@@ -419,7 +459,7 @@ impl State {
                 if let Some(p) = p {
                     p.blocking = blocking;
                 }
-                blocking && self.parts.hang && self.look_for_deadlock()
+                blocking && self.parts.hang && self.look_for_deadlock(Look::Subscriber(task.stream))
             }
             Observed::HostWaitBegin {
                 call,
@@ -441,7 +481,7 @@ impl State {
                         site,
                     },
                 );
-                self.look_for_deadlock()
+                self.look_for_deadlock(Look::Thread(thread_id))
             }
             Observed::HostWait { thread_id, .. } => {
                 self.blocked.remove(&thread_id);
@@ -533,7 +573,7 @@ impl State {
                 if !used {
                     self.events.remove(&event);
                 }
-                self.parts.hang && self.look_for_deadlock()
+                self.parts.hang && self.look_for_deadlock(Look::Event(event))
             }
             Observed::Subscription {
                 stream,
@@ -839,14 +879,10 @@ impl State {
                     .get(&h1)
                     .and_then(|s| s.records.iter().rev().find(|r| r.0 < t1).copied());
                 let hint = match early {
-                    Some((_, ev, site)) => {
-                        let (site, _) = self.sites.resolve(site);
-                        format!(
-                            " (event {ev} recorded at {} comes before {}: record after it)",
-                            site.short(),
-                            a.op
-                        )
-                    }
+                    Some((_, ev, _)) => format!(
+                        " (the last record of event {ev} on stream {s1} that stream {s2} waited for comes before {}: record after it)",
+                        a.op
+                    ),
                     None => String::new(),
                 };
                 format!(
@@ -886,8 +922,8 @@ impl State {
     }
 
     /// A blocked wait that can never end: reports it (once) and says so.
-    fn look_for_deadlock(&mut self) -> bool {
-        if let Some(f) = waits::find_deadlock(self) {
+    fn look_for_deadlock(&mut self, look: Look) -> bool {
+        if let Some(f) = waits::find_deadlock(self, look) {
             let key = (Kind::Deadlock, Vec::new());
             if self.reported.insert(key) {
                 self.findings.push(f);

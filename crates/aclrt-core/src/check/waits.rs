@@ -31,15 +31,18 @@ struct Link {
 
 struct Walk<'a> {
     st: &'a State,
+    /// Build the picture (a first walk only decides; a second, for a finding, explains).
+    explain: bool,
     tasks: Vec<(u64, u64)>,
     threads: Vec<u32>,
     links: Vec<Link>,
 }
 
 impl<'a> Walk<'a> {
-    fn new(st: &'a State) -> Self {
+    fn new(st: &'a State, explain: bool) -> Self {
         Walk {
             st,
+            explain,
             tasks: Vec::new(),
             threads: Vec::new(),
             links: Vec::new(),
@@ -82,12 +85,15 @@ impl<'a> Walk<'a> {
         let start = self.links.len();
         for t in &b.waits_for {
             let mark = self.links.len();
-            self.links.push(Link {
-                waiter: format!("thread {tid} in {}", b.call),
-                waits_for: self.task_name(*t),
-                site: b.site,
-                fix: None,
-            });
+            if self.explain {
+                let link = Link {
+                    waiter: format!("thread {tid} in {}", b.call),
+                    waits_for: self.task_name(*t),
+                    site: b.site,
+                    fix: None,
+                };
+                self.links.push(link);
+            }
             let s = self.task(*t);
             if s == Status::Free {
                 self.links.truncate(mark);
@@ -130,16 +136,19 @@ impl<'a> Walk<'a> {
         let status = match head.kind {
             TaskKind::Wait => match head.record {
                 Some(rec) => {
-                    self.links.push(Link {
-                        waiter,
-                        waits_for: format!("record {}", self.task_name(rec)),
-                        site: head.site,
-                        fix: Some(format!(
-                            "record {} on a stream that does not wait for stream {}",
-                            self.event_name(head.event),
-                            t.stream_id
-                        )),
-                    });
+                    if self.explain {
+                        let link = Link {
+                            waiter,
+                            waits_for: format!("record {}", self.task_name(rec)),
+                            site: head.site,
+                            fix: Some(format!(
+                                "record {} on a stream that does not wait for stream {}",
+                                self.event_name(head.event),
+                                t.stream_id
+                            )),
+                        };
+                        self.links.push(link);
+                    }
                     self.task(rec)
                 }
                 None => self.flag_wait(head.event, head.site, waiter, t.stream_id),
@@ -160,7 +169,8 @@ impl<'a> Walk<'a> {
                 match tid {
                     Some(tid) => {
                         let call = self.st.blocked[&tid].call;
-                        self.links.push(Link {
+                        if self.explain {
+                            let link = Link {
                             waiter,
                             waits_for: format!(
                                 "thread {tid}, subscribed to stream {} with aclrtSubscribeReport, to call aclrtProcessReport (it is blocked in {call})",
@@ -171,7 +181,9 @@ impl<'a> Walk<'a> {
                                 "thread {tid} must call aclrtProcessReport while stream {} runs: serve the stream's callbacks from a thread that does not wait for it, or launch the callback with ACL_CALLBACK_NO_BLOCK",
                                 t.stream_id
                             )),
-                        });
+                        };
+                            self.links.push(link);
+                        }
                         self.thread(tid)
                     }
                     None => Status::Free,
@@ -223,12 +235,15 @@ impl<'a> Walk<'a> {
                     format!("record {name} (aclrtRecordEvent) on a stream that does not wait for stream {stream}"),
                 )
             };
-            self.links.push(Link {
-                waiter,
-                waits_for: why,
-                site,
-                fix: Some(fix),
-            });
+            if self.explain {
+                let link = Link {
+                    waiter,
+                    waits_for: why,
+                    site,
+                    fix: Some(fix),
+                };
+                self.links.push(link);
+            }
             return if destroyed {
                 Status::Dead
             } else {
@@ -239,14 +254,17 @@ impl<'a> Walk<'a> {
         let mut best = Status::Dead;
         for c in candidates {
             let inner = self.links.len();
-            self.links.push(Link {
-                waiter: waiter.clone(),
-                waits_for: format!("record {}", self.task_name(c)),
-                site,
-                fix: Some(format!(
-                    "record {name} on a stream that does not wait for stream {stream}"
-                )),
-            });
+            if self.explain {
+                let link = Link {
+                    waiter: waiter.clone(),
+                    waits_for: format!("record {}", self.task_name(c)),
+                    site,
+                    fix: Some(format!(
+                        "record {name} on a stream that does not wait for stream {stream}"
+                    )),
+                };
+                self.links.push(link);
+            }
             let s = self.task(c);
             if s == Status::Free {
                 self.links.truncate(mark);
@@ -265,44 +283,84 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// A wait that can never end, if there is one now.
-pub(crate) fn find_deadlock(st: &mut State) -> Option<Finding> {
-    let mut tids: Vec<u32> = st.blocked.keys().copied().collect();
-    tids.sort_unstable();
-    for tid in tids {
-        let mut w = Walk::new(st);
-        if w.thread(tid) == Status::Dead {
-            let call = st.blocked[&tid].call;
-            let message = format!("thread {tid} is blocked in {call} and can never return");
-            let links = std::mem::take(&mut w.links);
-            return Some(finish(st, links, message));
+/// Where to look for a deadlock after something changed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Look {
+    /// A host thread began to wait.
+    Thread(u32),
+    /// A stream's running head may block for good (a legacy SYNC wait began).
+    Head(u64),
+    /// An event was destroyed: the streams waiting on it.
+    Event(u64),
+    /// A blocking callback of this stream is due: the thread serving it, if it waits.
+    Subscriber(u64),
+}
+
+fn head_of(st: &State, stream: u64) -> Option<TaskRef> {
+    let s = st.streams.get(&stream)?;
+    let head = s.running.as_ref()?;
+    Some(TaskRef {
+        task_id: head.id,
+        ..s.task
+    })
+}
+
+/// A wait that can never end, if `look` shows one.
+pub(crate) fn find_deadlock(st: &mut State, look: Look) -> Option<Finding> {
+    let mut threads: Vec<u32> = Vec::new();
+    let mut heads: Vec<TaskRef> = Vec::new();
+    match look {
+        Look::Thread(tid) => threads.push(tid),
+        Look::Head(stream) => heads.extend(head_of(st, stream)),
+        Look::Event(event) => {
+            heads = st
+                .streams
+                .values()
+                .filter_map(|s| {
+                    let p = s.running.as_ref()?;
+                    (p.kind == TaskKind::Wait && p.event == Some(event)).then_some(TaskRef {
+                        task_id: p.id,
+                        ..s.task
+                    })
+                })
+                .collect();
+            heads.sort();
+        }
+        Look::Subscriber(stream) => {
+            if let Some(p) = st.subscriptions.get(&stream) {
+                threads = st
+                    .blocked
+                    .iter()
+                    .filter(|(_, b)| b.pthread == *p)
+                    .map(|(t, _)| *t)
+                    .collect();
+                threads.sort_unstable();
+            }
         }
     }
-    // A stream stuck for good, whether or not anyone waits for it yet.
-    let mut heads: Vec<TaskRef> = st
-        .streams
-        .values()
-        .filter_map(|s| {
-            s.running
-                .as_ref()
-                .filter(|p| p.kind == TaskKind::Wait)
-                .map(|p| TaskRef {
-                    task_id: p.id,
-                    ..s.task
-                })
-        })
-        .collect();
-    heads.sort();
-    for head in heads {
-        let mut w = Walk::new(st);
-        if w.task(head) == Status::Dead {
-            let message = format!(
-                "stream {} is blocked at task {} and can never go on",
-                head.stream_id, head.task_id
-            );
-            let links = std::mem::take(&mut w.links);
-            return Some(finish(st, links, message));
+    for tid in threads {
+        if Walk::new(st, false).thread(tid) != Status::Dead {
+            continue;
         }
+        let mut w = Walk::new(st, true);
+        w.thread(tid);
+        let links = std::mem::take(&mut w.links);
+        let call = st.blocked[&tid].call;
+        let message = format!("thread {tid} is blocked in {call} and can never return");
+        return Some(finish(st, links, message));
+    }
+    for head in heads {
+        if Walk::new(st, false).task(head) != Status::Dead {
+            continue;
+        }
+        let mut w = Walk::new(st, true);
+        w.task(head);
+        let links = std::mem::take(&mut w.links);
+        let message = format!(
+            "stream {} is blocked at task {} and can never go on",
+            head.stream_id, head.task_id
+        );
+        return Some(finish(st, links, message));
     }
     None
 }
@@ -336,7 +394,7 @@ pub(crate) fn hang_finding(st: &mut State, now_ns: u64) -> Finding {
     for tid in tids {
         let b = &st.blocked[&tid];
         longest = longest.max(now_ns.saturating_sub(b.since_ns));
-        let mut w = Walk::new(st);
+        let mut w = Walk::new(st, true);
         w.thread(tid);
         if w.links.is_empty() {
             let since = now_ns.saturating_sub(b.since_ns) / 1_000_000;
