@@ -114,6 +114,7 @@ pub(crate) const NESTING: &[(&str, &str)] = &[
     ("trace.collector", "trace.chunks"),
     ("trace.collector", "stream.name"),
     ("trace.buffers", "trace.chunks"),
+    ("trace.buffers", "trace.stream_names"),
     ("trace.env_path", "trace.collector"),
     ("trace.env_path", "trace.stream_names"),
     ("trace.env_path", "trace.buffers"),
