@@ -291,6 +291,7 @@ impl Stream {
                 observe::task_discarded(self.task_ref(id), kind, failure.code);
             }
             discard(work, &failure);
+            self.note_discarded(&failure);
             self.retire(id);
             return;
         }
@@ -399,18 +400,12 @@ impl Stream {
                         ));
                     };
                     let origin = self.task_ref(task_id);
-                    subscriber.deliver(self.handle, origin, body, done.clone());
+                    subscriber.deliver(self.handle, origin, body, done.clone())?;
                 }
                 if let Some(done) = done {
                     done.wait_or(|| self.is_aborting());
                     if !done.ran() && !self.is_aborting() {
-                        return Err((
-                            ACL_ERROR_RT_STREAM_NO_CB_REG,
-                            format!(
-                                "blocking callback (task {task_id}) was released unrun: the \
-                                 stream was unsubscribed before its thread processed it"
-                            ),
-                        ));
+                        return Err(done.unrun_error(task_id));
                     }
                 }
                 Ok(())
@@ -436,6 +431,11 @@ impl Stream {
                 Ok(())
             }
         }
+    }
+
+    /// A synchronise that covers discarded work reports the discard, never success.
+    fn note_discarded(&self, failure: &Failure) {
+        lock(&self.pending_failure).get_or_insert_with(|| failure.clone());
     }
 
     fn retire(&self, task_id: u64) {

@@ -6,7 +6,7 @@
 //! instance's serial, and the global serial changes whenever the runtime does.
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use super::not_in_callback;
@@ -14,7 +14,7 @@ use crate::codes::*;
 use crate::config::Config;
 use crate::error::{bail, err, Error, Result};
 use crate::runtime::Runtime;
-use crate::sync::lock;
+use crate::sync::{lock, SpinPolicy, WaitList};
 use crate::thread_state;
 
 struct Lifecycle {
@@ -28,6 +28,15 @@ static LIFECYCLE: Mutex<Lifecycle> = Mutex::new(Lifecycle {
     init_count: 0,
     configured: None,
 });
+/// An `aclFinalize` is tearing the runtime down (set and cleared under [`LIFECYCLE`], which
+/// is not held meanwhile: the teardown waits for kernels, and they may call in).
+static FINALIZING: AtomicBool = AtomicBool::new(false);
+/// Where an `aclInit` waits for a finalize under way.
+static FINALIZED: std::sync::OnceLock<WaitList> = std::sync::OnceLock::new();
+
+fn finalized() -> &'static WaitList {
+    FINALIZED.get_or_init(WaitList::new)
+}
 /// The installed runtime.
 static INSTALLED: RwLock<Option<Arc<Runtime>>> = RwLock::new(None);
 /// Serial of the installed runtime; 0 while there is none.
@@ -123,10 +132,29 @@ pub fn configure(config: Config) -> Result<()> {
     })())
 }
 
-/// `aclInit`. A repeated call returns `ACL_ERROR_REPEAT_INITIALIZE` and still counts.
+/// `aclInit`. A repeated call returns `ACL_ERROR_REPEAT_INITIALIZE` and still counts. While
+/// an `aclFinalize` is under way it waits for it to finish, except from a callback or host
+/// kernel (which the finalize may be waiting for): there it fails at once with `107000`.
 pub fn init() -> Result<()> {
     noted((|| {
         let mut life = lock(&LIFECYCLE);
+        while FINALIZING.load(Ordering::SeqCst) {
+            drop(life);
+            if crate::thread_state::in_callback() {
+                bail!(
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    "aclInit must not be called from a callback, host function or host kernel \
+                     while aclFinalize is tearing down the runtime that runs it"
+                );
+            }
+            finalized().wait_until(
+                || !FINALIZING.load(Ordering::SeqCst),
+                None,
+                SpinPolicy::Brief,
+            );
+            life = lock(&LIFECYCLE);
+        }
+        watch_forks();
         if life.init_count > 0 {
             life.init_count += 1;
             bail!(
@@ -180,14 +208,88 @@ pub fn finalize() -> Result<()> {
         INSTALLED_SERIAL.store(0, Ordering::Release);
         let rt = INSTALLED.write().unwrap_or_else(|e| e.into_inner()).take();
         life.init_count = 0;
+        FINALIZING.store(true, Ordering::SeqCst);
+        // No lock is held from here on: the teardown waits for running kernels, and they may
+        // call into the runtime (getting 100001, or 107000 for aclInit) instead of deadlocking.
         drop(life);
         if let Some(rt) = rt {
             rt.shut_down();
         }
         let _ = CACHED.try_with(|c| c.try_borrow_mut().map(|mut c| c.take()));
         crate::trace::on_finalize();
+        {
+            let _life = lock(&LIFECYCLE);
+            FINALIZING.store(false, Ordering::SeqCst);
+        }
+        finalized().wake_all();
         Ok(())
     })())
+}
+
+/// Registers the fork handlers once (at the first `aclInit`).
+///
+/// A child process made by `fork()` has only the thread that forked: the parent's stream
+/// workers and report threads are not there, and locks they held stay held. So the child
+/// starts uninitialised: the parent's runtime is left untouched (never used, never dropped,
+/// since dropping it would join threads that do not exist), every call returns `100001`
+/// until the child's own `aclInit`, which makes a fresh runtime. The handlers hold the
+/// lifecycle locks across the fork, so the child never inherits them half-taken. The parent
+/// goes on as before.
+fn watch_forks() {
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(|| {
+        // SAFETY: three plain functions with no preconditions; they run in the forking
+        // thread around fork(), as pthread_atfork specifies.
+        let rc = unsafe {
+            libc::pthread_atfork(
+                Some(before_fork),
+                Some(after_fork_in_parent),
+                Some(after_fork_in_child),
+            )
+        };
+        if rc != 0 {
+            eprintln!("aclrt: pthread_atfork failed ({rc}): a forked child must not use ACL");
+        }
+    });
+}
+
+type ForkHeld = (
+    std::sync::MutexGuard<'static, Lifecycle>,
+    std::sync::RwLockWriteGuard<'static, Option<Arc<Runtime>>>,
+);
+
+thread_local! {
+    /// The lifecycle locks, held by the forking thread across `fork()`.
+    static FORK_HELD: RefCell<Option<ForkHeld>> = const { RefCell::new(None) };
+}
+
+extern "C" fn before_fork() {
+    let life = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
+    let installed = INSTALLED.write().unwrap_or_else(|e| e.into_inner());
+    let _ = FORK_HELD.try_with(|held| *held.borrow_mut() = Some((life, installed)));
+}
+
+extern "C" fn after_fork_in_parent() {
+    let _ = FORK_HELD.try_with(|held| held.borrow_mut().take());
+}
+
+extern "C" fn after_fork_in_child() {
+    let _ = FORK_HELD.try_with(|held| {
+        if let Some((mut life, mut installed)) = held.borrow_mut().take() {
+            // The parent's runtime is abandoned, not dropped (see `watch_forks`).
+            std::mem::forget(installed.take());
+            INSTALLED_SERIAL.store(0, Ordering::SeqCst);
+            life.init_count = 0;
+            FINALIZING.store(false, Ordering::SeqCst);
+        }
+    });
+    let _ = CACHED.try_with(|c| {
+        if let Ok(mut c) = c.try_borrow_mut() {
+            std::mem::forget(c.take());
+        }
+    });
+    super::forget_thread_id();
+    crate::callback::forget_exit_watch();
 }
 
 /// Counts the live objects of the process's runtime (all zero without one).

@@ -77,7 +77,14 @@ impl Runtime {
                 legacy_sync,
             ))
         });
-        ctx.add_stream(stream.clone());
+        if !ctx.add_stream(stream.clone()) {
+            self.streams.remove(stream.handle.as_raw());
+            ctx.device.release_stream(id);
+            bail!(
+                ACL_ERROR_RT_CONTEXT_NULL,
+                "the current context was destroyed while the stream was being created"
+            );
+        }
         Ok(stream.handle)
     }
 
@@ -95,11 +102,19 @@ impl Runtime {
                 "{name}: the default stream cannot be destroyed"
             );
         }
+        let _teardown = self.teardown();
         if !discard {
             traced_wait("aclrtDestroyStream", || stream.wait_idle(None));
         }
+        // Exactly one destroy of a stream wins (another destroy, a device reset, a context
+        // destroy or aclFinalize may race this one); the others find the handle dead.
+        if !self.retire_stream(&stream, discard) {
+            bail!(
+                ACL_ERROR_RT_INVALID_HANDLE,
+                "{name}: {handle:?} was destroyed by another call meanwhile"
+            );
+        }
         stream.context.remove_stream(&stream);
-        self.retire_stream(&stream, discard);
         Ok(())
     }
 
