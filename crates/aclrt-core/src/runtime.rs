@@ -34,6 +34,8 @@ pub struct Runtime {
     pub(crate) reports: ReportHub,
     pub(crate) memory: MemoryMap,
     pub(crate) exceptions: Arc<ExceptionSlot>,
+    /// State of the calls beside the core model (peer access, notifies, stream state callbacks).
+    pub(crate) extras: crate::extras::Extras,
 }
 
 impl Runtime {
@@ -67,6 +69,7 @@ impl Runtime {
             reports: ReportHub::default(),
             memory: MemoryMap::default(),
             exceptions,
+            extras: Default::default(),
         })
     }
 

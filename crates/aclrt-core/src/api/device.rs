@@ -107,12 +107,15 @@ impl Runtime {
             ))
         });
         let _ = ctx.default_stream.set(Arc::downgrade(&stream));
+        let handle = stream.handle;
         ctx.add_stream(stream);
+        self.stream_state_changed(handle, true);
         Ok(ctx)
     }
 
     /// Tears a stream down: handle dead, callbacks unsubscribed, worker stopped.
     pub(crate) fn retire_stream(&self, stream: &Arc<Stream>, discard: bool) {
+        self.stream_state_changed(stream.handle, false);
         self.streams.remove(stream.handle.as_raw());
         crate::observe::stream_retired(stream.handle.as_raw());
         if let Some(sub) = lock(&stream.subscriber).take() {

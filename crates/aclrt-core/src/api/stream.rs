@@ -78,6 +78,7 @@ impl Runtime {
             ))
         });
         ctx.add_stream(stream.clone());
+        self.stream_state_changed(stream.handle, true);
         Ok(stream.handle)
     }
 
