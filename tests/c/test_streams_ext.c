@@ -102,13 +102,14 @@ static void config_handles(void)
                 ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_PRIORITY, &flag, sizeof flag),
                 ACL_ERROR_INVALID_PARAM);
-    EXPECT_CODE(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_FLAG, &prio, sizeof prio),
+    EXPECT_CODE(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_FLAG, &prio, 2), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_WORK_SIZE, &prio, sizeof prio),
                 ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtSetStreamConfigOpt(h, (aclrtStreamConfigAttr)4, &prio, sizeof prio),
                 ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_PRIORITY, NULL, 4), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtSetStreamConfigOpt(NULL, ACL_RT_STREAM_PRIORITY, &prio, 4), ACL_ERROR_INVALID_PARAM);
-    CHECK(h->priority == 6);
+    CHECK(h->priority == 6 && h->flag == ACL_STREAM_FAST_SYNC && h->workSize == 128);
 
     EXPECT_OK(aclrtCreateStreamV2(&s, h));
     EXPECT_OK(aclrtStreamGetPriority(s, &got));

@@ -100,7 +100,7 @@ fn stream_config_and_create_stream_v2() {
     for (attr, value) in [
         (vc::ACL_RT_STREAM_PRIORITY, vec![0u8; 8]),
         (vc::ACL_RT_STREAM_PRIORITY, prio(8).to_vec()),
-        (vc::ACL_RT_STREAM_FLAG, vec![0u8; 4]),
+        (vc::ACL_RT_STREAM_FLAG, vec![0u8; 2]),
         (vc::ACL_RT_STREAM_WORK_ADDR_PTR, vec![0u8; word - 1]),
         (vc::ACL_RT_STREAM_WORK_SIZE, vec![]),
         (4, vec![0u8; 4]),
@@ -113,6 +113,15 @@ fn stream_config_and_create_stream_v2() {
         );
     }
     assert_eq!(config, before);
+    // The flag may also be a `uint32_t`.
+    let mut narrow = StreamConfig::default();
+    narrow
+        .set(
+            vc::ACL_RT_STREAM_FLAG as u32,
+            &ACL_STREAM_FAST_LAUNCH.to_ne_bytes(),
+        )
+        .unwrap();
+    assert_eq!(narrow.flags, ACL_STREAM_FAST_LAUNCH as usize);
 
     assert_eq!(code(api::create_stream_v2(&config)), ACL_ERROR_UNINITIALIZE);
     setup();

@@ -30,9 +30,9 @@ pub struct StreamConfig {
 
 impl StreamConfig {
     /// `aclrtSetStreamConfigOpt`: sets attribute `attr` from the bytes of its C value. The
-    /// value must have the size of the attribute's C type (`void *`, `size_t`, `size_t`,
-    /// `uint32_t`), a priority must be at most 7, and `attr` an `aclrtStreamConfigAttr`;
-    /// otherwise `100000`, as the vendor's implementation returns.
+    /// value must have the size of the attribute's C type (`void *`, `size_t`, `size_t` or
+    /// `uint32_t` for the flag, `uint32_t`), a priority must be at most 7, and `attr` an
+    /// `aclrtStreamConfigAttr`; otherwise `100000`, as the vendor's implementation returns.
     pub fn set(&mut self, attr: u32, value: &[u8]) -> Result<()> {
         fn exact<const N: usize>(value: &[u8], what: &str) -> Result<[u8; N]> {
             value.try_into().or_else(|_| {
@@ -50,6 +50,11 @@ impl StreamConfig {
             }
             vc::ACL_RT_STREAM_WORK_SIZE => {
                 self.work_size = usize::from_ne_bytes(exact::<WORD>(value, "the work size")?)
+            }
+            // The handle's field is a `size_t`; the stream flags are a `uint32_t` elsewhere
+            // (and so in the vendor's sample): either size is taken.
+            vc::ACL_RT_STREAM_FLAG if value.len() == 4 => {
+                self.flags = u32::from_ne_bytes(exact::<4>(value, "the flag")?) as usize
             }
             vc::ACL_RT_STREAM_FLAG => {
                 self.flags = usize::from_ne_bytes(exact::<WORD>(value, "the flag")?)
