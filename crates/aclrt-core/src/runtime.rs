@@ -38,6 +38,8 @@ pub struct Runtime {
     /// Destroy calls (streams, contexts, device resets) under way: `aclFinalize` waits for
     /// them, so it never returns while one still waits for a kernel.
     teardowns: Teardowns,
+    /// State of the calls beside the core model (peer access, notifies, stream state callbacks).
+    pub(crate) extras: crate::extras::Extras,
 }
 
 /// Counts the destroy calls under way.
@@ -90,6 +92,7 @@ impl Runtime {
             memory: MemoryMap::default(),
             exceptions,
             teardowns: Teardowns::default(),
+            extras: Default::default(),
         })
     }
 

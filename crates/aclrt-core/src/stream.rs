@@ -29,6 +29,8 @@ use crate::sync::{lock, Ring, SpinPolicy, WaitList, WorkQueue};
 use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
 use crate::user_code;
 
+mod control;
+
 /// Most tasks the worker takes off the queue before running them.
 const WORKER_BATCH: usize = 64;
 
@@ -257,7 +259,7 @@ impl Stream {
             return Some(self.failure_for(
                 0,
                 ACL_ERROR_RT_STREAM_ABORT,
-                "the stream was destroyed with work still queued",
+                "the stream was aborted, stopped or destroyed with work still queued",
                 0,
             ));
         }

@@ -76,6 +76,14 @@ impl Runtime {
         })
     }
 
+    /// Tells the stream state callbacks about a new context's default stream (called with no
+    /// lock held: they are user code).
+    pub(crate) fn default_stream_created(&self, ctx: &Context) {
+        if let Some(stream) = ctx.default_stream() {
+            self.stream_state_changed(stream.handle, true);
+        }
+    }
+
     /// Creates a context with its default stream.
     pub(crate) fn new_context(
         &self,
@@ -127,6 +135,12 @@ impl Runtime {
     /// id given back to the device. The caller that removes the handle is the one that does
     /// it: `false` (and nothing done) when another call got there first.
     pub(crate) fn retire_stream(&self, stream: &Arc<Stream>, discard: bool) -> bool {
+        if self.streams.get(stream.handle.as_raw()).is_none() {
+            return false;
+        }
+        // DESTROY_PRE: the callbacks still see a live stream (two destroys racing may both
+        // report it; only one goes on to tear it down).
+        self.stream_state_changed(stream.handle, false);
         if self.streams.remove(stream.handle.as_raw()).is_none() {
             return false;
         }
@@ -167,17 +181,22 @@ impl Runtime {
     pub fn set_device(&self, id: i32) -> Result<()> {
         let device = self.device_by_id(id)?;
         let mut binding = lock(&device.binding);
-        let ctx = match &binding.default_context {
-            Some(ctx) => ctx.clone(),
+        let (ctx, made) = match &binding.default_context {
+            Some(ctx) => (ctx.clone(), false),
             None => {
                 let ctx = self.new_context(&device, true, ContextPolicy::ACL)?;
                 binding.default_context = Some(ctx.clone());
-                ctx
+                (ctx, true)
             }
         };
         binding.set_count += 1;
+        drop(binding);
         crate::clock::start();
         thread_state::set_current_context(self.serial, Some(ctx.handle));
+        if made {
+            // Stream state callbacks are user code: told after the binding is released.
+            self.default_stream_created(&ctx);
+        }
         Ok(())
     }
 
@@ -241,6 +260,7 @@ impl Runtime {
     pub fn create_context(&self, device_id: i32) -> Result<ContextHandle> {
         let device = self.device_by_id(device_id)?;
         let ctx = self.new_context(&device, false, ContextPolicy::ACL)?;
+        self.default_stream_created(&ctx);
         crate::clock::start();
         thread_state::set_current_context(self.serial, Some(ctx.handle));
         Ok(ctx.handle)

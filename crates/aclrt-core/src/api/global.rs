@@ -357,7 +357,7 @@ macro_rules! on_the_process_runtime {
 }
 
 use crate::exception::ExceptionCallback;
-use crate::handle::{ContextHandle, EventHandle, StreamHandle};
+use crate::handle::{ContextHandle, EventHandle, NotifyHandle, StreamHandle};
 use crate::task_info::{HostFn, KernelFn};
 
 on_the_process_runtime! {
@@ -413,6 +413,84 @@ on_the_process_runtime! {
     fn launch_kernel(handle: StreamHandle, name: &str, access: super::KernelAccess, kernel: KernelFn) -> u64;
     fn stream_priority(handle: StreamHandle) -> u32;
     fn set_stream_name(handle: StreamHandle, name: &str) -> ();
+    fn reset_device_force(id: i32) -> ();
+    fn get_soc_name() -> String;
+    fn get_device_info(device_id: u32, attr: u32) -> i64;
+    fn get_device_capability(device_id: u32, info: i32) -> i64;
+    fn get_device_feature(device_id: i32, feature: u32) -> i32;
+    fn query_device_status(device_id: i32) -> u32;
+    fn get_device_utilization_rate(device_id: i32) -> super::Utilization;
+    fn device_get_stream_priority_range() -> (i32, i32);
+    fn device_get_uuid(device_id: i32) -> [u8; 16];
+    fn device_can_access_peer(device_id: i32, peer_id: i32) -> i32;
+    fn device_enable_peer_access(peer_id: i32, flags: u32) -> ();
+    fn device_disable_peer_access(peer_id: i32) -> ();
+    fn device_peer_access_status(device_id: i32, peer_id: i32) -> i32;
+    fn ctx_get_current_default_stream() -> StreamHandle;
+    fn stream_get_flags(handle: StreamHandle) -> u32;
+    fn get_stream_available_num() -> u32;
+    fn create_stream_v2(config: &super::StreamConfig) -> StreamHandle;
+    fn stream_abort(handle: StreamHandle) -> ();
+    fn stream_stop(handle: StreamHandle) -> ();
+    fn reg_stream_state_callback(name: &str, callback: Option<crate::StreamStateCallback>) -> ();
+    fn create_notify(flag: u64) -> NotifyHandle;
+    fn destroy_notify(handle: NotifyHandle) -> ();
+    fn record_notify(handle: NotifyHandle, stream: StreamHandle) -> ();
+    fn wait_and_reset_notify(handle: NotifyHandle, stream: StreamHandle, timeout_s: u32) -> ();
+    fn get_notify_id(handle: NotifyHandle) -> u32;
+    fn notify_batch_reset(handles: &[NotifyHandle]) -> ();
+    fn notify_is_set(handle: NotifyHandle) -> bool;
+    fn value_write(addr: usize, value: u64, flag: u32, stream: StreamHandle) -> ();
+    fn value_wait(addr: usize, value: u64, flag: u32, stream: StreamHandle) -> ();
+    fn malloc_align32(size: usize, policy: u32) -> usize;
+    fn malloc_cached(size: usize, policy: u32) -> usize;
+    fn malloc_with_cfg(size: usize, policy: u32, attrs: &[super::MallocAttribute]) -> usize;
+    fn mem_flush(ptr: usize, size: usize) -> ();
+    fn mem_invalidate(ptr: usize, size: usize) -> ();
+    fn pointer_get_attributes(ptr: usize) -> super::PointerAttributes;
+    fn mem_get_allocation_granularity(mem_attr: u32, option: u32) -> usize;
+    fn exception_info_callback_register(key: usize, callback: ExceptionCallback) -> ();
+    fn exception_info_callback_unregister(key: usize) -> ();
+    fn get_error_verbose(device_id: i32) -> super::ErrorVerbose;
+    fn subscribe_host_func(thread_id: u64, stream: StreamHandle) -> ();
+    fn process_host_func(timeout_ms: i32) -> ();
+    fn unsubscribe_host_func(thread_id: u64, stream: StreamHandle) -> ();
+}
+
+/// [`Runtime::memcpy_2d`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::memcpy_2d`].
+pub unsafe fn memcpy_2d(
+    dst: usize,
+    dpitch: usize,
+    src: usize,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: u32,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.memcpy_2d(dst, dpitch, src, spitch, width, height, kind) })
+}
+
+/// [`Runtime::memcpy_2d_async`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::memcpy_2d_async`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn memcpy_2d_async(
+    dst: usize,
+    dpitch: usize,
+    src: usize,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: u32,
+    stream: StreamHandle,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.memcpy_2d_async(dst, dpitch, src, spitch, width, height, kind, stream) })
 }
 
 /// [`Runtime::memcpy`] on the process's runtime.

@@ -14,17 +14,27 @@
 
 mod callback;
 mod device;
+mod device_info;
 mod event;
+mod exception_ext;
 mod global;
 mod memory;
+mod memory_ext;
 mod not_supported;
+mod notify;
 mod stream;
+mod stream_ext;
 
 pub use device::*;
+pub use device_info::*;
 pub(crate) use event::*;
+pub use exception_ext::*;
 pub use global::*;
+pub use memory_ext::*;
 pub use not_supported::not_supported;
+pub use notify::MAX_NOTIFIES_PER_DEVICE;
 pub use stream::*;
+pub use stream_ext::*;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

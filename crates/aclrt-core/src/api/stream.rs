@@ -85,6 +85,7 @@ impl Runtime {
                 "the current context was destroyed while the stream was being created"
             );
         }
+        self.stream_state_changed(stream.handle, true);
         Ok(stream.handle)
     }
 

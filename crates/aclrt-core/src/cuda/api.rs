@@ -209,6 +209,7 @@ pub fn ctx_create(flags: u32, dev: CuDevice) -> CuResultOf<ContextHandle> {
             );
         }
         let ctx = rt.new_context(&device, false, ContextPolicy::CUDA)?;
+        rt.default_stream_created(&ctx);
         crate::clock::start();
         thread_state::set_current_context(rt.serial, Some(ctx.handle));
         Ok(ctx.handle)

@@ -72,6 +72,14 @@ const CLASSES: &[(&str, &str)] = &[
         "observe.named_streams",
     ),
     ("alloc::vec::Vec<usize>", "exception.live_infos"),
+    (
+        "alloc::collections::btree::set::BTreeSet<u64>",
+        "extras.halted",
+    ),
+    (
+        "alloc::collections::btree::set::BTreeSet<(i32, i32)>",
+        "extras.peers",
+    ),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
@@ -80,6 +88,8 @@ pub(crate) const NESTING: &[(&str, &str)] = &[
     // aclInit / aclFinalize swap the installed runtime; finalize ends report threads' waits.
     ("lifecycle", "trace.env_path"),
     ("lifecycle", "trace.collector"),
+    // An abort decides, under the stream's submit lock, whether the stream takes work again.
+    ("stream.submit", "extras.halted"),
     // aclInit starts an ACLRT_TRACE collection, which reads the names of live streams.
     ("lifecycle", "observe.named_streams"),
     // aclrtSetDevice makes the default context (its default stream's id and list entry).
