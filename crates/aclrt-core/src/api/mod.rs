@@ -17,12 +17,14 @@ mod device;
 mod event;
 mod global;
 mod memory;
+mod memory_query;
 mod not_supported;
 mod stream;
 
 pub use device::*;
 pub(crate) use event::*;
 pub use global::*;
+pub use memory_query::*;
 pub use not_supported::not_supported;
 pub use stream::*;
 
