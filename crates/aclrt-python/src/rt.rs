@@ -1,12 +1,17 @@
 //! `acl.rt`: the runtime calls, named after the C functions in snake case.
 
 use aclrt::api;
-use aclrt::consts::ACL_RT_THREAD_LEVEL;
-use aclrt::StreamHandle;
+use aclrt::codes::{
+    ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_MEMORY_FREE,
+};
+use aclrt::consts::{ACL_DEVICE, ACL_HOST, ACL_RT_THREAD_LEVEL};
+use aclrt::vendor_consts::{ACL_RT_DEVICE_STATUS_END, ACL_RT_DEVICE_STATUS_NORMAL};
+use aclrt::{Runtime, StreamHandle};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::args::*;
-use crate::callbacks;
+use crate::{callbacks, media};
 
 type Any<'py> = Bound<'py, PyAny>;
 
@@ -19,6 +24,81 @@ fn set_device(device_id: &Any) -> PyResult<i32> {
 fn reset_device(py: Python<'_>, device_id: &Any) -> PyResult<i32> {
     let id = i32_arg(device_id, "device_id")?;
     Ok(ret(py.detach(|| api::reset_device(id))))
+}
+
+/// `acl.rt.reset_device_force(device_id)`: releases the device whatever its set count, by
+/// resetting it until the count is zero (the last reset waits for pending work and destroys
+/// the default context). A device whose count is already zero: `507007`, as for `reset_device`.
+#[pyfunction]
+fn reset_device_force(py: Python<'_>, device_id: &Any) -> PyResult<i32> {
+    let id = i32_arg(device_id, "device_id")?;
+    Ok(ret(py.detach(|| {
+        api::acl(|rt| {
+            rt.reset_device(id)?;
+            loop {
+                match rt.reset_device(id) {
+                    Ok(()) => {}
+                    Err(e) if e.code() == ACL_ERROR_RT_CONTEXT_RELEASE_ERROR => return Ok(()),
+                    Err(e) => return Err(e),
+                }
+            }
+        })
+    })))
+}
+
+/// `acl.rt.get_run_mode()`: the program runs on the host side of the (emulated) device.
+#[pyfunction]
+fn get_run_mode() -> (u32, i32) {
+    value(api::acl(|_| Ok(ACL_HOST)), ACL_DEVICE)
+}
+
+fn check_device_id(rt: &Runtime, id: i32, call: &str) -> aclrt::Result<()> {
+    let count = rt.get_device_count()?;
+    if u32::try_from(id).is_ok_and(|i| i < count) {
+        Ok(())
+    } else {
+        Err(aclrt::Error::new(
+            ACL_ERROR_RT_INVALID_DEVICEID,
+            format!(
+                "{call}: device {id} does not exist ({count} device(s): ids 0 to {})",
+                count.saturating_sub(1)
+            ),
+        ))
+    }
+}
+
+/// `acl.rt.query_device_status(device_id)`: an emulated device is always normal
+/// (`ACL_RT_DEVICE_STATUS_NORMAL`); on failure the status is `ACL_RT_DEVICE_STATUS_END`.
+#[pyfunction]
+fn query_device_status(device_id: &Any) -> PyResult<(u32, i32)> {
+    let id = i32_arg(device_id, "device_id")?;
+    Ok(value(
+        api::acl(|rt| {
+            check_device_id(rt, id, "aclrtQueryDeviceStatus")?;
+            Ok(ACL_RT_DEVICE_STATUS_NORMAL as u32)
+        }),
+        ACL_RT_DEVICE_STATUS_END as u32,
+    ))
+}
+
+/// `acl.rt.get_device_utilization_rate(device_id)`: a dict of `aclrtUtilizationInfo`. The
+/// emulated device has no Cube, Vector or AI CPU units: they read 0; memory utilization is a
+/// reserved field the vendor reports as -1. On failure every field is 0.
+#[pyfunction]
+fn get_device_utilization_rate<'py>(
+    py: Python<'py>,
+    device_id: &Any,
+) -> PyResult<(Bound<'py, PyDict>, i32)> {
+    let id = i32_arg(device_id, "device_id")?;
+    let result = api::acl(|rt| check_device_id(rt, id, "aclrtGetDeviceUtilizationRate"));
+    let memory = if result.is_ok() { -1 } else { 0 };
+    let info = PyDict::new(py);
+    info.set_item("cube_utilization", 0)?;
+    info.set_item("vector_utilization", 0)?;
+    info.set_item("aicpu_utilization", 0)?;
+    info.set_item("memory_utilization", memory)?;
+    info.set_item("utilization_extend", 0)?;
+    Ok((info, ret(result)))
 }
 
 #[pyfunction]
@@ -270,7 +350,16 @@ fn malloc_host(size: &Any) -> PyResult<(usize, i32)> {
 
 #[pyfunction(name = "free")]
 fn free_(ptr: &Any) -> PyResult<i32> {
-    Ok(ret(api::free(usize_arg(ptr, "dev_ptr")?)))
+    let ptr = usize_arg(ptr, "dev_ptr")?;
+    Ok(ret(api::acl(|rt| {
+        if media::is_dvpp(ptr) {
+            return Err(aclrt::Error::new(
+                ACL_ERROR_RT_MEMORY_FREE,
+                format!("aclrtFree: {ptr:#x} is from acl.media.dvpp_malloc: free it with acl.media.dvpp_free"),
+            ));
+        }
+        rt.free(ptr)
+    })))
 }
 
 #[pyfunction]
@@ -375,6 +464,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add!(
         set_device,
         reset_device,
+        reset_device_force,
+        get_run_mode,
+        query_device_status,
+        get_device_utilization_rate,
         get_device,
         get_device_count,
         create_context,

@@ -8,39 +8,68 @@ use std::thread::JoinHandle;
 use aclrt::api;
 use aclrt::codes::{ACL_ERROR_INTERNAL_ERROR, ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE};
 use aclrt::consts::ACL_MEMCPY_HOST_TO_HOST;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes};
+use pyo3::types::{PyByteArray, PyBytes, PyTuple};
 
 use crate::args::*;
 use crate::callbacks::report_unraisable;
 
 type Any<'py> = Bound<'py, PyAny>;
 
-/// Threads started by `start_thread` and not yet stopped, by `pthread_self()` value.
-static THREADS: Mutex<Option<HashMap<u64, JoinHandle<()>>>> = Mutex::new(None);
+/// What a thread from `start_thread` ends with: the type name of the exception its function
+/// raised, if it raised.
+type ThreadOutcome = Option<String>;
 
-fn threads() -> std::sync::MutexGuard<'static, Option<HashMap<u64, JoinHandle<()>>>> {
+/// Threads started by `start_thread` and not yet stopped, by `pthread_self()` value.
+static THREADS: Mutex<Option<HashMap<u64, JoinHandle<ThreadOutcome>>>> = Mutex::new(None);
+
+fn threads() -> std::sync::MutexGuard<'static, Option<HashMap<u64, JoinHandle<ThreadOutcome>>>> {
     THREADS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Calls `fn(args)` on a new OS thread; returns `(tid, ret)` with tid its `pthread_self()`,
-/// the id `acl.rt.subscribe_report` expects.
+/// `tid, ret = acl.util.start_thread(fn, args)`: calls `fn(args)` on a new OS thread (`fn()`
+/// when `args` is None, as pyACL does); `tid` is its `pthread_self()`, the id
+/// `acl.rt.subscribe_report` expects. The arguments are checked as pyACL checks them, with its
+/// messages.
 #[pyfunction]
-fn start_thread(py: Python<'_>, fn_: &Any, args: &Any) -> PyResult<(u64, i32)> {
-    let f = callable_arg(fn_, "fn")?.unbind();
-    let data = args.clone().unbind();
+#[pyo3(signature = (*args))]
+fn start_thread(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<(u64, i32)> {
+    if args.len() != 2 {
+        return Err(PyTypeError::new_err(format!(
+            "function takes exactly 2 arguments ({} given)",
+            args.len()
+        )));
+    }
+    let fn_ = args.get_item(0)?;
+    if !fn_.is_callable() {
+        return Err(PyTypeError::new_err("parameter must be callable"));
+    }
+    let f = fn_.unbind();
+    let data = args.get_item(1)?;
+    let data = (!data.is_none()).then(|| data.unbind());
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("acl-util".into())
         .spawn(move || {
             let _ = tx.send(aclrt::pthread_id());
             Python::attach(|py| {
-                if let Err(err) = f.call1(py, (data,)) {
+                let called = match &data {
+                    Some(d) => f.call1(py, (d,)),
+                    None => f.call0(py),
+                };
+                let outcome = called.err().map(|err| {
+                    let name = err
+                        .get_type(py)
+                        .name()
+                        .map_or_else(|_| "Exception".to_owned(), |n| n.to_string());
                     report_unraisable(py, err, f.bind(py));
-                }
+                    name
+                });
                 drop(f);
-            });
+                drop(data);
+                outcome
+            })
         });
     let handle = match spawned {
         Ok(h) => h,
@@ -61,7 +90,9 @@ fn start_thread(py: Python<'_>, fn_: &Any, args: &Any) -> PyResult<(u64, i32)> {
     Ok((tid, 0))
 }
 
-/// Waits for a thread from `start_thread` to return (the GIL is released meanwhile).
+/// `ret = acl.util.stop_thread(tid)`: waits for a thread from `start_thread` to return (the GIL
+/// is released meanwhile). If its function raised, raises `RuntimeError`
+/// (`exception=<type>,msg=thread call failed;`), as pyACL does.
 #[pyfunction]
 fn stop_thread(py: Python<'_>, thread_id: &Any) -> PyResult<i32> {
     let tid = int_bits(thread_id, "thread_id")?;
@@ -80,7 +111,10 @@ fn stop_thread(py: Python<'_>, thread_id: &Any) -> PyResult<i32> {
         .code());
     };
     match py.detach(|| handle.join()) {
-        Ok(()) => Ok(0),
+        Ok(None) => Ok(0),
+        Ok(Some(name)) => Err(PyRuntimeError::new_err(format!(
+            "exception={name},msg=thread call failed;"
+        ))),
         Err(_) => Ok(api::fail(
             ACL_ERROR_INTERNAL_ERROR,
             format!("acl.util.stop_thread: thread {tid:#x} ended abnormally"),
