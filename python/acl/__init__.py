@@ -13,9 +13,14 @@ Conventions are pyACL's: calls that produce a value return ``(value, ret)``, act
 
 Submodules: ``acl.rt`` (runtime calls), ``acl.util`` (threads, bytes <-> pointers),
 ``acl.media`` (DVPP memory), ``acl.ext`` (aclrt extensions: host kernels written in Python,
-error names) and ``acl.constants`` (every error code, flag and enumerator with its
+error names, raw pointers) and ``acl.constants`` (every error code, flag and enumerator with its
 official name, also available here). pyACL's top-level calls are here too: ``acl.app_log``,
 the data buffer calls, ``acl.data_type_size`` and the float16 conversions.
+
+Pointers are checked: copies, sets and ``acl.util.ptr_to_bytes`` touch only runtime memory and
+the buffers whose addresses ``acl.util.bytes_to_ptr`` / ``numpy_to_ptr`` gave out, unless
+``acl.ext.set_raw_pointers(True)`` (or ``ACLRT_PYTHON_RAW_POINTERS=1``) trusts any address as
+pyACL does.
 
 On top, a Pythonic layer in the style of ``torch.cuda``: :class:`Stream`, :class:`Event`,
 :class:`AclError`, :func:`current_stream`, :func:`stream`, :func:`synchronize`.

@@ -101,6 +101,7 @@ def test_mypy_accepts_typed_use_and_rejects_misuse(tmp_path):
         "back: float = acl.float16_to_float(half)\n"
         "acl.app_log(acl.ACL_ERROR, 'message')\n"
         "buf: int = acl.create_data_buffer(dvpp, 100)\n"
+        "previous: bool = acl.ext.set_raw_pointers(False)\n"
         "tid, ret6 = acl.util.start_thread(lambda: None, None)\n"
     )
     bad = tmp_path / "bad.py"

@@ -10,6 +10,7 @@ mod args;
 mod base;
 mod callbacks;
 mod ext;
+mod host_memory;
 mod media;
 mod rt;
 mod util;
@@ -80,6 +81,7 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_recent_err_msg, m)?)?;
     m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
     base::register(m)?;
+    host_memory::init_from_env();
     submodule(m, "rt", rt::register)?;
     submodule(m, "util", util::register)?;
     submodule(m, "media", media::register)?;

@@ -1,5 +1,7 @@
 //! `acl.rt`: the runtime calls, named after the C functions in snake case.
 
+use std::sync::Arc;
+
 use aclrt::api;
 use aclrt::codes::{
     ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_MEMORY_FREE,
@@ -11,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::args::*;
+use crate::host_memory::vet;
 use crate::{callbacks, media};
 
 type Any<'py> = Bound<'py, PyAny>;
@@ -367,20 +370,88 @@ fn free_host(ptr: &Any) -> PyResult<i32> {
     Ok(ret(api::free_host(usize_arg(ptr, "host_ptr")?)))
 }
 
-// Pointers are plain ints, as in pyACL: whoever passes one vouches for the memory behind it,
-// exactly as a C caller does. Runtime allocations are bounds-checked by the core.
+// Pointers are plain ints, as in pyACL, but a copy or set touches only memory the runtime or
+// this module knows (see `host_memory`), unless raw pointers are allowed. A range is vetted
+// only when the core would go on to touch it (it refuses NULL and count > max itself).
 
-#[pyfunction]
-fn memcpy(dst: &Any, dest_max: &Any, src: &Any, count: &Any, kind: &Any) -> PyResult<i32> {
-    let (dst, max) = (usize_arg(dst, "dst")?, usize_arg(dest_max, "dest_max")?);
-    let (src, count) = (usize_arg(src, "src")?, usize_arg(count, "count")?);
-    let kind = u32_arg(kind, "kind")?;
-    // SAFETY: the caller vouches for the pointers (see above).
-    Ok(ret(unsafe { api::memcpy(dst, max, src, count, kind) }))
+/// Host buffers an asynchronous task uses, kept alive until the task has run.
+type KeepAlive = Vec<Py<PyAny>>;
+
+/// Queues, behind the task just submitted on `stream`, the release of the buffers it uses.
+/// If that cannot be queued the buffers are never released: leaking is safe, freeing early is
+/// not.
+fn release_after(rt: &Runtime, stream: StreamHandle, keep: KeepAlive) {
+    if keep.is_empty() {
+        return;
+    }
+    let keep = Arc::new(keep);
+    let held = Arc::clone(&keep);
+    if rt
+        .launch_host_func(stream, Box::new(move || drop(held)))
+        .is_err()
+    {
+        std::mem::forget(keep);
+    }
+}
+
+fn vet_copy(
+    py: Python<'_>,
+    rt: &Runtime,
+    (dst, max, src, count): (usize, usize, usize, usize),
+    call: &str,
+) -> aclrt::Result<KeepAlive> {
+    if count > max {
+        return Ok(Vec::new());
+    }
+    let d = vet(
+        py,
+        rt,
+        dst,
+        count,
+        true,
+        &format!("{call}: the destination"),
+    )?;
+    let s = vet(py, rt, src, count, false, &format!("{call}: the source"))?;
+    Ok(d.into_iter().chain(s).collect())
+}
+
+fn vet_set(
+    py: Python<'_>,
+    rt: &Runtime,
+    (ptr, max, count): (usize, usize, usize),
+    call: &str,
+) -> aclrt::Result<KeepAlive> {
+    if count > max {
+        return Ok(Vec::new());
+    }
+    Ok(vet(py, rt, ptr, count, true, call)?.into_iter().collect())
 }
 
 #[pyfunction]
+fn memcpy(
+    py: Python<'_>,
+    dst: &Any,
+    dest_max: &Any,
+    src: &Any,
+    count: &Any,
+    kind: &Any,
+) -> PyResult<i32> {
+    let (dst, max) = (usize_arg(dst, "dst")?, usize_arg(dest_max, "dest_max")?);
+    let (src, count) = (usize_arg(src, "src")?, usize_arg(count, "count")?);
+    let kind = u32_arg(kind, "kind")?;
+    Ok(ret(api::acl(|rt| {
+        let _keep = vet_copy(py, rt, (dst, max, src, count), "aclrtMemcpy")?;
+        // SAFETY: a range outside runtime memory is a live host buffer held by `_keep` (and the
+        // GIL) for the copy, or raw pointers were allowed and the caller vouches for it;
+        // runtime memory is bounds-checked by the core.
+        unsafe { rt.memcpy(dst, max, src, count, kind) }
+    })))
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
 fn memcpy_async(
+    py: Python<'_>,
     dst: &Any,
     dest_max: &Any,
     src: &Any,
@@ -392,26 +463,40 @@ fn memcpy_async(
     let (src, count) = (usize_arg(src, "src")?, usize_arg(count, "count")?);
     let kind = u32_arg(kind, "kind")?;
     let s = stream_arg(stream)?;
-    // SAFETY: the caller vouches for the pointers until the copy has run.
-    Ok(ret(unsafe {
-        api::memcpy_async(dst, max, src, count, kind, s)
-    }))
+    Ok(ret(api::acl(|rt| {
+        let keep = vet_copy(py, rt, (dst, max, src, count), "aclrtMemcpyAsync")?;
+        // SAFETY: as for `memcpy`; host buffers stay alive until the copy has run, through
+        // `release_after` (runtime memory is never unmapped).
+        unsafe { rt.memcpy_async(dst, max, src, count, kind, s) }?;
+        release_after(rt, s, keep);
+        Ok(())
+    })))
 }
 
 #[pyfunction]
-fn memset(dev_ptr: &Any, max_count: &Any, value: &Any, count: &Any) -> PyResult<i32> {
+fn memset(
+    py: Python<'_>,
+    dev_ptr: &Any,
+    max_count: &Any,
+    value: &Any,
+    count: &Any,
+) -> PyResult<i32> {
     let (ptr, max) = (
         usize_arg(dev_ptr, "dev_ptr")?,
         usize_arg(max_count, "max_count")?,
     );
     let v = i32_arg(value, "value")?;
     let count = usize_arg(count, "count")?;
-    // SAFETY: the caller vouches for the pointer.
-    Ok(ret(unsafe { api::memset(ptr, max, v, count) }))
+    Ok(ret(api::acl(|rt| {
+        let _keep = vet_set(py, rt, (ptr, max, count), "aclrtMemset")?;
+        // SAFETY: as for `memcpy`.
+        unsafe { rt.memset(ptr, max, v, count) }
+    })))
 }
 
 #[pyfunction]
 fn memset_async(
+    py: Python<'_>,
     dev_ptr: &Any,
     max_count: &Any,
     value: &Any,
@@ -425,8 +510,13 @@ fn memset_async(
     let v = i32_arg(value, "value")?;
     let count = usize_arg(count, "count")?;
     let s = stream_arg(stream)?;
-    // SAFETY: the caller vouches for the pointer until the set has run.
-    Ok(ret(unsafe { api::memset_async(ptr, max, v, count, s) }))
+    Ok(ret(api::acl(|rt| {
+        let keep = vet_set(py, rt, (ptr, max, count), "aclrtMemsetAsync")?;
+        // SAFETY: as for `memcpy_async`.
+        unsafe { rt.memset_async(ptr, max, v, count, s) }?;
+        release_after(rt, s, keep);
+        Ok(())
+    })))
 }
 
 #[pyfunction]
