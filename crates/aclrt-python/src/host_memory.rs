@@ -25,6 +25,7 @@ use aclrt::api::MemoryRange;
 use aclrt::codes::ACL_ERROR_INVALID_PARAM;
 use aclrt::Runtime;
 use pyo3::prelude::*;
+use pyo3::types::PyMemoryView;
 
 /// Environment variable that allows raw pointers from the start (`1`, `true`, `yes`, `on`).
 pub const ENV_RAW_POINTERS: &str = "ACLRT_PYTHON_RAW_POINTERS";
@@ -101,51 +102,53 @@ pub fn register(
     writable: bool,
     lock_size: bool,
 ) -> PyResult<()> {
-    if len == 0 || start == 0 {
+    if len == 0 || start == 0 || is_known(owner) {
         return Ok(());
     }
     let py = owner.py();
-    // Objects to release once the lock is dropped: releasing one may run Python code.
-    let mut released: Vec<Buffer> = Vec::new();
-    {
+    // Everything that may run Python code happens outside the lock: another thread could run
+    // meanwhile and want it.
+    let before = owner.get_refcnt();
+    let export = if lock_size {
+        Some(PyMemoryView::from(owner)?.into_any().unbind())
+    } else {
+        None
+    };
+    let held = owner.clone().unbind();
+    let own_refs = owner.get_refcnt() - before;
+    let entry = Buffer {
+        start,
+        len,
+        writable,
+        owner: held,
+        _export: export,
+        own_refs,
+    };
+    // Entries to release once the lock is dropped: releasing an object may run Python code.
+    let released: Vec<Buffer> = {
         let mut guard = known();
         let known = guard.get_or_insert_with(Known::default);
-        if known.buffers.iter().any(|b| b.owner.is(owner)) {
-            return Ok(());
-        }
-        let before = owner.get_refcnt();
-        let export = if lock_size {
-            Some(
-                py.import("builtins")?
-                    .getattr("memoryview")?
-                    .call1((owner,))?
-                    .unbind(),
-            )
-        } else {
-            None
-        };
-        let held = owner.clone().unbind();
-        let own_refs = owner.get_refcnt() - before;
         let n = known.buffers.len();
+        let mut gone = Vec::new();
         if n < SWEEP_ALWAYS || n >= 2 * known.after_sweep {
-            let (keep, gone): (Vec<_>, Vec<_>) = std::mem::take(&mut known.buffers)
+            let (keep, dropped): (Vec<_>, Vec<_>) = std::mem::take(&mut known.buffers)
                 .into_iter()
                 .partition(|b| b.owner.get_refcnt(py) > b.own_refs);
             known.buffers = keep;
             known.after_sweep = known.buffers.len().max(SWEEP_ALWAYS / 2);
-            released = gone;
+            gone = dropped;
         }
-        known.buffers.push(Buffer {
-            start,
-            len,
-            writable,
-            owner: held,
-            _export: export,
-            own_refs,
-        });
-    }
+        known.buffers.push(entry);
+        gone
+    };
     drop(released);
     Ok(())
+}
+
+fn is_known(owner: &Bound<'_, PyAny>) -> bool {
+    known()
+        .as_ref()
+        .is_some_and(|k| k.buffers.iter().any(|b| b.owner.is(owner)))
 }
 
 /// What a known buffer says about a range: `Err` with a reason when the range is inside known
