@@ -14,7 +14,8 @@ A call may return anything or raise an ``Exception``; a ``SystemError`` (a bindi
 without saying why) or a Rust panic surfacing as ``pyo3_runtime.PanicException`` counts as a
 failure, and so does dying: the parent checks that this process exits normally.
 
-Usage: ``python fuzz_calls.py CALLS SEED``. Raw pointers stay off (``set_raw_pointers`` is not
+Usage: ``python fuzz_calls.py CALLS SEED [THREADS]``. With more than one thread, the calls are
+shared among threads calling at the same time (the main thread alone finalizes and sets up). Raw pointers stay off (``set_raw_pointers`` is not
 called): with them on, a random int is a pointer the program vouches for, and a crash is the
 documented outcome.
 """
@@ -25,6 +26,7 @@ import math
 import os
 import random
 import sys
+import threading
 import time
 
 import acl
@@ -135,19 +137,9 @@ def arguments(rng, pool, name, n):
     return args
 
 
-def main():
-    calls = int(sys.argv[1])
-    seed = int(sys.argv[2])
-    rng = random.Random(seed)
-    assert acl.ext.set_raw_pointers(False) is False, "raw pointers must be off for the fuzz"
-    pool = Pool()
-    pool.rebuild()
-    targets = collect()
-    outcomes = {}
-    bad = []
-    start = time.monotonic()
+def run(calls, rng, pool, targets, outcomes, bad, rebuild):
     for i in range(calls):
-        if i % 4000 == 3999:
+        if rebuild and i % 4000 == 3999:
             acl.finalize()
             pool.rebuild()
         name, fn, n = rng.choice(targets)
@@ -156,8 +148,6 @@ def main():
         try:
             result = fn(*args, **kwargs)
             key = "returned"
-            if isinstance(result, acl.Stream) or isinstance(result, acl.Event):
-                result = None
             del result
         except (SystemError, SystemExit, KeyboardInterrupt):
             raise
@@ -167,6 +157,37 @@ def main():
             key = type(e).__name__
             bad.append(f"{name}{tuple(map(repr, args))!s:.300}: {key}: {e!s:.300}")
         outcomes[key] = outcomes.get(key, 0) + 1
+
+
+def main():
+    calls = int(sys.argv[1])
+    seed = int(sys.argv[2])
+    threads = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+    assert acl.ext.set_raw_pointers(False) is False, "raw pointers must be off for the fuzz"
+    pool = Pool()
+    pool.rebuild()
+    targets = collect()
+    per_thread = [{} for _ in range(threads)]
+    bad = []
+    start = time.monotonic()
+    # Thread 0 is the main thread and the only one that finalizes; with more threads the others
+    # call concurrently (the interleaving then varies from run to run).
+    others = [
+        threading.Thread(
+            target=run,
+            args=(calls // threads, random.Random(seed + t), pool, targets, per_thread[t], bad, False),
+        )
+        for t in range(1, threads)
+    ]
+    for t in others:
+        t.start()
+    run(calls - (threads - 1) * (calls // threads), random.Random(seed), pool, targets, per_thread[0], bad, True)
+    for t in others:
+        t.join()
+    outcomes = {}
+    for counts in per_thread:
+        for key, n in counts.items():
+            outcomes[key] = outcomes.get(key, 0) + n
     elapsed = time.monotonic() - start
     # The runtime still works after all that.
     acl.finalize()
@@ -179,8 +200,9 @@ def main():
     assert acl.rt.free(dev) == 0
     assert acl.finalize() == 0
     print(json.dumps({
-        "calls": calls,
+        "calls": sum(outcomes.values()),
         "seed": seed,
+        "threads": threads,
         "functions": len(targets),
         "elapsed_s": round(elapsed, 3),
         "outcomes": outcomes,
