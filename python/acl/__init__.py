@@ -15,7 +15,8 @@ Submodules: ``acl.rt`` (runtime calls), ``acl.util`` (threads, bytes <-> pointer
 ``acl.media`` (DVPP memory), ``acl.ext`` (aclrt extensions: host kernels written in Python,
 error names, raw pointers) and ``acl.constants`` (every error code, flag and enumerator with its
 official name, also available here). pyACL's top-level calls are here too: ``acl.app_log``,
-the data buffer calls, ``acl.data_type_size`` and the float16 conversions.
+the data buffer calls, ``acl.data_type_size``, the float16 conversions and the version and CANN
+attribute queries.
 
 Pointers are checked: copies, sets and ``acl.util.ptr_to_bytes`` touch only runtime memory and
 the buffers whose addresses ``acl.util.bytes_to_ptr`` / ``numpy_to_ptr`` gave out, unless
@@ -40,8 +41,13 @@ from ._acl import (
     float_to_float16,
     get_data_buffer_addr,
     get_data_buffer_size,
+    get_cann_attribute,
+    get_cann_attribute_list,
+    get_cann_version,
     get_data_buffer_size_v2,
     get_recent_err_msg,
+    get_version,
+    get_version_str,
     init,
     update_data_buffer,
 )

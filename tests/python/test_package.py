@@ -30,7 +30,8 @@ reset_device_force get_run_mode query_device_status get_device_utilization_rate"
 
 PYACL_TOP = """init finalize get_recent_err_msg app_log data_type_size float16_to_float float_to_float16
 create_data_buffer destroy_data_buffer get_data_buffer_addr get_data_buffer_size
-get_data_buffer_size_v2 update_data_buffer""".split()
+get_data_buffer_size_v2 update_data_buffer get_version get_version_str get_cann_version
+get_cann_attribute get_cann_attribute_list""".split()
 
 
 def test_every_pyacl_function_exists():

@@ -271,6 +271,32 @@ def test_float_to_float16_matches_ieee_rounding():
         assert acl.float_to_float16(value) == struct.unpack("<H", struct.pack("<e", single))[0], value
 
 
+# ---- versions and attributes ------------------------------------------------------------
+
+
+def test_versions_and_attributes_need_no_runtime():
+    run_child("""
+        import acl
+        assert acl.get_version() == (1, 17, 0, 0)
+        assert acl.get_version_str("runtime") == ("9.1.0", 0)
+        assert acl.get_version_str("driver") == ("", acl.ACL_ERROR_INVALID_FILE)
+        assert "not installed" in acl.get_recent_err_msg()
+        version, ret = acl.get_cann_version(acl.ACL_PKG_NAME_CANN)
+        assert ret == 0 and version == {
+            "version": "9.1.0", "major_version": "9", "minor_version": "1",
+            "release_version": "0", "patch_version": "0", "reserved": "",
+        }
+        assert acl.get_cann_version(acl.ACL_PKG_NAME_RUNTIME)[0]["version"] == "9.1.0"
+        version, ret = acl.get_cann_version(acl.ACL_PKG_NAME_DRIVER)
+        assert ret == acl.ACL_ERROR_INVALID_FILE and set(version.values()) == {""}
+        assert acl.get_cann_version(999)[1] == acl.ACL_ERROR_INVALID_PARAM
+        assert acl.get_cann_attribute_list() == ([acl.ACL_CANN_ATTR_INF_NAN, acl.ACL_CANN_ATTR_BF16], 2, 0)
+        assert acl.get_cann_attribute(acl.ACL_CANN_ATTR_BF16) == (1, 0)
+        assert acl.get_cann_attribute(acl.ACL_CANN_ATTR_JIT_COMPILE) == (0, 0)
+        assert acl.get_cann_attribute(acl.ACL_CANN_ATTR_UNDEFINED) == (0, acl.ACL_ERROR_INVALID_PARAM)
+    """)
+
+
 # ---- DVPP memory -------------------------------------------------------------------------
 
 

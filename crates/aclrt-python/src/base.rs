@@ -1,9 +1,12 @@
-//! pyACL's top-level calls that need no runtime: `acl.app_log`, data buffers, element sizes and
-//! float16 conversion. The values come from the core (`aclrt::base`), as for C.
+//! pyACL's top-level calls that need no runtime: `acl.app_log`, data buffers, element sizes,
+//! float16 conversion, versions and CANN attributes. The values come from the core
+//! (`aclrt::base`), as for C.
 
 use aclrt::base::{self, DataBuffer};
+use aclrt::consts::{ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION};
 use aclrt::vendor_consts::{ACL_DEBUG, ACL_ERROR, ACL_INFO, ACL_WARNING};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::args::*;
 
@@ -175,7 +178,67 @@ fn get_data_buffer_size(data_buffer: &Any) -> PyResult<u32> {
     Ok(get_data_buffer_size_v2(data_buffer)? as u32)
 }
 
+/// `major, minor, patch, ret = acl.get_version()` (deprecated): the interface version of the
+/// headers. Needs no `acl.init()`.
+#[pyfunction]
+fn get_version() -> (u32, u32, u32, i32) {
+    (ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION, 0)
+}
+
+/// `version, ret = acl.get_version_str(pkg_name)`: `""` with the code when the package is not
+/// installed (only `"runtime"` is).
+#[pyfunction]
+fn get_version_str(pkg_name: &str) -> (&'static str, i32) {
+    value(base::version_str(pkg_name), "")
+}
+
+/// `version, ret = acl.get_cann_version(name)`: an `aclCANNPackageVersion` dict; its strings are
+/// empty on failure.
+#[pyfunction]
+fn get_cann_version<'py>(py: Python<'py>, name: &Any) -> PyResult<(Bound<'py, PyDict>, i32)> {
+    let name = u32_arg(name, "name")? as i32;
+    let (version, code) = match base::cann_version(name) {
+        Ok(v) => (v, 0),
+        Err(e) => (
+            base::PackageVersion {
+                version: String::new(),
+                major: String::new(),
+                minor: String::new(),
+                release: String::new(),
+                patch: String::new(),
+            },
+            e.code(),
+        ),
+    };
+    let d = PyDict::new(py);
+    d.set_item("version", version.version)?;
+    d.set_item("major_version", version.major)?;
+    d.set_item("minor_version", version.minor)?;
+    d.set_item("release_version", version.release)?;
+    d.set_item("patch_version", version.patch)?;
+    d.set_item("reserved", "")?;
+    Ok((d, code))
+}
+
+/// `value, ret = acl.get_cann_attribute(attr)`: 1 when the attribute is available, else 0.
+#[pyfunction]
+fn get_cann_attribute(attr: &Any) -> PyResult<(i32, i32)> {
+    Ok(value(base::cann_attribute(i32_arg(attr, "attr")?), 0))
+}
+
+/// `attrs, num, ret = acl.get_cann_attribute_list()`.
+#[pyfunction]
+fn get_cann_attribute_list() -> (Vec<i32>, usize, i32) {
+    let list = base::cann_attribute_list();
+    (list.to_vec(), list.len(), 0)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(get_version, m)?)?;
+    m.add_function(wrap_pyfunction!(get_version_str, m)?)?;
+    m.add_function(wrap_pyfunction!(get_cann_version, m)?)?;
+    m.add_function(wrap_pyfunction!(get_cann_attribute, m)?)?;
+    m.add_function(wrap_pyfunction!(get_cann_attribute_list, m)?)?;
     m.add_function(wrap_pyfunction!(app_log, m)?)?;
     m.add_function(wrap_pyfunction!(data_type_size, m)?)?;
     m.add_function(wrap_pyfunction!(float16_to_float, m)?)?;
