@@ -34,6 +34,8 @@ pub struct Runtime {
     pub(crate) reports: ReportHub,
     pub(crate) memory: MemoryMap,
     pub(crate) exceptions: Arc<ExceptionSlot>,
+    /// The configuration the runtime was made with (the CUDA face reads the device properties).
+    pub(crate) config: Config,
 }
 
 impl Runtime {
@@ -67,6 +69,7 @@ impl Runtime {
             reports: ReportHub::default(),
             memory: MemoryMap::default(),
             exceptions,
+            config: config.clone(),
         })
     }
 
