@@ -1,4 +1,5 @@
-//! The CUDA driver event API as a C library (`libaclrt_cuda`), over the aclrt core.
+//! The CUDA driver API as a C library (`libaclrt_cuda`), over the aclrt core; loadable as
+//! `libcuda.so` by clients that load the driver at run time (cudarc, cuda-python).
 //!
 //! Every function has the driver's name and C signature (`include/aclrt/cuda.h`). Handles are
 //! the core's validated tokens passed as opaque pointers, so a destroyed or garbage handle is

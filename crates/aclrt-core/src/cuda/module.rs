@@ -608,11 +608,9 @@ pub unsafe fn launch_kernel(
 fn active_blocks(block_size: i32, dynamic_smem: usize) -> i32 {
     let warps = (block_size + 31) / 32 * 32;
     let by_threads = MAX_THREADS_PER_SM / warps.max(32);
-    let by_smem = if dynamic_smem == 0 {
-        MAX_BLOCKS_PER_SM
-    } else {
-        (MAX_SHARED_PER_SM as usize / dynamic_smem).min(i32::MAX as usize) as i32
-    };
+    let by_smem = (MAX_SHARED_PER_SM as usize)
+        .checked_div(dynamic_smem)
+        .map_or(MAX_BLOCKS_PER_SM, |n| n.min(i32::MAX as usize) as i32);
     by_threads.min(by_smem).min(MAX_BLOCKS_PER_SM)
 }
 
