@@ -40,6 +40,8 @@ pub struct Runtime {
     teardowns: Teardowns,
     /// State of the calls beside the core model (peer access, notifies, stream state callbacks).
     pub(crate) extras: crate::extras::Extras,
+    /// The configuration the runtime was made with (the CUDA face reads the device properties).
+    pub(crate) config: Config,
 }
 
 /// Counts the destroy calls under way.
@@ -93,6 +95,7 @@ impl Runtime {
             exceptions,
             teardowns: Teardowns::default(),
             extras: Default::default(),
+            config: config.clone(),
         })
     }
 

@@ -129,6 +129,7 @@ fn device_info_per_attribute() {
         device_count: 2,
         device_memory: 1 << 30,
         visible_devices: None,
+        ..Config::default()
     })
     .unwrap();
     api::init().unwrap();

@@ -250,6 +250,14 @@ impl MemoryMap {
         }
     }
 
+    /// The live allocation that contains `ptr`: its base and what it is.
+    pub(crate) fn allocation_at(&self, ptr: usize) -> Option<(usize, Allocation)> {
+        match self.read().region(ptr) {
+            Region::Live { base, allocation } => Some((base, allocation)),
+            _ => None,
+        }
+    }
+
     /// Frees everything (finalize). The segments stay reserved; their pages go back.
     pub(crate) fn clear(&self) -> Vec<(usize, Allocation)> {
         let mut inner = self.write();
