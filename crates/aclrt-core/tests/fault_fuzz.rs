@@ -542,7 +542,7 @@ fn run_round(seed: u64, round: usize) -> (u64, u64) {
         (0..WORKERS as u64)
             .map(|i| {
                 let pools = pools.clone();
-                std::thread::spawn(move || worker(seed ^ salt ^ (i + 1) * 0x9E37, pools, tid))
+                std::thread::spawn(move || worker(seed ^ salt ^ ((i + 1) * 0x9E37), pools, tid))
             })
             .collect()
     };
