@@ -105,26 +105,28 @@ pub(crate) struct Subscriber {
     streams: Mutex<Vec<StreamHandle>>,
     /// The hub that lists this subscriber, so its end can take it off the list.
     hub: Weak<SubscriberMap>,
-    /// Whether the subscribed thread's exit is watched (set by its first `aclrtProcessReport`).
-    watched: AtomicBool,
 }
 
 thread_local! {
-    /// The subscriptions the calling thread served with `aclrtProcessReport`; they end when
-    /// the thread exits.
+    /// The hubs in which the calling thread called `aclrtProcessReport`: when the thread exits,
+    /// its subscription in each ends.
     static EXIT_WATCH: ExitWatch = const { ExitWatch(RefCell::new(Vec::new())) };
 }
 
 /// Ends the subscriptions of a thread that exits without unsubscribing.
-struct ExitWatch(RefCell<Vec<Weak<Subscriber>>>);
+struct ExitWatch(RefCell<Vec<(Weak<SubscriberMap>, u64)>>);
 
 impl Drop for ExitWatch {
     fn drop(&mut self) {
-        for subscriber in self.0.take().iter().filter_map(Weak::upgrade) {
-            subscriber.end(&format!(
-                "the thread subscribed for it ({:#x}) exited without aclrtUnSubscribeReport",
-                subscriber.thread_id
-            ));
+        for (hub, thread_id) in self.0.take() {
+            let Some(hub) = hub.upgrade() else { continue };
+            let subscriber = lock(&hub).get(&thread_id).cloned();
+            if let Some(subscriber) = subscriber {
+                subscriber.end(&format!(
+                    "the thread subscribed for it ({thread_id:#x}) exited without \
+                     aclrtUnSubscribeReport"
+                ));
+            }
         }
     }
 }
@@ -171,14 +173,6 @@ impl Subscriber {
     /// Whether the subscription ended without an unsubscribe.
     pub(crate) fn has_ended(&self) -> bool {
         self.ended.load(Ordering::SeqCst)
-    }
-
-    /// Watches the calling thread, the subscribed one, for its exit.
-    pub(crate) fn watch_exit(self: &Arc<Self>) {
-        if !self.watched.swap(true, Ordering::AcqRel) {
-            let weak = Arc::downgrade(self);
-            let _ = EXIT_WATCH.try_with(|watch| watch.0.borrow_mut().push(weak));
-        }
     }
 
     /// Ends the subscription: nothing is delivered any more, blocking callbacks delivered and
@@ -316,7 +310,6 @@ impl ReportHub {
             ready: WaitList::new(),
             streams: Mutex::new(vec![stream]),
             hub: Arc::downgrade(&self.subscribers),
-            watched: AtomicBool::new(false),
         });
         subscribers.insert(thread_id, subscriber.clone());
         Ok(subscriber)
@@ -334,6 +327,20 @@ impl ReportHub {
         if streams.is_empty() && listed {
             subscribers.remove(&subscriber.thread_id);
         }
+    }
+
+    /// Watches the calling thread (`thread_id`, its `pthread_self()`) for its exit: from then
+    /// on, its subscription in this hub ends when it exits (see [`Subscriber::end`]).
+    pub(crate) fn watch_calling_thread(&self, thread_id: u64) {
+        let _ = EXIT_WATCH.try_with(|watch| {
+            let mut watched = watch.0.borrow_mut();
+            let me = Arc::as_ptr(&self.subscribers);
+            if !watched.iter().any(|(hub, _)| hub.as_ptr() == me) {
+                // Hubs of runtimes gone since are dropped from the list on the way.
+                watched.retain(|(hub, _)| hub.strong_count() > 0);
+                watched.push((Arc::downgrade(&self.subscribers), thread_id));
+            }
+        });
     }
 
     /// The live subscription of `thread_id`.

@@ -25,7 +25,7 @@ use aclrt::{ContextHandle, EventHandle, StreamHandle, MAX_STREAMS_PER_DEVICE};
 
 const WORKERS: usize = 6;
 const DEFAULT_ROUNDS: usize = 4;
-const ROUND: Duration = Duration::from_millis(400);
+const ROUND: Duration = Duration::from_millis(300);
 const FINALIZE_PHASE: Duration = Duration::from_millis(60);
 const WATCHDOG: Duration = Duration::from_secs(60);
 const MAX_STREAMS: usize = 40;
@@ -49,7 +49,6 @@ impl Rng {
 
 /// Objects handed out in a round. Handles stay listed after they are destroyed, so other
 /// threads destroy them again and use them after: those calls must fail cleanly.
-#[derive(Default)]
 struct Pools {
     streams: Mutex<Vec<StreamHandle>>,
     events: Mutex<Vec<EventHandle>>,
@@ -64,6 +63,38 @@ struct Pools {
     stop: AtomicBool,
     /// Every call returns 100001 once this is set (the round's aclFinalize has begun).
     finalizing: AtomicBool,
+    /// Whether the report thread is still there. Subscribing a thread that has exited is the
+    /// program's error (its blocking callbacks would wait forever, as on the vendor's
+    /// runtime), so subscribes happen under the read lock and the thread leaves under the
+    /// write lock.
+    reporter_alive: std::sync::RwLock<bool>,
+}
+
+impl Pools {
+    fn new() -> Self {
+        Self {
+            streams: Mutex::default(),
+            events: Mutex::default(),
+            allocations: Mutex::default(),
+            wins: Mutex::default(),
+            context: Mutex::default(),
+            calls: AtomicU64::default(),
+            succeeded: AtomicU64::default(),
+            stop: AtomicBool::default(),
+            finalizing: AtomicBool::default(),
+            reporter_alive: std::sync::RwLock::new(true),
+        }
+    }
+
+    /// Subscribes the report thread to `s` if it is still there.
+    fn subscribe(&self, reporter: u64, s: StreamHandle) -> aclrt::Result<()> {
+        let alive = self.reporter_alive.read().unwrap();
+        if *alive {
+            api::subscribe_report(reporter, s)
+        } else {
+            Ok(())
+        }
+    }
 }
 
 impl Pools {
@@ -143,7 +174,7 @@ fn worker(seed: u64, pools: Arc<Pools>, reporter: u64) {
                             allow(
                                 p,
                                 "subscribe",
-                                api::subscribe_report(reporter, s),
+                                p.subscribe(reporter, s),
                                 &[ACL_ERROR_RT_STREAM_SUBSCRIBE],
                             );
                         }
@@ -235,7 +266,7 @@ fn worker(seed: u64, pools: Arc<Pools>, reporter: u64) {
             }
             12 => {
                 let r = if rng.below(2) == 0 {
-                    api::subscribe_report(reporter, stream)
+                    p.subscribe(reporter, stream)
                 } else {
                     api::unsubscribe_report(reporter, stream)
                 };
@@ -352,7 +383,7 @@ fn reporter(pools: Arc<Pools>, tid: mpsc::Sender<u64>, leave_early: Option<Durat
     let start = Instant::now();
     while !pools.stop.load(Ordering::SeqCst) {
         if leave_early.is_some_and(|d| start.elapsed() > d) {
-            return;
+            break;
         }
         match api::process_report(5) {
             Ok(()) => {}
@@ -367,6 +398,8 @@ fn reporter(pools: Arc<Pools>, tid: mpsc::Sender<u64>, leave_early: Option<Durat
             }
         }
     }
+    // Leaves without unsubscribing: its subscriptions end with it.
+    *pools.reporter_alive.write().unwrap() = false;
 }
 
 /// Sets and resets the device and makes and destroys contexts under the workers.
@@ -379,11 +412,10 @@ fn lifecycle(seed: u64, pools: Arc<Pools>, until: Instant) -> ContextHandle {
             api::get_current_context().unwrap()
         });
         *pools.context.lock().unwrap() = Some(current);
-        // Let the workers use it for a while.
-        let spins = 2_000 + rng.below(20_000);
-        for _ in 0..spins {
-            std::thread::yield_now();
-        }
+        // Let the workers use it for a while (a pause of random length, not an ordering: the
+        // workers cope with any interleaving).
+        let pause = Duration::from_micros(500 + rng.below(10_000) as u64);
+        std::thread::sleep(pause.min(until.saturating_duration_since(Instant::now())));
         if Instant::now() >= until {
             return current;
         }
@@ -493,7 +525,7 @@ struct Totals {
 
 fn run_round(seed: u64, round: usize) -> (u64, u64) {
     api::init().unwrap();
-    let pools = Arc::new(Pools::default());
+    let pools = Arc::new(Pools::new());
     let until = Instant::now() + ROUND;
     let (tid_tx, tid_rx) = mpsc::channel();
     let leave_early = (round % 2 == 1).then_some(ROUND / 3);

@@ -128,6 +128,7 @@ impl Runtime {
             ),
         };
         let me = pthread_id();
+        self.reports.watch_calling_thread(me);
         let Some(subscriber) = self.reports.find(me) else {
             bail!(
                 ACL_ERROR_RT_THREAD_SUBSCRIBE,
@@ -135,7 +136,6 @@ impl Runtime {
             );
         };
         not_in_callback("aclrtProcessReport")?;
-        subscriber.watch_exit();
         match super::traced_wait("aclrtProcessReport", || subscriber.process(deadline)) {
             Processed::Ran => Ok(()),
             Processed::Failed(error) => Err(error),

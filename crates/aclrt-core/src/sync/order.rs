@@ -16,70 +16,34 @@
 //!
 //! Release builds compile all of this away: [`super::lock`] returns the plain guard.
 
-/// Short names of the runtime's lock classes, keyed by the guarded type.
+#![cfg_attr(not(all(debug_assertions, not(loom))), allow(dead_code))]
+
+/// Short names of the runtime's lock classes, keyed by the guarded type as written without
+/// module paths (the compiler's full type names differ between versions).
 const CLASSES: &[(&str, &str)] = &[
-    ("aclrt::api::global::Lifecycle", "lifecycle"),
-    ("aclrt::device::Binding", "device.binding"),
-    ("aclrt::device::IdPool", "device.stream_ids"),
-    (
-        "alloc::vec::Vec<alloc::sync::Arc<aclrt::stream::Stream>>",
-        "context.streams",
-    ),
-    ("aclrt::event::EventState", "event.state"),
-    ("alloc::sync::Arc<aclrt::sync::latch::Latch>", "event.flag"),
+    ("Lifecycle", "lifecycle"),
+    ("Binding", "device.binding"),
+    ("IdPool", "device.stream_ids"),
+    ("Vec<Arc<Stream>>", "context.streams"),
+    ("EventState", "event.state"),
+    ("Arc<Latch>", "event.flag"),
     ("bool", "stream.submit"),
-    (
-        "core::option::Option<aclrt::error::Failure>",
-        "stream.pending_failure",
-    ),
-    (
-        "core::option::Option<alloc::sync::Arc<aclrt::callback::Subscriber>>",
-        "stream.subscriber",
-    ),
-    (
-        "core::option::Option<std::thread::join_handle::JoinHandle<()>>",
-        "stream.worker_join",
-    ),
-    ("core::option::Option<alloc::sync::Arc<str>>", "stream.name"),
-    ("aclrt::callback::Due", "subscriber.due"),
-    (
-        "alloc::vec::Vec<aclrt::handle::StreamHandle>",
-        "subscriber.streams",
-    ),
-    (
-        "std::collections::hash::map::HashMap<u64, alloc::sync::Arc<aclrt::callback::Subscriber>>",
-        "reports.subscribers",
-    ),
-    (
-        "core::option::Option<aclrt::observe::ObserverId>",
-        "trace.collector",
-    ),
-    ("core::option::Option<std::path::PathBuf>", "trace.env_path"),
-    (
-        "alloc::vec::Vec<alloc::sync::Arc<aclrt::trace::collector::ThreadBuffer>>",
-        "trace.buffers",
-    ),
-    (
-        "alloc::vec::Vec<alloc::vec::Vec<aclrt::trace::TraceRecord>>",
-        "trace.chunks",
-    ),
-    (
-        "alloc::vec::Vec<aclrt::trace::StreamInfo>",
-        "trace.stream_names",
-    ),
-    (
-        "alloc::vec::Vec<aclrt::observe::NamedStream>",
-        "observe.named_streams",
-    ),
-    ("alloc::vec::Vec<usize>", "exception.live_infos"),
-    (
-        "alloc::collections::btree::set::BTreeSet<u64>",
-        "extras.halted",
-    ),
-    (
-        "alloc::collections::btree::set::BTreeSet<(i32, i32)>",
-        "extras.peers",
-    ),
+    ("Option<Failure>", "stream.pending_failure"),
+    ("Option<Arc<Subscriber>>", "stream.subscriber"),
+    ("Option<JoinHandle<()>>", "stream.worker_join"),
+    ("Option<Arc<str>>", "stream.name"),
+    ("Due", "subscriber.due"),
+    ("Vec<StreamHandle>", "subscriber.streams"),
+    ("HashMap<u64, Arc<Subscriber>>", "reports.subscribers"),
+    ("Option<ObserverId>", "trace.collector"),
+    ("Option<PathBuf>", "trace.env_path"),
+    ("Vec<Arc<ThreadBuffer>>", "trace.buffers"),
+    ("Vec<Vec<TraceRecord>>", "trace.chunks"),
+    ("Vec<StreamInfo>", "trace.stream_names"),
+    ("Vec<NamedStream>", "observe.named_streams"),
+    ("Vec<usize>", "exception.live_infos"),
+    ("BTreeSet<u64>", "extras.halted"),
+    ("BTreeSet<(i32, i32)>", "extras.peers"),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
@@ -160,10 +124,39 @@ pub(crate) fn allowed(outer: &str, inner: &str) -> bool {
 
 /// The short name of the lock guarding a `T` (the type's own name when it is not listed).
 pub(crate) fn class_name(type_name: &'static str) -> &'static str {
+    let mut buffer = [0u8; 256];
+    let plain = without_paths(type_name, &mut buffer);
     CLASSES
         .iter()
-        .find(|(t, _)| *t == type_name)
+        .find(|(t, _)| t.as_bytes() == plain)
         .map_or(type_name, |(_, short)| short)
+}
+
+/// `type_name` with every path prefix dropped (`alloc::sync::Arc<a::B>` → `Arc<B>`), written
+/// into `out` (cut at its length: long names match nothing, which is fine).
+fn without_paths<'a>(type_name: &str, out: &'a mut [u8]) -> &'a [u8] {
+    let bytes = type_name.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let (mut i, mut n) = (0, 0);
+    while i < bytes.len() {
+        let mut j = i;
+        while j < bytes.len() && is_ident(bytes[j]) {
+            j += 1;
+        }
+        if j > i && bytes[j..].starts_with(b"::") {
+            i = j + 2;
+            continue;
+        }
+        let end = j.max(i + 1);
+        for &b in &bytes[i..end] {
+            if n < out.len() {
+                out[n] = b;
+                n += 1;
+            }
+        }
+        i = end;
+    }
+    &out[..n]
 }
 
 #[cfg(all(debug_assertions, not(loom)))]
@@ -247,6 +240,24 @@ mod tests {
             }
         }
         assert!(edges.is_empty(), "cycle among {edges:?}");
+    }
+
+    #[test]
+    fn classes_are_named_without_paths() {
+        let mut buffer = [0u8; 256];
+        assert_eq!(
+            without_paths(
+                "core::option::Option<alloc::rcs::arc::Arc<x::Y>>",
+                &mut buffer
+            ),
+            b"Option<Arc<Y>>"
+        );
+        assert_eq!(
+            class_name("std::collections::hash::map::HashMap<u64, alloc::sync::Arc<aclrt::callback::Subscriber>>"),
+            "reports.subscribers"
+        );
+        assert_eq!(class_name("bool"), "stream.submit");
+        assert_eq!(class_name("some::Other"), "some::Other");
     }
 
     #[test]
