@@ -316,16 +316,24 @@ impl ReportHub {
     }
 
     /// Removes `stream` from its subscriber; a thread left with no streams is forgotten.
+    /// A thread waiting in `aclrtProcessReport` for a subscriber forgotten this way wakes and is
+    /// told it is not subscribed.
     pub(crate) fn unsubscribe(&self, subscriber: &Subscriber, stream: StreamHandle) {
         subscriber.release_stream(stream);
-        let mut subscribers = lock(&self.subscribers);
-        let mut streams = lock(&subscriber.streams);
-        streams.retain(|s| *s != stream);
-        let listed = subscribers
-            .get(&subscriber.thread_id)
-            .is_some_and(|s| std::ptr::eq(Arc::as_ptr(s), subscriber));
-        if streams.is_empty() && listed {
-            subscribers.remove(&subscriber.thread_id);
+        let forgotten = {
+            let mut subscribers = lock(&self.subscribers);
+            let mut streams = lock(&subscriber.streams);
+            streams.retain(|s| *s != stream);
+            let listed = subscribers
+                .get(&subscriber.thread_id)
+                .is_some_and(|s| std::ptr::eq(Arc::as_ptr(s), subscriber));
+            if streams.is_empty() && listed {
+                subscribers.remove(&subscriber.thread_id);
+            }
+            streams.is_empty()
+        };
+        if forgotten {
+            subscriber.end("the thread no longer serves any stream");
         }
     }
 

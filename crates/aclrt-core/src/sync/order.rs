@@ -94,6 +94,7 @@ pub(crate) const NESTING: &[(&str, &str)] = &[
     ("trace.collector", "trace.buffers"),
     ("trace.collector", "trace.chunks"),
     ("trace.collector", "stream.name"),
+    ("stream.name", "trace.stream_names"),
     ("trace.buffers", "trace.chunks"),
     ("trace.buffers", "trace.stream_names"),
     ("trace.env_path", "trace.collector"),
