@@ -33,6 +33,29 @@ typedef aclError (*aclxHostKernel)(void *args);
 ACL_FUNC_VISIBILITY aclError aclxLaunchHostKernel(aclrtStream stream, aclError (*fn)(void *args),
                                                   void *args, const char *name);
 
+/* aclxMemAccess.mode bits: the kernel reads and/or writes the range. */
+#define ACLX_ACCESS_READ 1u
+#define ACLX_ACCESS_WRITE 2u
+
+/* One byte range a host kernel touches. */
+typedef struct {
+    const void *ptr;
+    size_t size;
+    uint32_t mode; /* ACLX_ACCESS_READ | ACLX_ACCESS_WRITE */
+} aclxMemAccess;
+
+/*
+ * aclxLaunchHostKernel, declaring the memory the kernel reads and writes: traces show it, and
+ * the checker (ACLRT_CHECK) reports races between the kernel and other work on overlapping
+ * bytes. accesses may be NULL when count is 0; an entry with a NULL ptr, size 0 or no mode bit
+ * is ignored; a mode with other bits, or accesses NULL with count > 0: ACL_ERROR_INVALID_PARAM.
+ */
+ACL_FUNC_VISIBILITY aclError aclxLaunchHostKernelWithAccess(aclrtStream stream,
+                                                            aclError (*fn)(void *args), void *args,
+                                                            const char *name,
+                                                            const aclxMemAccess *accesses,
+                                                            size_t count);
+
 /*
  * Names the stream for traces (ACLRT_TRACE): its track reads "name (stream N)" instead of
  * "stream N". stream NULL is the current context's default stream; an empty name removes the

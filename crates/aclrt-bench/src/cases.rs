@@ -16,6 +16,9 @@ use crate::alloc::{counted, cpu_seconds, rss_bytes};
 use crate::baseline::{self as base, Wait};
 use crate::report::{per_op, repeat, secs, Row, Stats, Target};
 
+#[path = "check_cost.rs"]
+mod check_cost;
+
 type R<T> = aclrt::Result<T>;
 type CaseFn = fn(&Plan) -> R<Vec<Row>>;
 
@@ -166,6 +169,7 @@ pub const CASES: &[Case] = &[
     case(12, "memcpyAsync bandwidth", case_memcpy),
     case(13, "elapsed-time accuracy", case_elapsed),
     case(14, "tracing cost", case_tracing),
+    case(15, "checker cost", check_cost::case_checker),
 ];
 
 pub fn run_all(quick: bool, only: Option<&[u32]>) -> R<Vec<Row>> {

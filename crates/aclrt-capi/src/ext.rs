@@ -4,6 +4,7 @@ use std::ffi::{c_char, c_void, CStr};
 
 use aclrt::api;
 use aclrt::codes::{ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID};
+use aclrt::consts::{ACLX_ACCESS_READ, ACLX_ACCESS_WRITE};
 use aclrt::Config;
 
 use crate::{aclError, aclrtStream, entry, guard, not_null, put, stream_handle, SendPtr};
@@ -19,11 +20,76 @@ pub unsafe extern "C" fn aclxLaunchHostKernel(
     args: *mut c_void,
     name: *const c_char,
 ) -> aclError {
-    entry("aclxLaunchHostKernel", |rt| {
+    // SAFETY: forwarded C contract (no accesses declared).
+    unsafe {
+        launch(
+            "aclxLaunchHostKernel",
+            stream,
+            r#fn,
+            args,
+            name,
+            std::ptr::null(),
+            0,
+        )
+    }
+}
+
+/// `aclxMemAccess`: one byte range a host kernel touches.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclxMemAccess {
+    /// First byte.
+    pub ptr: *const c_void,
+    /// Bytes.
+    pub size: usize,
+    /// `ACLX_ACCESS_READ` | `ACLX_ACCESS_WRITE`.
+    pub mode: u32,
+}
+
+/// `aclxLaunchHostKernelWithAccess`: [`aclxLaunchHostKernel`] declaring the memory the kernel
+/// reads and writes (for traces and the checker).
+#[no_mangle]
+pub unsafe extern "C" fn aclxLaunchHostKernelWithAccess(
+    stream: aclrtStream,
+    r#fn: aclxHostKernel,
+    args: *mut c_void,
+    name: *const c_char,
+    accesses: *const aclxMemAccess,
+    count: usize,
+) -> aclError {
+    // SAFETY: forwarded C contract: `accesses` holds `count` entries.
+    unsafe {
+        launch(
+            "aclxLaunchHostKernelWithAccess",
+            stream,
+            r#fn,
+            args,
+            name,
+            accesses,
+            count,
+        )
+    }
+}
+
+/// The host kernel launches.
+///
+/// # Safety
+/// `name` is NULL or a C string; `accesses` is NULL or holds `count` entries; `fn(args)` may be
+/// called on another thread.
+unsafe fn launch(
+    call: &'static str,
+    stream: aclrtStream,
+    r#fn: aclxHostKernel,
+    args: *mut c_void,
+    name: *const c_char,
+    accesses: *const aclxMemAccess,
+    count: usize,
+) -> aclError {
+    entry(call, |rt| {
         let Some(f) = r#fn else {
             return Err(api::fail(
                 ACL_ERROR_RT_PARAM_INVALID,
-                "aclxLaunchHostKernel: the kernel function pointer is NULL",
+                format!("{call}: the kernel function pointer is NULL"),
             ));
         };
         let name = if name.is_null() {
@@ -34,6 +100,33 @@ pub unsafe extern "C" fn aclxLaunchHostKernel(
                 .to_string_lossy()
                 .into_owned()
         };
+        let mut access = api::KernelAccess::default();
+        if count > 0 {
+            not_null(accesses, call, "accesses")?;
+            // SAFETY: non-NULL, and the caller passes `count` entries.
+            let entries = unsafe { std::slice::from_raw_parts(accesses, count) };
+            for (i, a) in entries.iter().enumerate() {
+                if a.mode & !(ACLX_ACCESS_READ | ACLX_ACCESS_WRITE) != 0 {
+                    return Err(api::fail(
+                        ACL_ERROR_INVALID_PARAM,
+                        format!("{call}: accesses[{i}].mode {:#x} has bits other than ACLX_ACCESS_READ and ACLX_ACCESS_WRITE", a.mode),
+                    ));
+                }
+                if a.ptr.is_null() || a.size == 0 {
+                    continue;
+                }
+                let range = aclrt::MemRange {
+                    start: a.ptr as usize,
+                    len: a.size,
+                };
+                if a.mode & ACLX_ACCESS_READ != 0 {
+                    access.reads.push(range);
+                }
+                if a.mode & ACLX_ACCESS_WRITE != 0 {
+                    access.writes.push(range);
+                }
+            }
+        }
         let data = SendPtr(args);
         let kernel = Box::new(move || {
             // SAFETY: the C caller provides a callable function and args valid until it runs.
@@ -42,7 +135,7 @@ pub unsafe extern "C" fn aclxLaunchHostKernel(
                 code => Err(code),
             }
         });
-        rt.launch_kernel(stream_handle(stream), &name, Default::default(), kernel)
+        rt.launch_kernel(stream_handle(stream), &name, access, kernel)
             .map(|_| ())
     })
 }

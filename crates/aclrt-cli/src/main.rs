@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod check;
 mod demo;
 mod output;
 mod trace;
@@ -32,6 +33,10 @@ enum Command {
         #[arg(long, value_name = "DIR", default_value = "out", value_parser = output::parse_folder)]
         out: PathBuf,
     },
+    /// Run a program with the checker on (races, freed memory, hangs, deadlocks; leaks with
+    /// --parts), print a summary, and exit with the program's status (non-zero when there were
+    /// findings).
+    Check(check::CheckArgs),
     /// Summarise or draw a trace written with ACLRT_TRACE=path.
     Trace {
         #[command(subcommand)]
@@ -44,6 +49,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Demo { out } => demo::run(&out),
         Command::Trace { command } => trace::run(command),
+        Command::Check(args) => return check::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

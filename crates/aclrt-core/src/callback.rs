@@ -228,6 +228,9 @@ impl Subscriber {
         let mut first_failure = None;
         for callback in batch {
             let started = observe::enabled().then(observe::now_ns);
+            if started.is_some() {
+                observe::callback_starting(callback.origin, callback.done.is_some());
+            }
             let what = format!("callback (task {})", callback.origin.task_id);
             if let Err((code, message)) = user_code::run(&what, callback.body) {
                 first_failure.get_or_insert(Error::new(code, message));

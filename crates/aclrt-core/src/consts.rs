@@ -283,6 +283,14 @@ acl_consts! {
         /// Per-thread last error (the only level).
         pub const ACL_RT_THREAD_LEVEL: u32 = 0;
     }
+
+    /// `aclxMemAccess.mode` bits (`acl_ext.h`): what a host kernel does with a range.
+    pub mod host_kernel_access : Define "host kernel access modes" {
+        /// The kernel reads the range.
+        pub const ACLX_ACCESS_READ: u32 = 1;
+        /// The kernel writes the range.
+        pub const ACLX_ACCESS_WRITE: u32 = 2;
+    }
 }
 
 /// Values the runtime behaves by that have no public name in the header; not in [`ALL`] or [`GROUPS`].

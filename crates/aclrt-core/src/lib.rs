@@ -32,6 +32,7 @@
 pub mod api;
 pub mod base;
 mod callback;
+pub mod check;
 mod clock;
 pub mod codes;
 pub mod config;

@@ -191,6 +191,94 @@ pub enum Observed<'a> {
         /// The name.
         name: Option<&'a str>,
     },
+    /// A host thread began a blocking call (synchronise, destroy that waits, `aclrtProcessReport`);
+    /// [`Observed::HostWait`] tells when it ended.
+    HostWaitBegin {
+        /// The call, e.g. `aclrtSynchronizeStream`.
+        call: &'static str,
+        /// The tasks whose completion it waits for (empty: none known, e.g. callbacks).
+        waits_for: &'a [TaskRef],
+        /// The thread.
+        thread_id: u32,
+        /// When.
+        at_ns: u64,
+    },
+    /// A subscribed thread is about to run a callback task's body.
+    CallbackStarting {
+        /// The callback task.
+        task: TaskRef,
+        /// `ACL_CALLBACK_BLOCK`: the stream waits until the body returned.
+        blocking: bool,
+        /// The thread that runs it.
+        thread_id: u32,
+    },
+    /// A callback task was queued (`aclrtLaunchCallback`).
+    CallbackLaunched {
+        /// The callback task.
+        task: TaskRef,
+        /// `ACL_CALLBACK_BLOCK`.
+        blocking: bool,
+    },
+    /// Runtime memory was allocated (`aclrtMalloc`, `aclrtMallocHost`).
+    Allocated {
+        /// First byte.
+        address: usize,
+        /// Bytes asked for.
+        size: usize,
+        /// The device for device memory; `None` for host memory.
+        device_id: Option<i32>,
+        /// The calling thread.
+        thread_id: u32,
+    },
+    /// A host thread is about to free runtime memory (`aclrtFree`, `aclrtFreeHost`); the free
+    /// has passed its argument checks.
+    Freeing {
+        /// The call.
+        call: &'static str,
+        /// The pointer freed.
+        address: usize,
+        /// The calling thread.
+        thread_id: u32,
+    },
+    /// A stream was created (default streams are not reported).
+    StreamCreated {
+        /// The stream (its first task id is 0).
+        stream: TaskRef,
+        /// The calling thread.
+        thread_id: u32,
+    },
+    /// A stream was destroyed (its handle is dead).
+    StreamDestroyed {
+        /// Raw stream handle.
+        stream: u64,
+    },
+    /// An event was created.
+    EventCreated {
+        /// Raw event handle.
+        event: u64,
+        /// `aclrtGetEventId`.
+        id: u32,
+        /// Legacy SYNC flag semantics: a wait waits for the next record to execute.
+        legacy_flag: bool,
+        /// The calling thread.
+        thread_id: u32,
+    },
+    /// An event was destroyed (its handle is dead; queued work still uses it).
+    EventDestroyed {
+        /// Raw event handle.
+        event: u64,
+        /// The calling thread.
+        thread_id: u32,
+    },
+    /// A thread subscribed to, or unsubscribed from, a stream's callbacks.
+    Subscription {
+        /// Raw stream handle.
+        stream: u64,
+        /// The thread's `pthread_self()` value.
+        pthread: u64,
+        /// Subscribed (`true`) or unsubscribed.
+        subscribed: bool,
+    },
 }
 
 /// Receives what the runtime does. Must be cheap, must not block for long and must not call
@@ -327,6 +415,9 @@ pub(crate) fn stream_named(device_id: i32, stream_id: u32, stream: u64, name: Op
 
 /// A stream was destroyed: its name goes with it.
 pub(crate) fn stream_retired(stream: u64) {
+    if enabled() {
+        emit(&Observed::StreamDestroyed { stream });
+    }
     if ANY_NAMED.load(Ordering::Acquire) {
         let mut named = crate::sync::lock(&NAMED_STREAMS);
         named.retain(|n| n.stream != stream);
@@ -446,6 +537,75 @@ pub(crate) fn host_wait(call: &'static str, start_ns: u64) {
         thread_id: thread_id(),
         start_ns,
         end_ns: now_ns(),
+    });
+}
+
+pub(crate) fn host_wait_begin(call: &'static str, waits_for: &[TaskRef]) {
+    emit(&Observed::HostWaitBegin {
+        call,
+        waits_for,
+        thread_id: thread_id(),
+        at_ns: now_ns(),
+    });
+}
+
+pub(crate) fn callback_starting(task: TaskRef, blocking: bool) {
+    emit(&Observed::CallbackStarting {
+        task,
+        blocking,
+        thread_id: thread_id(),
+    });
+}
+
+pub(crate) fn callback_launched(task: TaskRef, blocking: bool) {
+    emit(&Observed::CallbackLaunched { task, blocking });
+}
+
+pub(crate) fn allocated(address: usize, size: usize, device_id: Option<i32>) {
+    emit(&Observed::Allocated {
+        address,
+        size,
+        device_id,
+        thread_id: thread_id(),
+    });
+}
+
+pub(crate) fn freeing(call: &'static str, address: usize) {
+    emit(&Observed::Freeing {
+        call,
+        address,
+        thread_id: thread_id(),
+    });
+}
+
+pub(crate) fn stream_created(stream: TaskRef) {
+    emit(&Observed::StreamCreated {
+        stream,
+        thread_id: thread_id(),
+    });
+}
+
+pub(crate) fn event_created(event: u64, id: u32, legacy_flag: bool) {
+    emit(&Observed::EventCreated {
+        event,
+        id,
+        legacy_flag,
+        thread_id: thread_id(),
+    });
+}
+
+pub(crate) fn event_destroyed(event: u64) {
+    emit(&Observed::EventDestroyed {
+        event,
+        thread_id: thread_id(),
+    });
+}
+
+pub(crate) fn subscription(stream: u64, pthread: u64, subscribed: bool) {
+    emit(&Observed::Subscription {
+        stream,
+        pthread,
+        subscribed,
     });
 }
 

@@ -48,6 +48,9 @@ impl Runtime {
             self.reports
                 .subscribe(thread_id, stream.context.device.id, stream.handle)?;
         *slot = Some(subscriber);
+        if crate::observe::enabled() {
+            crate::observe::subscription(stream.handle.as_raw(), thread_id, true);
+        }
         Ok(())
     }
 
@@ -72,6 +75,9 @@ impl Runtime {
         }
         let subscriber = slot.take().expect("checked above");
         self.reports.unsubscribe(&subscriber, stream.handle);
+        if crate::observe::enabled() {
+            crate::observe::subscription(stream.handle.as_raw(), thread_id, false);
+        }
         Ok(())
     }
 
@@ -112,8 +118,11 @@ impl Runtime {
             ..TaskMeta::default()
         };
         let work = Work::Callback { body, block };
-        self.submit(&stream, TaskKind::Callback, work, meta)
-            .map(|_| ())
+        let id = self.submit(&stream, TaskKind::Callback, work, meta)?;
+        if crate::observe::enabled() {
+            crate::observe::callback_launched(stream.task_ref(id), block);
+        }
+        Ok(())
     }
 
     /// `aclrtProcessReport`: waits up to `timeout_ms` (-1 forever) for due callbacks of the

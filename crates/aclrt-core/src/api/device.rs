@@ -307,7 +307,13 @@ impl Runtime {
         not_in_callback("aclrtSynchronizeDevice")?;
         let streams = ctx.streams();
         let targets: Vec<u64> = streams.iter().map(|s| s.submitted()).collect();
-        let all_done = super::traced_wait("aclrtSynchronizeDevice", || {
+        let waits_for = || {
+            let last = |(s, upto): (&Arc<crate::stream::Stream>, &u64)| {
+                upto.checked_sub(1).map(|t| s.task_ref(t))
+            };
+            streams.iter().zip(&targets).filter_map(last).collect()
+        };
+        let all_done = super::traced_wait_on("aclrtSynchronizeDevice", waits_for, || {
             streams.iter().all(|s| s.wait_idle(deadline))
         });
         if !all_done {

@@ -4,7 +4,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::os_thread_id;
-use super::{failure_error, not_in_callback, observe_record_completion, sync_timeout, traced_wait};
+use super::{
+    failure_error, not_in_callback, observe_record_completion, sync_timeout, traced_wait_on,
+};
 use crate::codes::*;
 use crate::consts::*;
 use crate::error::{bail, err, Result};
@@ -126,6 +128,9 @@ impl Runtime {
                 holds,
             ))
         });
+        if crate::observe::enabled() {
+            crate::observe::event_created(event.handle.as_raw(), event.id, event.uses_flag());
+        }
         Ok(event.handle)
     }
 
@@ -183,6 +188,9 @@ impl Runtime {
             );
         }
         event.retire();
+        if crate::observe::enabled() {
+            crate::observe::event_destroyed(handle.as_raw());
+        }
         Ok(())
     }
 
@@ -350,9 +358,11 @@ impl Runtime {
         let Some(record) = ev.latest() else {
             return Ok(true);
         };
-        if !traced_wait("aclrtSynchronizeEvent", || {
-            record.done().wait(deadline, spin)
-        }) {
+        if !traced_wait_on(
+            "aclrtSynchronizeEvent",
+            || vec![record.origin()],
+            || record.done().wait(deadline, spin),
+        ) {
             return Ok(false);
         }
         observe_record_completion(&record);

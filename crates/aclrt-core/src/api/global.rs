@@ -169,6 +169,7 @@ pub fn init() -> Result<()> {
         *INSTALLED.write().unwrap_or_else(|e| e.into_inner()) = Some(rt);
         INSTALLED_SERIAL.store(serial, Ordering::Release);
         life.init_count = 1;
+        crate::check::on_init();
         crate::trace::on_init();
         Ok(())
     })())
@@ -205,6 +206,7 @@ pub fn finalize() -> Result<()> {
                 "aclFinalize without a matching aclInit",
             );
         }
+        crate::check::on_finalize();
         INSTALLED_SERIAL.store(0, Ordering::Release);
         let rt = INSTALLED.write().unwrap_or_else(|e| e.into_inner()).take();
         life.init_count = 0;

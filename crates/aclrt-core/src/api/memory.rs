@@ -56,9 +56,14 @@ impl Runtime {
                 device.memory_capacity
             );
         }
-        self.memory
+        let ptr = self
+            .memory
             .allocate(size, Place::Device(device.id))
-            .inspect_err(|_| device.unreserve_memory(size as u64))
+            .inspect_err(|_| device.unreserve_memory(size as u64))?;
+        if crate::observe::enabled() {
+            crate::observe::allocated(ptr, size, Some(device.id));
+        }
+        Ok(ptr)
     }
 
     /// `aclrtMallocHost`: host memory, 64-byte aligned, zeroed.
@@ -67,7 +72,11 @@ impl Runtime {
         if size == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size is 0");
         }
-        self.memory.allocate(size, Place::Host)
+        let ptr = self.memory.allocate(size, Place::Host)?;
+        if crate::observe::enabled() {
+            crate::observe::allocated(ptr, size, None);
+        }
+        Ok(ptr)
     }
 
     /// `aclrtFree`: frees device memory at once (queued tasks using it are the caller's concern).
@@ -76,6 +85,9 @@ impl Runtime {
             bail!(ACL_ERROR_INVALID_PARAM, "aclrtFree: the pointer is NULL");
         }
         not_in_callback("aclrtFree")?;
+        if crate::observe::enabled() {
+            crate::observe::freeing("aclrtFree", ptr);
+        }
         let a = self.memory.free(ptr, |p| matches!(p, Place::Device(_)))?;
         if let Place::Device(id) = a.place {
             if let Some(device) = self.device(id) {
@@ -94,6 +106,9 @@ impl Runtime {
             );
         }
         not_in_callback("aclrtFreeHost")?;
+        if crate::observe::enabled() {
+            crate::observe::freeing("aclrtFreeHost", ptr);
+        }
         self.memory.free(ptr, |p| p == Place::Host).map(|_| ())
     }
 

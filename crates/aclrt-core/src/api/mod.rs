@@ -216,9 +216,19 @@ pub(crate) fn observe_record_completion(record: &crate::event::RecordState) {
 
 /// Measures a blocking host call for the trace.
 pub(crate) fn traced_wait<T>(name: &'static str, wait: impl FnOnce() -> T) -> T {
+    traced_wait_on(name, Vec::new, wait)
+}
+
+/// [`traced_wait`] for a wait on known tasks (`targets`, asked only when observed).
+pub(crate) fn traced_wait_on<T>(
+    name: &'static str,
+    targets: impl FnOnce() -> Vec<observe::TaskRef>,
+    wait: impl FnOnce() -> T,
+) -> T {
     if !observe::enabled() {
         return wait();
     }
+    observe::host_wait_begin(name, &targets());
     let start = observe::now_ns();
     let out = wait();
     observe::host_wait(name, start);

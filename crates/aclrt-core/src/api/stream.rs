@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::os_thread_id;
-use super::{failure_error, not_in_callback, observe_completion, sync_timeout, traced_wait};
+use super::{failure_error, not_in_callback, observe_completion, sync_timeout, traced_wait_on};
 use crate::codes::*;
 use crate::consts::{
     ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE, ACL_STREAM_STATUS_COMPLETE,
@@ -86,6 +86,9 @@ impl Runtime {
             );
         }
         self.stream_state_changed(stream.handle, true);
+        if crate::observe::enabled() {
+            crate::observe::stream_created(stream.task_ref(0));
+        }
         Ok(stream.handle)
     }
 
@@ -105,7 +108,15 @@ impl Runtime {
         }
         let _teardown = self.teardown();
         if !discard {
-            traced_wait("aclrtDestroyStream", || stream.wait_idle(None));
+            let last = stream
+                .submitted()
+                .checked_sub(1)
+                .map(|t| stream.task_ref(t));
+            traced_wait_on(
+                "aclrtDestroyStream",
+                || last.into_iter().collect(),
+                || stream.wait_idle(None),
+            );
         }
         // Exactly one destroy of a stream wins (another destroy, a device reset, a context
         // destroy or aclFinalize may race this one); the others find the handle dead.
@@ -231,7 +242,11 @@ impl Runtime {
         timeout_ms: i32,
     ) -> Result<()> {
         let upto = stream.submitted();
-        if !traced_wait("aclrtSynchronizeStream", || stream.wait_idle(deadline)) {
+        let last = upto.checked_sub(1).map(|t| stream.task_ref(t));
+        let waits_for = || last.into_iter().collect();
+        if !traced_wait_on("aclrtSynchronizeStream", waits_for, || {
+            stream.wait_idle(deadline)
+        }) {
             bail!(
                 ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
                 "stream {} did not finish within {timeout_ms} ms ({} task(s) pending)",

@@ -1,0 +1,292 @@
+//! Call sites: the stack is captured (return addresses only) when a task is submitted, memory is
+//! touched or freed, or a host thread blocks; it is symbolised only when a finding names it.
+//! The site is the first frame outside the runtime, with file and line when the program has
+//! debug information.
+
+use super::FastMap;
+use std::ffi::CStr;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// Frames captured at most (deep enough to leave the runtime from any entry point).
+const MAX_FRAMES: usize = 40;
+
+/// A captured stack: return addresses, innermost first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Stack(Box<[usize]>);
+
+/// Captures the calling thread's stack, up to and including the first frame outside the
+/// runtime (each return address is classified once per thread).
+pub(crate) fn capture() -> Stack {
+    thread_local! {
+        static RUNTIME_IP: std::cell::RefCell<FastMap<usize, bool>> =
+            std::cell::RefCell::new(FastMap::default());
+    }
+    let mut ips = [0usize; MAX_FRAMES];
+    let mut n = 0;
+    let _ = RUNTIME_IP.try_with(|known| {
+        let mut known = known.borrow_mut();
+        backtrace::trace(|frame| {
+            let ip = frame.ip() as usize;
+            ips[n] = ip;
+            n += 1;
+            let runtime = *known.entry(ip).or_insert_with(|| is_runtime_frame(ip));
+            runtime && n < MAX_FRAMES
+        });
+    });
+    Stack(ips[..n].into())
+}
+
+/// Whether every symbol at `ip` is the runtime's.
+fn is_runtime_frame(ip: usize) -> bool {
+    if let Some(library) = runtime_library() {
+        if object_of(ip).as_ref() == Some(library) {
+            return true;
+        }
+    }
+    let syms = symbols(ip);
+    if syms.is_empty() {
+        // Unknown code: keep walking only inside the runtime's own library.
+        return false;
+    }
+    syms.iter()
+        .all(|s| s.name.as_deref().is_none_or(is_runtime_name))
+}
+
+/// An interned stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct SiteId(u32);
+
+/// Where a program called the runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Site {
+    /// The function (demangled, without its hash).
+    pub function: String,
+    /// The source file, when the program has debug information.
+    pub file: Option<String>,
+    /// The line, when the program has debug information.
+    pub line: Option<u32>,
+}
+
+impl Site {
+    /// `function (file:line)`, or what of it is known.
+    pub fn describe(&self) -> String {
+        match (&self.file, self.line) {
+            (Some(f), Some(l)) => format!("{} ({f}:{l})", self.function),
+            (Some(f), None) => format!("{} ({f})", self.function),
+            _ => self.function.clone(),
+        }
+    }
+
+    /// `file:line` (the file's name only), or the function when there is no line.
+    pub fn short(&self) -> String {
+        match (&self.file, self.line) {
+            (Some(f), Some(l)) => {
+                let name = std::path::Path::new(f)
+                    .file_name()
+                    .map_or_else(|| f.clone(), |n| n.to_string_lossy().into_owned());
+                format!("{name}:{l}")
+            }
+            _ => self.function.clone(),
+        }
+    }
+
+    pub(crate) fn unknown() -> Site {
+        Site {
+            function: "<unknown>".into(),
+            file: None,
+            line: None,
+        }
+    }
+}
+
+/// Interned stacks and their resolved sites.
+#[derive(Default)]
+pub(crate) struct Sites {
+    ids: FastMap<Stack, SiteId>,
+    stacks: Vec<Stack>,
+    resolved: FastMap<SiteId, (Site, Option<String>)>,
+}
+
+impl Sites {
+    pub(crate) fn intern(&mut self, stack: Stack) -> SiteId {
+        if let Some(id) = self.ids.get(&stack) {
+            return *id;
+        }
+        let id = SiteId(self.stacks.len() as u32);
+        self.stacks.push(stack.clone());
+        self.ids.insert(stack, id);
+        id
+    }
+
+    /// The site, and the runtime entry point the program called there (a C function's name),
+    /// resolved once.
+    pub(crate) fn resolve(&mut self, id: SiteId) -> (Site, Option<String>) {
+        if let Some(r) = self.resolved.get(&id) {
+            return r.clone();
+        }
+        let r = match self.stacks.get(id.0 as usize) {
+            Some(stack) if !stack.0.is_empty() => first_outside(stack),
+            _ => (Site::unknown(), None),
+        };
+        self.resolved.insert(id, r.clone());
+        r
+    }
+
+    /// Stacks interned.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.stacks.len()
+    }
+}
+
+/// Symbol prefixes of the runtime's own frames, and of what it is built from.
+const RUNTIME_PREFIXES: &[&str] = &[
+    "aclrt::",
+    "aclrt_capi::",
+    "ascendcl::",
+    "aclrt_cuda::",
+    "aclrt_python::",
+    "std::",
+    "core::",
+    "alloc::",
+    "backtrace::",
+    "__rust",
+    "rust_begin_unwind",
+    "_Unwind",
+    "pyo3::",
+];
+
+fn is_runtime_name(name: &str) -> bool {
+    let name = name.trim_start_matches('<');
+    RUNTIME_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// The object (shared library or executable) holding `addr`, as `dladdr` names it.
+fn object_of(addr: usize) -> Option<PathBuf> {
+    // SAFETY: dladdr only reads the loader's tables and fills the zeroed struct it is given.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    if unsafe { libc::dladdr(addr as *const libc::c_void, &mut info) } == 0
+        || info.dli_fname.is_null()
+    {
+        return None;
+    }
+    // SAFETY: dladdr succeeded, so dli_fname is the loader's NUL-terminated object name.
+    let name = unsafe { CStr::from_ptr(info.dli_fname) };
+    Some(PathBuf::from(name.to_string_lossy().into_owned()))
+}
+
+/// The runtime's own object, when it is a shared library apart from the program (C and Python
+/// programs): every frame in it is the runtime's, symbol names or not.
+fn runtime_library() -> Option<&'static PathBuf> {
+    static LIB: OnceLock<Option<PathBuf>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let own = object_of(runtime_library as *const () as usize)?;
+        let exe = std::env::current_exe().ok()?;
+        let same = std::fs::canonicalize(&own).ok() == std::fs::canonicalize(&exe).ok();
+        (!same).then_some(own)
+    })
+    .as_ref()
+}
+
+/// One symbol of a frame (inlined frames give several per address, innermost first).
+struct Symbol {
+    name: Option<String>,
+    file: Option<String>,
+    line: Option<u32>,
+}
+
+fn symbols(ip: usize) -> Vec<Symbol> {
+    let mut out = Vec::new();
+    // A return address points after the call: look up the call itself.
+    let addr = ip.saturating_sub(1) as *mut std::ffi::c_void;
+    backtrace::resolve(addr, |s| {
+        out.push(Symbol {
+            name: s.name().map(|n| format!("{n:#}")),
+            file: s.filename().map(|f| f.display().to_string()),
+            line: s.lineno(),
+        });
+    });
+    out
+}
+
+/// The first frame of `stack` outside the runtime, and the last runtime entry point before it
+/// (a C export such as `aclrtMemcpyAsync`).
+fn first_outside(stack: &Stack) -> (Site, Option<String>) {
+    let library = runtime_library();
+    let mut entry: Option<String> = None;
+    for &ip in stack.0.iter() {
+        let in_library = library.is_some() && object_of(ip).as_ref() == library;
+        let syms = symbols(ip);
+        if in_library {
+            if let Some(name) = syms.last().and_then(|s| s.name.clone()) {
+                if !name.contains("::") {
+                    entry = Some(name);
+                }
+            }
+            continue;
+        }
+        if syms.is_empty() {
+            // No symbol at all: a frame of a stripped program (or the runtime's, if it is
+            // stripped and linked in): name it by its address.
+            if library.is_some() {
+                return (
+                    Site {
+                        function: format!("{ip:#x}"),
+                        file: None,
+                        line: None,
+                    },
+                    entry,
+                );
+            }
+            continue;
+        }
+        for s in syms {
+            let Some(name) = s.name else { continue };
+            if is_runtime_name(&name) {
+                continue;
+            }
+            return (
+                Site {
+                    function: name,
+                    file: s.file,
+                    line: s.line,
+                },
+                entry,
+            );
+        }
+    }
+    (Site::unknown(), entry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[inline(never)]
+    fn here() -> Stack {
+        capture()
+    }
+
+    #[test]
+    fn runtime_frames_are_skipped_by_name() {
+        assert!(is_runtime_name("aclrt::api::global::acl"));
+        assert!(is_runtime_name(
+            "<aclrt::check::Checker as aclrt::observe::Observer>::observe"
+        ));
+        assert!(is_runtime_name("core::ops::function::FnOnce::call_once"));
+        assert!(!is_runtime_name("main"));
+        assert!(!is_runtime_name("check_races::copy_then_read"));
+    }
+
+    #[test]
+    fn a_captured_stack_resolves_to_a_frame() {
+        let mut sites = Sites::default();
+        let a = sites.intern(here());
+        assert_eq!(sites.len(), 1);
+        // Unit tests live inside the runtime crate, so every frame of the test itself is a
+        // runtime frame by name: the first frame outside is the test harness's or unknown.
+        let (site, _) = sites.resolve(a);
+        assert!(!site.function.is_empty());
+    }
+}
