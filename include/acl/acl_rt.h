@@ -8,7 +8,7 @@
  * needs.
  *
  * Every function declared here is exported by libascendcl. Those the emulated device cannot
- * carry out yet (models, labels, notifies, kernel binaries, virtual memory, IPC, dump,
+ * carry out yet (models, labels, counting notifies, kernel binaries, virtual memory, IPC, dump,
  * snapshots, ...) return ACL_ERROR_RT_FEATURE_NOT_SUPPORT, or NULL / 0 where they return no
  * aclError, and record a message naming the function (aclGetRecentErrMsg). They never touch
  * their pointer arguments. docs/SEMANTICS.md lists what is emulated.

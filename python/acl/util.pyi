@@ -1,8 +1,15 @@
-"""pyACL ``acl.util``: threads for callback loops, bytes <-> pointers."""
+"""pyACL ``acl.util``: threads for callback loops, bytes <-> pointers.
+
+Pointers are checked: ``ptr_to_bytes`` (and ``acl.rt.memcpy`` / ``memset`` and their async forms)
+touch only runtime memory and the buffers whose addresses ``bytes_to_ptr`` / ``numpy_to_ptr``
+gave out while the program holds them; any other address raises ``ValueError`` (the copies
+return ``ACL_ERROR_INVALID_PARAM``) unless ``acl.ext.set_raw_pointers(True)`` or
+``ACLRT_PYTHON_RAW_POINTERS=1`` trusts it, as pyACL does.
+"""
 
 from typing import Any, Callable, Tuple, Union
 
-def start_thread(fn: Callable[[Any], object], args: Any, /) -> Tuple[int, int]: ...
+def start_thread(fn: Callable[..., object], args: Any, /) -> Tuple[int, int]: ...
 def stop_thread(thread_id: int, /) -> int: ...
 def bytes_to_ptr(data: Union[bytes, bytearray], /) -> int: ...
 def numpy_to_ptr(array: Any, /) -> int: ...

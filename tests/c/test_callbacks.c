@@ -3,23 +3,26 @@
  * that callbacks must not block on the runtime. */
 #include "check.h"
 
-static volatile int g_stop;
-static volatile int g_subscribed;
-static int g_report_errors;
+#include <stdatomic.h>
+
+/* Shared with the report thread: atomics, not volatile. */
+static atomic_int g_stop;
+static atomic_int g_subscribed;
+static atomic_int g_report_errors;
 static pthread_t g_report_thread;
 
 static void *report_loop(void *arg)
 {
     (void)arg;
     /* Polling before the main thread subscribed us would be refused (not subscribed). */
-    while (!g_subscribed) {
+    while (!atomic_load(&g_subscribed)) {
         sleep_ms(1);
     }
-    while (!g_stop) {
+    while (!atomic_load(&g_stop)) {
         aclError r = aclrtProcessReport(20);
         if (r != ACL_SUCCESS && r != ACL_ERROR_RT_REPORT_TIMEOUT) {
             fprintf(stderr, "aclrtProcessReport returned %d\n", r);
-            g_report_errors++;
+            atomic_fetch_add(&g_report_errors, 1);
         }
     }
     return NULL;
@@ -101,7 +104,7 @@ int main(void)
     tid = (uint64_t)g_report_thread;
     EXPECT_OK(aclrtSubscribeReport(tid, s));
     EXPECT_OK(aclrtSubscribeReport(tid, s2));
-    g_subscribed = 1;
+    atomic_store(&g_subscribed, 1);
     /* One thread per stream. */
     EXPECT_CODE(aclrtSubscribeReport((uint64_t)pthread_self(), s), ACL_ERROR_RT_STREAM_SUBSCRIBE);
     EXPECT_CODE(aclrtSubscribeReport(tid, s), ACL_ERROR_RT_STREAM_SUBSCRIBE);
@@ -159,7 +162,7 @@ int main(void)
     CHECK(g_inner == ACL_ERROR_RT_PARAM_INVALID);
 
     /* Stop the report thread first, so that it never polls unsubscribed. */
-    g_stop = 1;
+    atomic_store(&g_stop, 1);
     pthread_join(g_report_thread, NULL);
     EXPECT_OK(aclrtUnSubscribeReport(tid, s));
     EXPECT_CODE(aclrtUnSubscribeReport(tid, s), ACL_ERROR_RT_STREAM_SUBSCRIBE);
@@ -168,7 +171,7 @@ int main(void)
     EXPECT_OK(aclrtUnSubscribeReport(tid, s2));
 
     /* Subscribed, but nothing due: the report wait times out. */
-    CHECK(g_report_errors == 0);
+    CHECK(atomic_load(&g_report_errors) == 0);
     EXPECT_OK(aclrtSubscribeReport((uint64_t)pthread_self(), s));
     {
         double t0 = now_ms();

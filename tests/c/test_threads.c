@@ -6,7 +6,7 @@
 #define ROUNDS 40
 
 static aclrtEvent g_ready[THREADS];
-static volatile int g_counter[THREADS];
+static int g_counter[THREADS];
 static pthread_barrier_t g_barrier;
 static int g_thread_failures;
 
@@ -75,10 +75,10 @@ static void *worker(void *arg)
 
     for (r = 0; r < ROUNDS; r++) {
         /* Publish this round's work, then wait on the neighbour's published work. */
-        T_EXPECT(aclxLaunchHostKernel(s, bump, (void *)&g_counter[me], "bump") == ACL_SUCCESS);
+        T_EXPECT(aclxLaunchHostKernel(s, bump, &g_counter[me], "bump") == ACL_SUCCESS);
         T_EXPECT(aclrtRecordEvent(g_ready[me], s) == ACL_SUCCESS);
         pthread_barrier_wait(&g_barrier);
-        seen.counter = (int *)&g_counter[next];
+        seen.counter = &g_counter[next];
         seen.expected_min = r + 1;
         T_EXPECT(aclrtStreamWaitEvent(s, g_ready[next]) == ACL_SUCCESS);
         T_EXPECT(aclxLaunchHostKernel(s, check_neighbour, &seen, "check") == ACL_SUCCESS);
@@ -87,7 +87,7 @@ static void *worker(void *arg)
         pthread_barrier_wait(&g_barrier);
     }
     T_EXPECT(seen.bad == 0);
-    T_EXPECT(g_counter[me] == ROUNDS);
+    T_EXPECT(__atomic_load_n(&g_counter[me], __ATOMIC_SEQ_CST) == ROUNDS);
 
     pthread_barrier_wait(&g_barrier);
     T_EXPECT(aclrtDestroyEvent(g_ready[me]) == ACL_SUCCESS);

@@ -3,7 +3,7 @@
  * aclFinalize to the file ACLRT_TRACE names, and read back here. */
 #include "check.h"
 
-static volatile int g_stop;
+static int g_stop;
 
 static void *report_loop(void *arg)
 {

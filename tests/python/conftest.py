@@ -69,14 +69,15 @@ def report_thread():
     t.close()
 
 
-def run_child(code: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Runs ``code`` in a fresh interpreter (own runtime); fails the test if it exits non-zero."""
+def run_child(code: str, timeout: float = 60, env=None) -> subprocess.CompletedProcess:
+    """Runs ``code`` in a fresh interpreter (own runtime), with ``env`` added to the environment;
+    fails the test if it exits non-zero."""
     proc = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
         timeout=timeout,
-        env=dict(os.environ),
+        env={**os.environ, **(env or {})},
     )
     assert proc.returncode == 0, f"child failed:\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
     return proc

@@ -25,16 +25,24 @@ event_get_timestamp stream_wait_event subscribe_report unsubscribe_report proces
 launch_callback set_exception_info_callback get_task_id_from_exception_info
 get_stream_id_from_exception_info get_thread_id_from_exception_info
 get_device_id_from_exception_info get_error_code_from_exception_info malloc malloc_host free
-free_host memcpy memcpy_async memset memset_async peek_at_last_error get_last_error""".split()
+free_host memcpy memcpy_async memset memset_async peek_at_last_error get_last_error
+reset_device_force get_run_mode query_device_status get_device_utilization_rate""".split()
+
+PYACL_TOP = """init finalize get_recent_err_msg app_log data_type_size float16_to_float float_to_float16
+create_data_buffer destroy_data_buffer get_data_buffer_addr get_data_buffer_size
+get_data_buffer_size_v2 update_data_buffer get_version get_version_str get_cann_version
+get_cann_attribute get_cann_attribute_list""".split()
 
 
 def test_every_pyacl_function_exists():
     for name in PYACL_RT:
         assert callable(getattr(acl.rt, name)), name
-    for name in ("init", "finalize", "get_recent_err_msg"):
-        assert callable(getattr(acl, name))
-    for name in ("start_thread", "stop_thread", "bytes_to_ptr", "ptr_to_bytes"):
+    for name in PYACL_TOP:
+        assert callable(getattr(acl, name)), name
+    for name in ("start_thread", "stop_thread", "bytes_to_ptr", "ptr_to_bytes", "numpy_to_ptr"):
         assert callable(getattr(acl.util, name))
+    for name in ("dvpp_malloc", "dvpp_free"):
+        assert callable(getattr(acl.media, name))
 
 
 def stub_names(path):
@@ -48,10 +56,18 @@ def stub_names(path):
     return names
 
 
-@pytest.mark.parametrize("module", ["rt", "util", "ext", "constants"])
+@pytest.mark.parametrize("module", ["rt", "util", "media", "ext", "constants"])
 def test_stubs_match_the_native_module(module):
     runtime = {n for n in dir(getattr(acl, module)) if not n.startswith("_")}
     assert stub_names(PKG / f"{module}.pyi") == runtime
+
+
+def test_top_level_stubs_match():
+    native = {n for n in dir(acl._acl) if callable(getattr(acl._acl, n))}
+    assert stub_names(PKG / "_acl.pyi") == native
+    assert set(PYACL_TOP) <= stub_names(PKG / "__init__.pyi")
+    for name in PYACL_TOP:
+        assert getattr(acl, name) is getattr(acl._acl, name)
 
 
 def test_package_is_marked_typed():
@@ -78,15 +94,29 @@ def test_mypy_accepts_typed_use_and_rejects_misuse(tmp_path):
         "e: acl.Event = s.record_event()\n"
         "t: float = e.elapsed_time(acl.Event(enable_timing=True))\n"
         "code: int = acl.ACL_ERROR_RT_INVALID_HANDLE\n"
+        "mode, ret3 = acl.rt.get_run_mode()\n"
+        "info, ret4 = acl.rt.get_device_utilization_rate(0)\n"
+        "cube: int = info['cube_utilization']\n"
+        "dvpp, ret5 = acl.media.dvpp_malloc(100)\n"
+        "half: int = acl.float_to_float16(1.5)\n"
+        "back: float = acl.float16_to_float(half)\n"
+        "acl.app_log(acl.ACL_ERROR, 'message')\n"
+        "buf: int = acl.create_data_buffer(dvpp, 100)\n"
+        "previous: bool = acl.ext.set_raw_pointers(False)\n"
+        "tid, ret6 = acl.util.start_thread(lambda: None, None)\n"
     )
     bad = tmp_path / "bad.py"
-    bad.write_text("import acl\nname: int = acl.get_recent_err_msg()\nacl.rt.synchronize_stream('s')\n")
+    bad.write_text("import acl\nname: int = acl.get_recent_err_msg()\nacl.rt.synchronize_stream('s')\n"
+                   "acl.app_log('3', 'message')\nsize: str = acl.data_type_size(1)\n")
     cmd = [sys.executable, "-m", "mypy", "--no-incremental", "--strict-optional"]
     env = dict(os.environ)
     if PKG.parent.name != "site-packages":  # running from a source tree, not an install
         env["MYPYPATH"] = str(PKG.parent)
-    ok = subprocess.run(cmd + [str(good), str(ROOT / "examples" / "python" / "streams_and_events.py")],
+    ok = subprocess.run(cmd + [str(good), str(ROOT / "examples" / "python" / "streams_and_events.py"),
+                               str(ROOT / "examples" / "python" / "memcpy_loop.py")],
                         capture_output=True, text=True, cwd=tmp_path, env=env)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     ko = subprocess.run(cmd + [str(bad)], capture_output=True, text=True, cwd=tmp_path, env=env)
-    assert ko.returncode == 1 and "bad.py:2" in ko.stdout and "bad.py:3" in ko.stdout, ko.stdout
+    assert ko.returncode == 1, ko.stdout
+    for line in (2, 3, 4, 5):
+        assert f"bad.py:{line}" in ko.stdout, ko.stdout

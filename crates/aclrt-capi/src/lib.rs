@@ -16,22 +16,32 @@
 mod base;
 mod callback;
 mod device;
+mod device_ext;
 mod event;
+mod exception_ext;
 mod ext;
 mod memory;
+mod memory_ext;
 mod not_supported;
+mod notify;
 mod process;
 mod stream;
+mod stream_ext;
 
 pub use base::*;
 pub use callback::*;
 pub use device::*;
+pub use device_ext::*;
 pub use event::*;
+pub use exception_ext::*;
 pub use ext::*;
 pub use memory::*;
+pub use memory_ext::*;
 pub use not_supported::*;
+pub use notify::*;
 pub use process::*;
 pub use stream::*;
+pub use stream_ext::*;
 
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};

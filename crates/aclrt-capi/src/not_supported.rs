@@ -88,7 +88,6 @@ macro_rules! not_supported {
 // integers, callbacks are nullable C function pointers, and a struct passed only by pointer is
 // opaque here because no row ever looks inside it.
 type aclDataType = i32;
-type aclDeviceInfo = i32;
 type aclFinalizeCallbackFunc = Option<unsafe extern "C" fn(*mut c_void) -> aclError>;
 type aclInitCallbackFunc =
     Option<unsafe extern "C" fn(*const c_char, usize, *mut c_void) -> aclError>;
@@ -126,20 +125,16 @@ type aclrtCntNotifyRecordInfo = c_void;
 type aclrtCntNotifyWaitInfo = c_void;
 type aclrtCompareDataType = u32;
 type aclrtCondition = u32;
-type aclrtDevAttr = u32;
-type aclrtDevFeatureType = u32;
 type aclrtDevResLimitType = u32;
 type aclrtDeviceLimit = u32;
 type aclrtDeviceState = u32;
 type aclrtDeviceStateCallback = Option<unsafe extern "C" fn(i32, aclrtDeviceState, *mut c_void)>;
-type aclrtDeviceStatus = u32;
 type aclrtDeviceTaskAbortCallback =
     Option<unsafe extern "C" fn(i32, aclrtDeviceTaskAbortStage, u32, *mut c_void) -> i32>;
 type aclrtDeviceTaskAbortStage = u32;
 type aclrtDrvMemHandle = *mut c_void;
 type aclrtErrorInfo = c_void;
 type aclrtExceptionInfo = c_void;
-type aclrtExceptionInfoCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionInfo)>;
 type aclrtFloatOverflowMode = u32;
 type aclrtFuncAttribute = u32;
 type aclrtFuncHandle = *mut c_void;
@@ -157,7 +152,6 @@ type aclrtLaunchKernelCfg = c_void;
 type aclrtMallocConfig = c_void;
 type aclrtMbuf = *mut c_void;
 type aclrtMemAccessDesc = c_void;
-type aclrtMemGranularityOptions = u32;
 type aclrtMemHandleType = u32;
 type aclrtMemLinkType = u32;
 type aclrtMemLocation = c_void;
@@ -174,7 +168,6 @@ type aclrtOpExceptionCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionI
 type aclrtParamHandle = *mut c_void;
 type aclrtPhysicalMemProp = c_void;
 type aclrtPlaceHolderInfo = c_void;
-type aclrtPtrAttributes = c_void;
 type aclrtRandomNumTaskInfo = c_void;
 type aclrtReduceKind = u32;
 type aclrtServerPid = c_void;
@@ -184,16 +177,9 @@ type aclrtSnapShotRestoreArgs = c_void;
 type aclrtSnapShotStage = u32;
 type aclrtStreamAttr = u32;
 type aclrtStreamAttrValue = c_void;
-type aclrtStreamConfigAttr = u32;
-type aclrtStreamConfigHandle = c_void;
-type aclrtStreamState = u32;
-type aclrtStreamStateCallback =
-    Option<unsafe extern "C" fn(aclrtStream, aclrtStreamState, *mut c_void)>;
 type aclrtTaskGrp = *mut c_void;
 type aclrtTaskUpdateInfo = c_void;
 type aclrtTsId = u32;
-type aclrtUtilizationInfo = c_void;
-type aclrtUuid = c_void;
 
 /// `aclrtMemManagedLocation`, passed by value.
 #[repr(C)]
@@ -270,32 +256,11 @@ not_supported! {
         line: u32,
         fmt: *const c_char,
     );
-    fn aclrtGetSocName() -> *const c_char;
-    fn aclGetDeviceCapability(
-        deviceId: u32,
-        deviceInfo: aclDeviceInfo,
-        value: *mut i64,
-    ) -> aclError;
-    fn aclrtSetStreamConfigOpt(
-        handle: *mut aclrtStreamConfigHandle,
-        attr: aclrtStreamConfigAttr,
-        attrValue: *const c_void,
-        valueSize: usize,
-    ) -> aclError;
-    fn aclrtCreateStreamV2(
-        stream: *mut aclrtStream,
-        handle: *const aclrtStreamConfigHandle,
-    ) -> aclError;
-    fn aclrtSubscribeHostFunc(hostFuncThreadId: u64, exeStream: aclrtStream) -> aclError;
-    fn aclrtProcessHostFunc(timeout: i32) -> aclError;
-    fn aclrtUnSubscribeHostFunc(hostFuncThreadId: u64, exeStream: aclrtStream) -> aclError;
     fn aclrtProfTrace(userdata: *mut c_void, length: i32, stream: aclrtStream) -> aclError;
     fn aclrtCacheLastTaskOpInfo(infoPtr: *const c_void, infoSize: usize) -> aclError;
     fn aclrtCacheLastTaskExtendInfo(extendInfoPtr: *const c_char, infoSize: usize) -> aclError;
 
     // ---- Errors and exceptions
-    fn aclrtExceptionInfoCallbackRegister(callback: aclrtExceptionInfoCallback) -> aclError;
-    fn aclrtExceptionInfoCallbackUnregister(callback: aclrtExceptionInfoCallback) -> aclError;
     fn aclrtGetMemUceInfo(
         deviceId: i32,
         memUceInfoArray: *mut aclrtMemUceInfo,
@@ -313,7 +278,6 @@ not_supported! {
         callback: aclrtDeviceTaskAbortCallback,
         args: *mut c_void,
     ) -> aclError;
-    fn aclrtGetErrorVerbose(deviceId: i32, errorInfo: *mut aclrtErrorInfo) -> aclError;
     fn aclrtRepairError(deviceId: i32, errorInfo: *const aclrtErrorInfo) -> aclError;
 
     // ---- Runtime configuration and resource limits
@@ -342,19 +306,7 @@ not_supported! {
     fn aclrtGetResInCurrentThread(r#type: aclrtDevResLimitType, value: *mut u32) -> aclError;
 
     // ---- Devices
-    fn aclrtResetDeviceForce(deviceId: i32) -> aclError;
     fn aclrtSetTsDevice(tsId: aclrtTsId) -> aclError;
-    fn aclrtGetDeviceUtilizationRate(
-        deviceId: i32,
-        utilizationInfo: *mut aclrtUtilizationInfo,
-    ) -> aclError;
-    fn aclrtDeviceCanAccessPeer(
-        canAccessPeer: *mut i32,
-        deviceId: i32,
-        peerDeviceId: i32,
-    ) -> aclError;
-    fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError;
-    fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError;
     fn aclrtSetDeviceSatMode(mode: aclrtFloatOverflowMode) -> aclError;
     fn aclrtGetDeviceSatMode(mode: *mut aclrtFloatOverflowMode) -> aclError;
     fn aclrtGetOverflowStatus(
@@ -363,19 +315,7 @@ not_supported! {
         stream: aclrtStream,
     ) -> aclError;
     fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclError;
-    fn aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: *mut aclrtDeviceStatus) -> aclError;
     fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError;
-    fn aclrtGetDeviceInfo(deviceId: u32, attr: aclrtDevAttr, value: *mut i64) -> aclError;
-    fn aclrtDeviceGetStreamPriorityRange(
-        leastPriority: *mut i32,
-        greatestPriority: *mut i32,
-    ) -> aclError;
-    fn aclrtGetDeviceCapability(
-        deviceId: i32,
-        devFeatureType: aclrtDevFeatureType,
-        value: *mut i32,
-    ) -> aclError;
-    fn aclrtDeviceGetUuid(deviceId: i32, uuid: *mut aclrtUuid) -> aclError;
     fn aclrtDeviceSetLimit(limit: aclrtDeviceLimit, value: usize) -> aclError;
     fn aclrtDeviceGetLimit(limit: aclrtDeviceLimit, value: *mut usize) -> aclError;
     fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: *mut c_char, len: i32) -> aclError;
@@ -405,21 +345,16 @@ not_supported! {
         callback: aclrtDeviceStateCallback,
         args: *mut c_void,
     ) -> aclError;
-    fn aclrtDevicePeerAccessStatus(deviceId: i32, peerDeviceId: i32, status: *mut i32) -> aclError;
 
     // ---- Contexts
     fn aclrtCtxGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
     fn aclrtCtxSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
-    fn aclrtCtxGetCurrentDefaultStream(stream: *mut aclrtStream) -> aclError;
     fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32, active: *mut i32) -> aclError;
     fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut c_void) -> aclError;
 
     // ---- Streams
-    fn aclrtStreamGetFlags(stream: aclrtStream, flags: *mut u32) -> aclError;
     fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) -> aclError;
     fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag: *mut u32) -> aclError;
-    fn aclrtStreamAbort(stream: aclrtStream) -> aclError;
-    fn aclrtGetStreamAvailableNum(streamCount: *mut u32) -> aclError;
     fn aclrtSetStreamAttribute(
         stream: aclrtStream,
         stmAttrType: aclrtStreamAttr,
@@ -440,12 +375,6 @@ not_supported! {
         falseStream: aclrtStream,
         stream: aclrtStream,
     ) -> aclError;
-    fn aclrtRegStreamStateCallback(
-        regName: *const c_char,
-        callback: aclrtStreamStateCallback,
-        args: *mut c_void,
-    ) -> aclError;
-    fn aclrtStreamStop(stream: aclrtStream) -> aclError;
     fn aclrtPersistentTaskClean(stream: aclrtStream) -> aclError;
 
     // ---- Events
@@ -482,12 +411,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Notifies
-    fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) -> aclError;
-    fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError;
-    fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError;
-    fn aclrtWaitAndResetNotify(notify: aclrtNotify, stream: aclrtStream, timeout: u32) -> aclError;
-    fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u32) -> aclError;
-    fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: usize) -> aclError;
     fn aclrtNotifyGetExportKey(
         notify: aclrtNotify,
         key: *mut c_char,
@@ -536,30 +459,12 @@ not_supported! {
     ) -> aclError;
 
     // ---- Device memory
-    fn aclrtMallocAlign32(
-        devPtr: *mut *mut c_void,
-        size: usize,
-        policy: aclrtMemMallocPolicy,
-    ) -> aclError;
-    fn aclrtMallocCached(
-        devPtr: *mut *mut c_void,
-        size: usize,
-        policy: aclrtMemMallocPolicy,
-    ) -> aclError;
-    fn aclrtMallocWithCfg(
-        devPtr: *mut *mut c_void,
-        size: usize,
-        policy: aclrtMemMallocPolicy,
-        cfg: *mut aclrtMallocConfig,
-    ) -> aclError;
     fn aclrtMallocForTaskScheduler(
         devPtr: *mut *mut c_void,
         size: usize,
         policy: aclrtMemMallocPolicy,
         cfg: *mut aclrtMallocConfig,
     ) -> aclError;
-    fn aclrtMemFlush(devPtr: *mut c_void, size: usize) -> aclError;
-    fn aclrtMemInvalidate(devPtr: *mut c_void, size: usize) -> aclError;
     fn aclrtFreeWithDevSync(devPtr: *mut c_void) -> aclError;
     fn aclrtGetMemUsageInfo(
         deviceId: i32,
@@ -615,25 +520,6 @@ not_supported! {
         destMax: usize,
         src: *const c_void,
         count: usize,
-        kind: aclrtMemcpyKind,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtMemcpy2d(
-        dst: *mut c_void,
-        dpitch: usize,
-        src: *const c_void,
-        spitch: usize,
-        width: usize,
-        height: usize,
-        kind: aclrtMemcpyKind,
-    ) -> aclError;
-    fn aclrtMemcpy2dAsync(
-        dst: *mut c_void,
-        dpitch: usize,
-        src: *const c_void,
-        spitch: usize,
-        width: usize,
-        height: usize,
         kind: aclrtMemcpyKind,
         stream: aclrtStream,
     ) -> aclError;
@@ -771,11 +657,6 @@ not_supported! {
         pid: *mut i32,
         pidNum: usize,
     ) -> aclError;
-    fn aclrtMemGetAllocationGranularity(
-        prop: *mut aclrtPhysicalMemProp,
-        option: aclrtMemGranularityOptions,
-        granularity: *mut usize,
-    ) -> aclError;
     fn aclrtMemSetAccess(
         virPtr: *mut c_void,
         size: usize,
@@ -815,10 +696,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Unified addressing and managed memory
-    fn aclrtPointerGetAttributes(
-        ptr: *const c_void,
-        attributes: *mut aclrtPtrAttributes,
-    ) -> aclError;
     fn aclrtMemManagedGetAttr(
         attribute: aclrtMemManagedRangeAttribute,
         ptr: *const c_void,
@@ -942,13 +819,6 @@ not_supported! {
     fn aclrtAllocatorUnregister(stream: aclrtStream) -> aclError;
 
     // ---- Stream memory operations
-    fn aclrtValueWrite(
-        devAddr: *mut c_void,
-        value: u64,
-        flag: u32,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError;
 
     // ---- Device variables (symbols)
     fn aclrtGetSymbolAddress(symbol: *const c_void, devPtr: *mut *mut c_void) -> aclError;
@@ -1317,8 +1187,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Configuration objects
-    fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandle;
-    fn aclrtDestroyStreamConfigHandle(handle: *mut aclrtStreamConfigHandle) -> aclError;
 
     // ---- Floating-point overflow status and other device controls
     fn aclrtGetFloatOverflowStatus(
@@ -1366,11 +1234,11 @@ mod tests {
         assert_eq!(api::get_last_error(), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
         let msg = api::get_recent_err_msg().unwrap();
         assert!(msg.contains("aclrtCreateLabel"), "{msg}");
-        assert!(aclrtGetSocName().is_null());
+        assert!(aclrtCreateGroupInfo().is_null());
         assert!(api::get_recent_err_msg()
             .unwrap()
-            .contains("aclrtGetSocName"));
+            .contains("aclrtCreateGroupInfo"));
         assert!(aclrtAllocatorCreateDesc().is_null());
-        assert_eq!(NOT_SUPPORTED.len(), 317);
+        assert_eq!(NOT_SUPPORTED.len(), 271);
     }
 }

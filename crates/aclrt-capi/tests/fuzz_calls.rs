@@ -520,6 +520,8 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
                 prop_assert_eq!(code, ACL_ERROR_INVALID_PARAM);
             } else if code == ACL_SUCCESS {
                 prop_assert_eq!(p as usize % 64, 0);
+                // A freed address handed out again is live, no longer stale.
+                w.stale_blocks.retain(|&x| x != p);
                 w.blocks.push(p);
             }
         }

@@ -10,6 +10,17 @@ pub const ENV_DEVICE_MEMORY: &str = "ACLRT_DEVICE_MEMORY";
 /// Environment variable the vendor runtime honours: comma list of physical ids made visible,
 /// in logical order.
 pub const ENV_VISIBLE_DEVICES: &str = "ASCEND_RT_VISIBLE_DEVICES";
+/// Environment variable: the CUDA compute capability the devices report, as `major.minor`
+/// (default [`DEFAULT_COMPUTE_CAPABILITY`]).
+pub const ENV_CUDA_COMPUTE_CAPABILITY: &str = "ACLRT_CUDA_COMPUTE_CAPABILITY";
+/// Environment variable: the multiprocessor count the devices report to CUDA (default
+/// [`DEFAULT_MULTIPROCESSOR_COUNT`]).
+pub const ENV_CUDA_SM_COUNT: &str = "ACLRT_CUDA_SM_COUNT";
+
+/// The compute capability the devices report to CUDA by default: 8.0.
+pub const DEFAULT_COMPUTE_CAPABILITY: (u32, u32) = (8, 0);
+/// The multiprocessor count the devices report to CUDA by default.
+pub const DEFAULT_MULTIPROCESSOR_COUNT: u32 = 108;
 
 /// The most memory a device gets by default: 32 GiB, the HBM of a common vendor device.
 pub const DEFAULT_DEVICE_MEMORY: u64 = 32 << 30;
@@ -101,6 +112,10 @@ pub struct Config {
     pub device_memory: u64,
     /// Physical ids visible to the process, in logical order; `None` shows all.
     pub visible_devices: Option<Vec<u32>>,
+    /// CUDA compute capability (`major`, `minor`) each device reports.
+    pub compute_capability: (u32, u32),
+    /// Multiprocessors each device reports to CUDA.
+    pub multiprocessor_count: u32,
 }
 
 impl Default for Config {
@@ -109,6 +124,8 @@ impl Default for Config {
             device_count: 1,
             device_memory: default_device_memory(),
             visible_devices: None,
+            compute_capability: DEFAULT_COMPUTE_CAPABILITY,
+            multiprocessor_count: DEFAULT_MULTIPROCESSOR_COUNT,
         }
     }
 }
@@ -131,6 +148,19 @@ impl Config {
         }
         if let Ok(list) = env::var(ENV_VISIBLE_DEVICES) {
             config.visible_devices = Some(parse_visible(&list, config.device_count));
+        }
+        if let Some(cc) = env::var(ENV_CUDA_COMPUTE_CAPABILITY)
+            .ok()
+            .and_then(|v| parse_capability(&v))
+        {
+            config.compute_capability = cc;
+        }
+        if let Some(n) = env::var(ENV_CUDA_SM_COUNT)
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|&n: &u32| n > 0)
+        {
+            config.multiprocessor_count = n;
         }
         config
     }
@@ -159,6 +189,12 @@ fn parse_visible(list: &str, device_count: u32) -> Vec<u32> {
         }
     }
     ids
+}
+
+/// `major.minor`, both numbers.
+fn parse_capability(text: &str) -> Option<(u32, u32)> {
+    let (major, minor) = text.trim().split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
 fn parse_size(text: &str) -> Option<u64> {
@@ -230,6 +266,14 @@ mod tests {
             "{limit} > {total_kib} KiB"
         );
         assert!(default_device_memory() > 0);
+    }
+
+    #[test]
+    fn capabilities_are_major_dot_minor() {
+        assert_eq!(parse_capability("9.0"), Some((9, 0)));
+        assert_eq!(parse_capability(" 8.6 "), Some((8, 6)));
+        assert_eq!(parse_capability("8"), None);
+        assert_eq!(parse_capability("a.b"), None);
     }
 
     #[test]

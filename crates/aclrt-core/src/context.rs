@@ -53,8 +53,16 @@ impl Context {
         self.default_stream.get().and_then(Weak::upgrade)
     }
 
-    pub(crate) fn add_stream(&self, stream: Arc<Stream>) {
-        lock(&self.streams).push(stream);
+    /// Adds a stream; `false` (and nothing added) once the context is being destroyed, so a
+    /// stream created concurrently with the destroy is never left out of it.
+    #[must_use]
+    pub(crate) fn add_stream(&self, stream: Arc<Stream>) -> bool {
+        let mut streams = lock(&self.streams);
+        if self.is_destroyed() {
+            return false;
+        }
+        streams.push(stream);
+        true
     }
 
     pub(crate) fn remove_stream(&self, stream: &Stream) {
@@ -74,8 +82,11 @@ impl Context {
             .collect()
     }
 
-    pub(crate) fn take_streams(&self) -> Vec<Arc<Stream>> {
-        std::mem::take(&mut *lock(&self.streams))
+    /// Marks the context destroyed and takes its streams: no stream joins it afterwards.
+    pub(crate) fn close_and_take_streams(&self) -> Vec<Arc<Stream>> {
+        let mut streams = lock(&self.streams);
+        self.destroyed.store(true, Ordering::Release);
+        std::mem::take(&mut *streams)
     }
 
     pub(crate) fn stopped(&self) -> Option<&Failure> {
@@ -93,9 +104,5 @@ impl Context {
 
     pub(crate) fn is_destroyed(&self) -> bool {
         self.destroyed.load(Ordering::Acquire)
-    }
-
-    pub(crate) fn mark_destroyed(&self) {
-        self.destroyed.store(true, Ordering::Release);
     }
 }

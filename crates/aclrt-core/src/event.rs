@@ -92,7 +92,7 @@ impl RecordState {
         // Done before the flag: a wait the flag releases finds its record complete.
         self.done.set();
         if let Some(event) = flag_event {
-            lock(&event.state).flag.set();
+            lock(&event.flag).set();
         }
     }
 }
@@ -100,10 +100,10 @@ impl RecordState {
 pub(crate) struct EventState {
     /// The latest record; `None` before the first one (or after a reset that forgets it).
     pub(crate) latest: Option<Arc<RecordState>>,
-    /// Legacy SYNC flag.
-    pub(crate) flag: Arc<Latch>,
     /// Whether this event holds one of the device's SYNC event resources.
     pub(crate) holds_sync_resource: bool,
+    /// The handle is dead: a record racing the destroy must not take a resource.
+    pub(crate) destroyed: bool,
 }
 
 /// An event.
@@ -117,6 +117,9 @@ pub(crate) struct Event {
     /// `aclrtGetEventId`.
     pub(crate) id: u32,
     pub(crate) state: Mutex<EventState>,
+    /// Legacy SYNC flag. Its own lock (taken after `state` when both are), so a record task
+    /// discarded while its event's state is locked can still set it.
+    flag: Mutex<Arc<Latch>>,
     /// Wait tasks queued on this event and not yet executed.
     pending_waits: AtomicUsize,
 }
@@ -137,9 +140,10 @@ impl Event {
             context,
             state: Mutex::new(EventState {
                 latest: None,
-                flag: Arc::new(Latch::new()),
                 holds_sync_resource,
+                destroyed: false,
             }),
+            flag: Mutex::new(Arc::new(Latch::new())),
             pending_waits: AtomicUsize::new(0),
         }
     }
@@ -175,7 +179,7 @@ impl Event {
     }
 
     pub(crate) fn current_flag(&self) -> Arc<Latch> {
-        lock(&self.state).flag.clone()
+        lock(&self.flag).clone()
     }
 
     pub(crate) fn wait_queued(&self) {
@@ -194,12 +198,23 @@ impl Event {
     /// finished record, so the event reads as not recorded again.
     pub(crate) fn reset_executed(&self) {
         let mut state = lock(&self.state);
-        if state.flag.is_set() {
-            state.flag = Arc::new(Latch::new());
+        {
+            let mut flag = lock(&self.flag);
+            if flag.is_set() {
+                *flag = Arc::new(Latch::new());
+            }
         }
         if state.latest.as_ref().is_some_and(|r| r.is_done()) {
             state.latest = None;
         }
+    }
+
+    /// After its handle was removed: marks the event destroyed and gives back its SYNC
+    /// resource, under the lock a record takes one with, so none is taken afterwards.
+    pub(crate) fn retire(&self) {
+        let mut state = lock(&self.state);
+        state.destroyed = true;
+        self.release_sync_resource(&mut state);
     }
 
     /// Gives back the SYNC resource, if held.

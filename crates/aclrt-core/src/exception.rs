@@ -42,6 +42,11 @@ pub type ExceptionCallback = Arc<dyn Fn(&ExceptionInfo) + Send + Sync>;
 #[derive(Default)]
 pub(crate) struct ExceptionSlot {
     callback: RwLock<Option<ExceptionCallback>>,
+    /// Callbacks of `aclrtExceptionInfoCallbackRegister`, by key (the C function's address),
+    /// in registration order; told after the one above.
+    registered: RwLock<Vec<(usize, ExceptionCallback)>>,
+    /// Logical ids of the devices on which a task has failed (`aclrtGetErrorVerbose`).
+    failed_devices: std::sync::Mutex<std::collections::BTreeSet<i32>>,
 }
 
 impl ExceptionSlot {
@@ -54,12 +59,22 @@ impl ExceptionSlot {
     /// as user code: inside a callback scope (so a synchronising call from it is refused at
     /// once instead of waiting for the very stream that runs it) and under `catch_unwind`.
     pub(crate) fn report(&self, failure: &Failure) {
-        let callback = self
+        crate::sync::lock(&self.failed_devices).insert(failure.device_id);
+        let mut callbacks: Vec<ExceptionCallback> = self
             .callback
             .read()
             .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        if let Some(callback) = callback {
+            .iter()
+            .cloned()
+            .collect();
+        callbacks.extend(
+            self.registered
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .map(|(_, cb)| cb.clone()),
+        );
+        for callback in callbacks {
             let info = ExceptionInfo::from(failure);
             let address = &info as *const ExceptionInfo as usize;
             crate::sync::lock(&LIVE_INFOS).push(address);
@@ -70,6 +85,28 @@ impl ExceptionSlot {
                 live.swap_remove(i);
             }
         }
+    }
+
+    /// Registers `callback` under `key`; registering a key again replaces its callback.
+    pub(crate) fn register(&self, key: usize, callback: ExceptionCallback) {
+        let mut list = self.registered.write().unwrap_or_else(|e| e.into_inner());
+        match list.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = callback,
+            None => list.push((key, callback)),
+        }
+    }
+
+    /// Removes the callback registered under `key`, if any.
+    pub(crate) fn unregister(&self, key: usize) {
+        self.registered
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(k, _)| *k != key);
+    }
+
+    /// Whether a task of device `id` has failed.
+    pub(crate) fn device_failed(&self, id: i32) -> bool {
+        crate::sync::lock(&self.failed_devices).contains(&id)
     }
 }
 

@@ -61,6 +61,11 @@ handle_type!(
     ContextHandle,
     0x53
 );
+handle_type!(
+    /// An `aclrtNotify`.
+    NotifyHandle,
+    0x54
+);
 
 impl StreamHandle {
     /// The current context's default stream (`NULL` in C, `0` in Python).

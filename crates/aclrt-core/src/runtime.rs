@@ -6,7 +6,7 @@
 //! objects of another (see [`crate::handle`]), and a thread's current context is remembered per
 //! instance.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::callback::ReportHub;
@@ -18,6 +18,7 @@ use crate::exception::ExceptionSlot;
 use crate::handle::{ContextHandle, EventHandle, HandleTable, StreamHandle};
 use crate::memory::MemoryMap;
 use crate::stream::Stream;
+use crate::sync::{SpinPolicy, WaitList};
 use crate::threads::{OsThreads, ThreadSpawner};
 
 /// Serial numbers of runtime instances: per-thread state is keyed by them.
@@ -34,6 +35,31 @@ pub struct Runtime {
     pub(crate) reports: ReportHub,
     pub(crate) memory: MemoryMap,
     pub(crate) exceptions: Arc<ExceptionSlot>,
+    /// Destroy calls (streams, contexts, device resets) under way: `aclFinalize` waits for
+    /// them, so it never returns while one still waits for a kernel.
+    teardowns: Teardowns,
+    /// State of the calls beside the core model (peer access, notifies, stream state callbacks).
+    pub(crate) extras: crate::extras::Extras,
+    /// The configuration the runtime was made with (the CUDA face reads the device properties).
+    pub(crate) config: Config,
+}
+
+/// Counts the destroy calls under way.
+#[derive(Default)]
+struct Teardowns {
+    running: AtomicUsize,
+    ended: WaitList,
+}
+
+/// One destroy call under way; ends when dropped.
+pub(crate) struct Teardown<'a>(&'a Teardowns);
+
+impl Drop for Teardown<'_> {
+    fn drop(&mut self) {
+        if self.0.running.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.ended.wake_all();
+        }
+    }
 }
 
 impl Runtime {
@@ -67,7 +93,28 @@ impl Runtime {
             reports: ReportHub::default(),
             memory: MemoryMap::default(),
             exceptions,
+            teardowns: Teardowns::default(),
+            extras: Default::default(),
+            config: config.clone(),
         })
+    }
+
+    /// Marks a destroy call under way until the guard is dropped. Taken before the call
+    /// claims its object, so [`Runtime::wait_for_teardowns`] after a teardown that claimed
+    /// everything left sees every call that claimed something first.
+    pub(crate) fn teardown(&self) -> Teardown<'_> {
+        self.teardowns.running.fetch_add(1, Ordering::SeqCst);
+        Teardown(&self.teardowns)
+    }
+
+    /// Waits until no destroy call is under way.
+    pub(crate) fn wait_for_teardowns(&self) {
+        let t = &self.teardowns;
+        t.ended.wait_until(
+            || t.running.load(Ordering::SeqCst) == 0,
+            None,
+            SpinPolicy::Brief,
+        );
     }
 
     pub(crate) fn device(&self, id: i32) -> Option<Arc<Device>> {

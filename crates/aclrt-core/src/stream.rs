@@ -29,6 +29,8 @@ use crate::sync::{lock, Ring, SpinPolicy, WaitList, WorkQueue};
 use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
 use crate::user_code;
 
+mod control;
+
 /// Most tasks the worker takes off the queue before running them.
 const WORKER_BATCH: usize = 64;
 
@@ -257,7 +259,7 @@ impl Stream {
             return Some(self.failure_for(
                 0,
                 ACL_ERROR_RT_STREAM_ABORT,
-                "the stream was destroyed with work still queued",
+                "the stream was aborted, stopped or destroyed with work still queued",
                 0,
             ));
         }
@@ -291,6 +293,7 @@ impl Stream {
                 observe::task_discarded(self.task_ref(id), kind, failure.code);
             }
             discard(work, &failure);
+            self.note_discarded(&failure);
             self.retire(id);
             return;
         }
@@ -399,18 +402,12 @@ impl Stream {
                         ));
                     };
                     let origin = self.task_ref(task_id);
-                    subscriber.deliver(self.handle, origin, body, done.clone());
+                    subscriber.deliver(self.handle, origin, body, done.clone())?;
                 }
                 if let Some(done) = done {
                     done.wait_or(|| self.is_aborting());
                     if !done.ran() && !self.is_aborting() {
-                        return Err((
-                            ACL_ERROR_RT_STREAM_NO_CB_REG,
-                            format!(
-                                "blocking callback (task {task_id}) was released unrun: the \
-                                 stream was unsubscribed before its thread processed it"
-                            ),
-                        ));
+                        return Err(done.unrun_error(task_id));
                     }
                 }
                 Ok(())
@@ -436,6 +433,11 @@ impl Stream {
                 Ok(())
             }
         }
+    }
+
+    /// A synchronise that covers discarded work reports the discard, never success.
+    fn note_discarded(&self, failure: &Failure) {
+        lock(&self.pending_failure).get_or_insert_with(|| failure.clone());
     }
 
     fn retire(&self, task_id: u64) {

@@ -60,6 +60,8 @@ pub(crate) struct CallbackScope(());
 
 impl CallbackScope {
     pub(crate) fn enter() -> Self {
+        // User code may call back into the runtime and need any of its locks.
+        crate::sync::order::assert_none_held("running user code");
         IN_CALLBACK.with(|c| c.set(c.get() + 1));
         CallbackScope(())
     }

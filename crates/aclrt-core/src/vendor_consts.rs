@@ -2,8 +2,8 @@
 //! values of `acl_base_rt.h` and `acl_rt.h` that [`consts`](crate::consts) does not carry
 //! (that module holds the ones this runtime acts on).
 //!
-//! Most name features the emulated device does not have (notifies, virtual memory, kernel
-//! binaries, model run instances, ...); they are here so Rust code can name every value a C
+//! Most name features the emulated device does not have (counting notifies, virtual memory,
+//! kernel binaries, model run instances, ...); they are here so Rust code can name every value a C
 //! program can, and so the C headers can be checked against them. Each is a `pub const` of
 //! type `i64` (the C types vary: `int` enumerators, `unsigned` and `unsigned long` macros);
 //! [`ALL`] lists them once and [`GROUPS`] per C enum type or `#define` family, in header order.

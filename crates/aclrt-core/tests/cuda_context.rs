@@ -43,7 +43,7 @@ fn devices() {
         assert_eq!(code(cuda::device_get(bad)), CUDA_ERROR_INVALID_DEVICE);
         assert_eq!(code(cuda::ctx_create(0, bad)), CUDA_ERROR_INVALID_DEVICE);
     }
-    assert_eq!(code(cuda::ctx_create(0x20, 0)), CUDA_ERROR_INVALID_VALUE);
+    assert_eq!(code(cuda::ctx_create(0x100, 0)), CUDA_ERROR_INVALID_VALUE);
 }
 
 #[test]
@@ -61,6 +61,12 @@ fn contexts() {
     assert_eq!(cuda::ctx_get_current().unwrap(), b);
     cuda::ctx_set_current(a).unwrap();
     assert_eq!(cuda::ctx_get_current().unwrap(), a);
+    // NULL pops the top of the thread's context stack: `a` replaced `b` there, and the `a`
+    // that `b` was created over is next.
+    cuda::ctx_set_current(ContextHandle::NULL).unwrap();
+    assert_eq!(cuda::ctx_get_current().unwrap(), a);
+    cuda::ctx_set_current(ContextHandle::NULL).unwrap();
+    assert_eq!(cuda::ctx_get_current().unwrap(), ContextHandle::NULL);
     cuda::ctx_set_current(ContextHandle::NULL).unwrap();
     assert_eq!(cuda::ctx_get_current().unwrap(), ContextHandle::NULL);
     let garbage = ContextHandle::from_raw(0x4242);
@@ -140,14 +146,27 @@ fn result_table_matches_the_driver_values() {
         ("CUDA_ERROR_LAUNCH_FAILED", 719),
         ("CUDA_ERROR_NOT_PERMITTED", 800),
         ("CUDA_ERROR_NOT_SUPPORTED", 801),
+        ("CUDA_ERROR_PROFILER_DISABLED", 5),
+        ("CUDA_ERROR_INVALID_IMAGE", 200),
+        ("CUDA_ERROR_UNSUPPORTED_LIMIT", 215),
+        ("CUDA_ERROR_FILE_NOT_FOUND", 301),
+        ("CUDA_ERROR_NOT_FOUND", 500),
+        ("CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE", 708),
+        ("CUDA_ERROR_CONTEXT_IS_DESTROYED", 709),
+        ("CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", 712),
+        ("CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED", 713),
+        ("CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", 900),
+        ("CUDA_ERROR_CAPTURED_EVENT", 907),
+        ("CUDA_ERROR_GRAPH_RECAPTURE_FAILURE", 918),
         ("CUDA_ERROR_UNKNOWN", 999),
     ];
-    assert_eq!(codes::ALL.len(), expected.len());
+    // Every CUresult of the CUDA 13.3 headers (those of 12.9 and three more).
+    assert_eq!(codes::ALL.len(), 103);
     for (name, value) in expected {
         assert_eq!(codes::name_of(value), Some(name));
         assert!(!codes::description_of(value).unwrap().is_empty());
     }
-    assert_eq!(codes::name_of(5), None);
+    assert_eq!(codes::name_of(3000), None);
     assert_eq!(codes::description_of(12345), None);
     assert_eq!(
         (

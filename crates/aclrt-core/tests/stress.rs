@@ -77,12 +77,28 @@ const SYNC_CODES: &[i32] = &[
 /// Work queued on a stream that another thread destroys (or force-destroys) meanwhile.
 const GONE: &[i32] = &[ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_STREAM_ABORT];
 
-fn worker(seed: u64, shared: Arc<Shared>, reporter: u64, deadline: Instant) {
+/// Runs random calls until `deadline`; returns the source and the destinations of its
+/// asynchronous copies, which stay allocated until every stream is gone (a copy may still be
+/// queued on a stream another thread is destroying).
+fn worker(seed: u64, shared: Arc<Shared>, reporter: u64, deadline: Instant) -> (usize, Vec<usize>) {
     let mut rng = Rng(seed);
     api::set_device(0).unwrap();
     let src = vec![0x5Au8; 4096];
+    // Written once, before any copy reads it: asynchronous copies only read `dev`.
     let dev = api::malloc(4096, 0).unwrap();
-    let host = api::malloc_host(4096).unwrap();
+    unsafe {
+        api::memcpy(
+            dev,
+            4096,
+            src.as_ptr() as usize,
+            4096,
+            ACL_MEMCPY_HOST_TO_DEVICE,
+        )
+    }
+    .unwrap();
+    // Synchronous copies go to a buffer no queued copy touches.
+    let dev_sync = api::malloc(4096, 0).unwrap();
+    let mut async_destinations = Vec::new();
     while Instant::now() < deadline {
         shared.calls.fetch_add(1, Ordering::Relaxed);
         let stream = pick(&shared.streams, &mut rng).unwrap_or(StreamHandle::NULL);
@@ -219,7 +235,7 @@ fn worker(seed: u64, shared: Arc<Shared>, reporter: u64, deadline: Instant) {
             }
             17 => unsafe {
                 api::memcpy(
-                    dev,
+                    dev_sync,
                     4096,
                     src.as_ptr() as usize,
                     4096,
@@ -228,10 +244,14 @@ fn worker(seed: u64, shared: Arc<Shared>, reporter: u64, deadline: Instant) {
                 .unwrap();
             },
             18 => unsafe {
+                // Each copy writes its own destination: copies queued on different streams
+                // never write the same bytes at once.
                 let n = 1 + rng.below(4096);
+                let host = api::malloc_host(n).unwrap();
+                async_destinations.push(host);
                 allow(
                     "memcpy async",
-                    api::memcpy_async(host, 4096, dev, n, ACL_MEMCPY_DEVICE_TO_HOST, stream),
+                    api::memcpy_async(host, n, dev, n, ACL_MEMCPY_DEVICE_TO_HOST, stream),
                     GONE,
                 );
             },
@@ -240,14 +260,14 @@ fn worker(seed: u64, shared: Arc<Shared>, reporter: u64, deadline: Instant) {
             }
         }
     }
-    // Async copies into this thread's buffers may still be queued on shared streams.
+    // Async copies from this thread's source may still be queued on shared streams.
     allow(
         "final sync",
         api::synchronize_device_with_timeout(10_000),
         SYNC_CODES,
     );
-    api::free(dev).unwrap();
-    api::free_host(host).unwrap();
+    api::free(dev_sync).unwrap();
+    (dev, async_destinations)
 }
 
 #[test]
@@ -299,11 +319,23 @@ fn random_calls_from_eight_threads() {
                 })
             })
             .collect();
+        let mut sources = Vec::new();
+        let mut async_destinations = Vec::new();
         for w in workers {
-            w.join().expect("a worker failed");
+            let (source, destinations) = w.join().expect("a worker failed");
+            sources.push(source);
+            async_destinations.extend(destinations);
         }
         for s in shared.streams.lock().unwrap().drain(..) {
             api::destroy_stream(s).unwrap();
+        }
+        // Every stream that ran copies is destroyed (destroy waits for its work) or idle.
+        api::synchronize_device_with_timeout(10_000).ok();
+        for host in async_destinations {
+            api::free_host(host).unwrap();
+        }
+        for dev in sources {
+            api::free(dev).unwrap();
         }
         for ev in shared.events.lock().unwrap().drain(..) {
             api::destroy_event(ev).unwrap();

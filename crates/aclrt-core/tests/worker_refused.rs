@@ -80,3 +80,34 @@ fn a_refused_worker_fails_the_launch_and_strands_nothing() {
     assert_eq!(*order.lock().unwrap(), vec![0, 1, 2]);
     rt.shut_down();
 }
+
+/// The record of a legacy SYNC event is queued under the event's lock; when the worker it
+/// needs is refused, the record is discarded on the spot and sets the event's flag, which has
+/// its own lock, so the recording thread does not wait on itself.
+#[test]
+fn a_refused_worker_under_a_flag_record_does_not_deadlock() {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = Runtime::with_threads(
+            &Config::default(),
+            Arc::new(Stingy {
+                refusals: AtomicU32::new(1),
+            }),
+        );
+        rt.set_device(0).unwrap();
+        let s = rt.create_stream().unwrap();
+        let ev = rt
+            .create_event_with_flag(aclrt::consts::ACL_EVENT_SYNC)
+            .unwrap();
+        let recorded = code(rt.record_event(ev, s));
+        let synced = code(rt.synchronize_event(ev));
+        rt.shut_down();
+        tx.send((recorded, synced)).unwrap();
+    });
+    let (recorded, synced) = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("recording a flag event with the worker refused deadlocked");
+    assert_eq!(recorded, ACL_ERROR_RT_RESOURCE_ALLOC_FAIL);
+    // The failed record never became the event's latest: nothing to wait for.
+    assert_eq!(synced, 0);
+}

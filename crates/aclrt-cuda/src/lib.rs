@@ -1,4 +1,5 @@
-//! The CUDA driver event API as a C library (`libaclrt_cuda`), over the aclrt core.
+//! The CUDA driver API as a C library (`libaclrt_cuda`), over the aclrt core; loadable as
+//! `libcuda.so` by clients that load the driver at run time (cudarc, cuda-python).
 //!
 //! Every function has the driver's name and C signature (`include/aclrt/cuda.h`). Handles are
 //! the core's validated tokens passed as opaque pointers, so a destroyed or garbage handle is
@@ -10,6 +11,15 @@
 //! stream as a kernel; a non-zero result fails it like a device fault (sticky on the context).
 
 #![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
+
+mod context;
+mod device;
+mod legacy;
+mod memory;
+mod module;
+mod proc_address;
+mod stream;
+mod unsupported;
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -30,15 +40,19 @@ pub type CUcontext = *mut c_void;
 pub type CUstream = *mut c_void;
 /// `CUevent`: opaque.
 pub type CUevent = *mut c_void;
+/// `CUmodule`: opaque.
+pub type CUmodule = *mut c_void;
+/// `CUfunction`: opaque.
+pub type CUfunction = *mut c_void;
 /// `CUhostFn`.
 pub type CUhostFn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 /// The kernel type of `aclrtxCuLaunchHostKernel`.
 pub type aclrtxCuHostKernel = Option<unsafe extern "C" fn(user_data: *mut c_void) -> CUresult>;
 
-type Outcome = Result<(), CuError>;
+pub(crate) type Outcome = Result<(), CuError>;
 
 /// Runs a call body: its error code, or `CUDA_ERROR_UNKNOWN` if it panicked.
-fn guard(body: impl FnOnce() -> Outcome) -> CUresult {
+pub(crate) fn guard(body: impl FnOnce() -> Outcome) -> CUresult {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => CUDA_SUCCESS,
         Ok(Err(e)) => e.code(),
@@ -47,7 +61,7 @@ fn guard(body: impl FnOnce() -> Outcome) -> CUresult {
 }
 
 /// Initialisation first, then the out-pointer.
-fn out_ptr<T>(p: *mut T, what: &str) -> Outcome {
+pub(crate) fn out_ptr<T>(p: *mut T, what: &str) -> Outcome {
     cuda::ensure_initialized()?;
     if p.is_null() {
         return Err(CuError::new(
@@ -59,26 +73,26 @@ fn out_ptr<T>(p: *mut T, what: &str) -> Outcome {
 }
 
 /// Writes a value through an out-pointer checked by [`out_ptr`].
-fn put<T>(p: *mut T, value: T) {
+pub(crate) fn put<T>(p: *mut T, value: T) {
     // SAFETY: `p` was checked non-NULL; the caller provides writable storage, as the C API
     // requires.
     unsafe { p.write(value) };
 }
 
-fn stream(h: CUstream) -> StreamHandle {
+pub(crate) fn stream(h: CUstream) -> StreamHandle {
     StreamHandle::from_raw(h as u64)
 }
 
-fn event(h: CUevent) -> EventHandle {
+pub(crate) fn event(h: CUevent) -> EventHandle {
     EventHandle::from_raw(h as u64)
 }
 
-fn context(h: CUcontext) -> ContextHandle {
+pub(crate) fn context(h: CUcontext) -> ContextHandle {
     ContextHandle::from_raw(h as u64)
 }
 
 /// A C pointer moved into a task; the C caller keeps it valid until the task has run.
-struct UserData(*mut c_void);
+pub(crate) struct UserData(pub(crate) *mut c_void);
 // SAFETY: the pointer is only handed back to the caller's own function.
 unsafe impl Send for UserData {}
 
@@ -150,7 +164,7 @@ pub unsafe extern "C" fn cuGetErrorString(error: CUresult, pStr: *mut *const c_c
     })
 }
 
-// ---- initialisation, devices, contexts -------------------------------------------------------
+// ---- initialisation and version --------------------------------------------------------
 
 /// `cuInit`.
 #[no_mangle]
@@ -158,66 +172,19 @@ pub extern "C" fn cuInit(Flags: c_uint) -> CUresult {
     guard(|| cuda::init(Flags))
 }
 
-/// `cuDeviceGet`.
+/// `cuDriverGetVersion`: needs no initialisation.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult {
+pub unsafe extern "C" fn cuDriverGetVersion(driverVersion: *mut c_int) -> CUresult {
     guard(|| {
-        out_ptr(device, "device")?;
-        put(device, cuda::device_get(ordinal)?);
+        if driverVersion.is_null() {
+            return Err(CuError::new(
+                CUDA_ERROR_INVALID_VALUE,
+                "driverVersion is NULL",
+            ));
+        }
+        put(driverVersion, cuda::driver_get_version());
         Ok(())
     })
-}
-
-/// `cuDeviceGetCount`.
-#[no_mangle]
-pub unsafe extern "C" fn cuDeviceGetCount(count: *mut c_int) -> CUresult {
-    guard(|| {
-        out_ptr(count, "count")?;
-        put(count, cuda::device_get_count()?);
-        Ok(())
-    })
-}
-
-/// `cuCtxCreate`.
-#[no_mangle]
-pub unsafe extern "C" fn cuCtxCreate(
-    pctx: *mut CUcontext,
-    flags: c_uint,
-    dev: CUdevice,
-) -> CUresult {
-    guard(|| {
-        out_ptr(pctx, "pctx")?;
-        put(pctx, cuda::ctx_create(flags, dev)?.as_raw() as CUcontext);
-        Ok(())
-    })
-}
-
-/// `cuCtxDestroy`.
-#[no_mangle]
-pub extern "C" fn cuCtxDestroy(ctx: CUcontext) -> CUresult {
-    guard(|| cuda::ctx_destroy(context(ctx)))
-}
-
-/// `cuCtxSetCurrent`.
-#[no_mangle]
-pub extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
-    guard(|| cuda::ctx_set_current(context(ctx)))
-}
-
-/// `cuCtxGetCurrent`.
-#[no_mangle]
-pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
-    guard(|| {
-        out_ptr(pctx, "pctx")?;
-        put(pctx, cuda::ctx_get_current()?.as_raw() as CUcontext);
-        Ok(())
-    })
-}
-
-/// `cuCtxSynchronize`.
-#[no_mangle]
-pub extern "C" fn cuCtxSynchronize() -> CUresult {
-    guard(cuda::ctx_synchronize)
 }
 
 // ---- streams and host work -------------------------------------------------------------------
@@ -256,7 +223,7 @@ pub extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c
     guard(|| cuda::stream_wait_event(stream(hStream), event(hEvent), Flags))
 }
 
-fn null_fn() -> CuError {
+pub(crate) fn null_fn() -> CuError {
     CuError::new(CUDA_ERROR_INVALID_VALUE, "the function pointer is NULL")
 }
 
@@ -316,93 +283,6 @@ pub unsafe extern "C" fn aclrtxCuLaunchHostKernel(
             }),
         )
     })
-}
-
-// ---- memory ----------------------------------------------------------------------------------
-
-/// `cuMemAlloc`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemAlloc(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult {
-    guard(|| {
-        out_ptr(dptr, "dptr")?;
-        put(dptr, cuda::mem_alloc(bytesize)?);
-        Ok(())
-    })
-}
-
-/// `cuMemFree`.
-#[no_mangle]
-pub extern "C" fn cuMemFree(dptr: CUdeviceptr) -> CUresult {
-    guard(|| cuda::mem_free(dptr))
-}
-
-/// `cuMemcpyHtoD`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoD(
-    dstDevice: CUdeviceptr,
-    srcHost: *const c_void,
-    ByteCount: usize,
-) -> CUresult {
-    // SAFETY: the caller promises the ranges, as in C.
-    guard(|| unsafe { cuda::memcpy_htod(dstDevice, srcHost.cast(), ByteCount) })
-}
-
-/// `cuMemcpyHtoDAsync`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoDAsync(
-    dstDevice: CUdeviceptr,
-    srcHost: *const c_void,
-    ByteCount: usize,
-    hStream: CUstream,
-) -> CUresult {
-    // SAFETY: the caller promises the ranges until the copy has run.
-    guard(|| unsafe {
-        cuda::memcpy_htod_async(dstDevice, srcHost.cast(), ByteCount, stream(hStream))
-    })
-}
-
-/// `cuMemcpyDtoH`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoH(
-    dstHost: *mut c_void,
-    srcDevice: CUdeviceptr,
-    ByteCount: usize,
-) -> CUresult {
-    // SAFETY: the caller promises the ranges.
-    guard(|| unsafe { cuda::memcpy_dtoh(dstHost.cast(), srcDevice, ByteCount) })
-}
-
-/// `cuMemcpyDtoHAsync`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoHAsync(
-    dstHost: *mut c_void,
-    srcDevice: CUdeviceptr,
-    ByteCount: usize,
-    hStream: CUstream,
-) -> CUresult {
-    // SAFETY: the caller promises the ranges until the copy has run.
-    guard(|| unsafe {
-        cuda::memcpy_dtoh_async(dstHost.cast(), srcDevice, ByteCount, stream(hStream))
-    })
-}
-
-/// `cuMemsetD8`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemsetD8(dstDevice: CUdeviceptr, uc: u8, N: usize) -> CUresult {
-    // SAFETY: the caller promises the range.
-    guard(|| unsafe { cuda::memset_d8(dstDevice, uc, N) })
-}
-
-/// `cuMemsetD8Async`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemsetD8Async(
-    dstDevice: CUdeviceptr,
-    uc: u8,
-    N: usize,
-    hStream: CUstream,
-) -> CUresult {
-    // SAFETY: the caller promises the range until the set has run.
-    guard(|| unsafe { cuda::memset_d8_async(dstDevice, uc, N, stream(hStream)) })
 }
 
 // ---- events ----------------------------------------------------------------------------------
@@ -483,106 +363,6 @@ pub unsafe extern "C" fn cuEventElapsedTime_v2(
         );
         Ok(())
     })
-}
-
-// ---- versioned names -------------------------------------------------------------------------
-
-// The driver's own header maps these calls to `_v2` symbols; a program built against it links
-// to those names.
-
-/// `cuCtxCreate_v2`.
-#[no_mangle]
-pub unsafe extern "C" fn cuCtxCreate_v2(
-    pctx: *mut CUcontext,
-    flags: c_uint,
-    dev: CUdevice,
-) -> CUresult {
-    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
-    unsafe { cuCtxCreate(pctx, flags, dev) }
-}
-
-/// `cuCtxDestroy_v2`.
-#[no_mangle]
-pub extern "C" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
-    cuCtxDestroy(ctx)
-}
-
-/// `cuStreamDestroy_v2`.
-#[no_mangle]
-pub extern "C" fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
-    cuStreamDestroy(hStream)
-}
-
-/// `cuEventDestroy_v2`.
-#[no_mangle]
-pub extern "C" fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
-    cuEventDestroy(hEvent)
-}
-
-/// `cuMemAlloc_v2`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult {
-    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
-    unsafe { cuMemAlloc(dptr, bytesize) }
-}
-
-/// `cuMemFree_v2`.
-#[no_mangle]
-pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
-    cuMemFree(dptr)
-}
-
-/// `cuMemcpyHtoD_v2`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoD_v2(
-    dstDevice: CUdeviceptr,
-    srcHost: *const c_void,
-    ByteCount: usize,
-) -> CUresult {
-    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
-    unsafe { cuMemcpyHtoD(dstDevice, srcHost, ByteCount) }
-}
-
-/// `cuMemcpyHtoDAsync_v2`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(
-    dstDevice: CUdeviceptr,
-    srcHost: *const c_void,
-    ByteCount: usize,
-    hStream: CUstream,
-) -> CUresult {
-    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
-    unsafe { cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream) }
-}
-
-/// `cuMemcpyDtoH_v2`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoH_v2(
-    dstHost: *mut c_void,
-    srcDevice: CUdeviceptr,
-    ByteCount: usize,
-) -> CUresult {
-    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
-    unsafe { cuMemcpyDtoH(dstHost, srcDevice, ByteCount) }
-}
-
-/// `cuMemcpyDtoHAsync_v2`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(
-    dstHost: *mut c_void,
-    srcDevice: CUdeviceptr,
-    ByteCount: usize,
-    hStream: CUstream,
-) -> CUresult {
-    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
-    unsafe { cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream) }
-}
-
-/// `cuMemsetD8_v2`.
-#[no_mangle]
-pub unsafe extern "C" fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: u8, N: usize) -> CUresult {
-    // SAFETY: forwarded; this entry point has the same contract as the one it calls.
-    unsafe { cuMemsetD8(dstDevice, uc, N) }
 }
 
 #[cfg(test)]

@@ -97,7 +97,8 @@ fn error_description(code: &Any) -> PyResult<Option<&'static str>> {
     Ok(aclrt::codes::describe(i32_arg(code, "code")?))
 }
 
-/// Counts of live runtime objects (for leak checks).
+/// Counts of live runtime objects, and of host buffers whose addresses are known (for leak
+/// checks).
 #[pyfunction]
 fn live_objects(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let live = api::live_objects();
@@ -107,7 +108,16 @@ fn live_objects(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("events", live.events)?;
     d.set_item("allocations", live.allocations)?;
     d.set_item("callback_threads", live.callback_threads)?;
+    d.set_item("host_buffers", crate::host_memory::known_count())?;
     Ok(d)
+}
+
+/// Whether copies, sets and `acl.util.ptr_to_bytes` trust addresses that are neither runtime
+/// memory nor a live buffer from `bytes_to_ptr` / `numpy_to_ptr`, as pyACL does (a wrong one is
+/// then a crash). Off unless `ACLRT_PYTHON_RAW_POINTERS=1`. Returns the previous setting.
+#[pyfunction]
+fn set_raw_pointers(enabled: bool) -> bool {
+    crate::host_memory::set_raw_pointers(enabled)
 }
 
 /// The calling thread's `pthread_self()` (equal to `threading.get_ident()` on Linux).
@@ -123,5 +133,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(error_description, m)?)?;
     m.add_function(wrap_pyfunction!(live_objects, m)?)?;
     m.add_function(wrap_pyfunction!(pthread_self, m)?)?;
+    m.add_function(wrap_pyfunction!(set_raw_pointers, m)?)?;
     Ok(())
 }

@@ -3,11 +3,15 @@
 //! Conventions (pyACL's): calls that produce a value return `(value, ret)`, actions return
 //! `ret`; handles and pointers are ints, 0 being the default stream; blocking calls release the
 //! GIL. The package's Python side (`acl/__init__.py`) exposes the submodules built here as
-//! `acl.rt`, `acl.util`, `acl.ext` and `acl.constants`, and adds the Stream/Event layer.
+//! `acl.rt`, `acl.util`, `acl.media`, `acl.ext` and `acl.constants`, and adds the Stream/Event
+//! layer.
 
 mod args;
+mod base;
 mod callbacks;
 mod ext;
+mod host_memory;
+mod media;
 mod rt;
 mod util;
 
@@ -24,7 +28,11 @@ fn init(py: Python<'_>, config_path: Option<&str>) -> i32 {
 
 #[pyfunction]
 fn finalize(py: Python<'_>) -> i32 {
-    args::ret(py.detach(api::finalize))
+    let result = py.detach(api::finalize);
+    if result.is_ok() {
+        media::forget_all();
+    }
+    args::ret(result)
 }
 
 #[pyfunction]
@@ -35,8 +43,8 @@ fn get_recent_err_msg() -> Option<String> {
 /// Run at interpreter exit: stops the runtime's threads while Python can still serve them.
 #[pyfunction]
 fn _shutdown(py: Python<'_>) {
-    if api::ensure_initialized().is_ok() {
-        let _ = py.detach(api::finalize);
+    if api::ensure_initialized().is_ok() && py.detach(api::finalize).is_ok() {
+        media::forget_all();
     }
     api::get_last_error();
     api::get_recent_err_msg();
@@ -59,6 +67,9 @@ fn constants(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for (name, value) in aclrt::consts::ALL {
         m.add(*name, *value)?;
     }
+    for (name, value) in aclrt::vendor_consts::ALL {
+        m.add(*name, *value)?;
+    }
     Ok(())
 }
 
@@ -69,8 +80,11 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(finalize, m)?)?;
     m.add_function(wrap_pyfunction!(get_recent_err_msg, m)?)?;
     m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
+    base::register(m)?;
+    host_memory::init_from_env();
     submodule(m, "rt", rt::register)?;
     submodule(m, "util", util::register)?;
+    submodule(m, "media", media::register)?;
     submodule(m, "ext", ext::register)?;
     submodule(m, "constants", constants)?;
     Ok(())

@@ -1,12 +1,18 @@
 //! `acl.rt`: the runtime calls, named after the C functions in snake case.
 
+use std::sync::Arc;
+
 use aclrt::api;
-use aclrt::consts::ACL_RT_THREAD_LEVEL;
-use aclrt::StreamHandle;
+use aclrt::codes::ACL_ERROR_RT_MEMORY_FREE;
+use aclrt::consts::{ACL_DEVICE, ACL_HOST, ACL_RT_THREAD_LEVEL};
+use aclrt::vendor_consts::ACL_RT_DEVICE_STATUS_END;
+use aclrt::{Runtime, StreamHandle};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::args::*;
-use crate::callbacks;
+use crate::host_memory::vet;
+use crate::{callbacks, media};
 
 type Any<'py> = Bound<'py, PyAny>;
 
@@ -19,6 +25,52 @@ fn set_device(device_id: &Any) -> PyResult<i32> {
 fn reset_device(py: Python<'_>, device_id: &Any) -> PyResult<i32> {
     let id = i32_arg(device_id, "device_id")?;
     Ok(ret(py.detach(|| api::reset_device(id))))
+}
+
+/// `acl.rt.reset_device_force(device_id)`: releases the device whatever its set count, by
+/// resetting it until the count is zero (the last reset waits for pending work and destroys
+/// the default context). A device whose count is already zero: `507007`, as for `reset_device`.
+#[pyfunction]
+fn reset_device_force(py: Python<'_>, device_id: &Any) -> PyResult<i32> {
+    let id = i32_arg(device_id, "device_id")?;
+    Ok(ret(py.detach(|| api::acl(|rt| rt.reset_device_force(id)))))
+}
+
+/// `acl.rt.get_run_mode()`: the program runs on the host side of the (emulated) device.
+#[pyfunction]
+fn get_run_mode() -> (u32, i32) {
+    value(api::acl(|_| Ok(ACL_HOST)), ACL_DEVICE)
+}
+
+/// `acl.rt.query_device_status(device_id)`: an emulated device is always normal
+/// (`ACL_RT_DEVICE_STATUS_NORMAL`); on failure the status is `ACL_RT_DEVICE_STATUS_END`.
+#[pyfunction]
+fn query_device_status(device_id: &Any) -> PyResult<(u32, i32)> {
+    let id = i32_arg(device_id, "device_id")?;
+    Ok(value(
+        api::acl(|rt| rt.query_device_status(id)),
+        ACL_RT_DEVICE_STATUS_END as u32,
+    ))
+}
+
+/// `acl.rt.get_device_utilization_rate(device_id)`: a dict of `aclrtUtilizationInfo`. The
+/// emulated device has no Cube, Vector or AI CPU units: they read 0; memory utilization is a
+/// reserved field the vendor reports as -1. On failure every field is 0.
+#[pyfunction]
+fn get_device_utilization_rate<'py>(
+    py: Python<'py>,
+    device_id: &Any,
+) -> PyResult<(Bound<'py, PyDict>, i32)> {
+    let id = i32_arg(device_id, "device_id")?;
+    let result = api::acl(|rt| rt.get_device_utilization_rate(id));
+    let u = result.as_ref().ok();
+    let info = PyDict::new(py);
+    info.set_item("cube_utilization", u.map_or(0, |u| u.cube))?;
+    info.set_item("vector_utilization", u.map_or(0, |u| u.vector))?;
+    info.set_item("aicpu_utilization", u.map_or(0, |u| u.aicpu))?;
+    info.set_item("memory_utilization", u.map_or(0, |u| u.memory))?;
+    info.set_item("utilization_extend", 0)?;
+    Ok((info, ret(result.map(|_| ()))))
 }
 
 #[pyfunction]
@@ -270,7 +322,16 @@ fn malloc_host(size: &Any) -> PyResult<(usize, i32)> {
 
 #[pyfunction(name = "free")]
 fn free_(ptr: &Any) -> PyResult<i32> {
-    Ok(ret(api::free(usize_arg(ptr, "dev_ptr")?)))
+    let ptr = usize_arg(ptr, "dev_ptr")?;
+    Ok(ret(api::acl(|rt| {
+        if media::is_dvpp(ptr) {
+            return Err(aclrt::Error::new(
+                ACL_ERROR_RT_MEMORY_FREE,
+                format!("aclrtFree: {ptr:#x} is from acl.media.dvpp_malloc: free it with acl.media.dvpp_free"),
+            ));
+        }
+        rt.free(ptr)
+    })))
 }
 
 #[pyfunction]
@@ -278,20 +339,88 @@ fn free_host(ptr: &Any) -> PyResult<i32> {
     Ok(ret(api::free_host(usize_arg(ptr, "host_ptr")?)))
 }
 
-// Pointers are plain ints, as in pyACL: whoever passes one vouches for the memory behind it,
-// exactly as a C caller does. Runtime allocations are bounds-checked by the core.
+// Pointers are plain ints, as in pyACL, but a copy or set touches only memory the runtime or
+// this module knows (see `host_memory`), unless raw pointers are allowed. A range is vetted
+// only when the core would go on to touch it (it refuses NULL and count > max itself).
 
-#[pyfunction]
-fn memcpy(dst: &Any, dest_max: &Any, src: &Any, count: &Any, kind: &Any) -> PyResult<i32> {
-    let (dst, max) = (usize_arg(dst, "dst")?, usize_arg(dest_max, "dest_max")?);
-    let (src, count) = (usize_arg(src, "src")?, usize_arg(count, "count")?);
-    let kind = u32_arg(kind, "kind")?;
-    // SAFETY: the caller vouches for the pointers (see above).
-    Ok(ret(unsafe { api::memcpy(dst, max, src, count, kind) }))
+/// Host buffers an asynchronous task uses, kept alive until the task has run.
+type KeepAlive = Vec<Py<PyAny>>;
+
+/// Queues, behind the task just submitted on `stream`, the release of the buffers it uses.
+/// If that cannot be queued the buffers are never released: leaking is safe, freeing early is
+/// not.
+fn release_after(rt: &Runtime, stream: StreamHandle, keep: KeepAlive) {
+    if keep.is_empty() {
+        return;
+    }
+    let keep = Arc::new(keep);
+    let held = Arc::clone(&keep);
+    if rt
+        .launch_host_func(stream, Box::new(move || drop(held)))
+        .is_err()
+    {
+        std::mem::forget(keep);
+    }
+}
+
+fn vet_copy(
+    py: Python<'_>,
+    rt: &Runtime,
+    (dst, max, src, count): (usize, usize, usize, usize),
+    call: &str,
+) -> aclrt::Result<KeepAlive> {
+    if count > max {
+        return Ok(Vec::new());
+    }
+    let d = vet(
+        py,
+        rt,
+        dst,
+        count,
+        true,
+        &format!("{call}: the destination"),
+    )?;
+    let s = vet(py, rt, src, count, false, &format!("{call}: the source"))?;
+    Ok(d.into_iter().chain(s).collect())
+}
+
+fn vet_set(
+    py: Python<'_>,
+    rt: &Runtime,
+    (ptr, max, count): (usize, usize, usize),
+    call: &str,
+) -> aclrt::Result<KeepAlive> {
+    if count > max {
+        return Ok(Vec::new());
+    }
+    Ok(vet(py, rt, ptr, count, true, call)?.into_iter().collect())
 }
 
 #[pyfunction]
+fn memcpy(
+    py: Python<'_>,
+    dst: &Any,
+    dest_max: &Any,
+    src: &Any,
+    count: &Any,
+    kind: &Any,
+) -> PyResult<i32> {
+    let (dst, max) = (usize_arg(dst, "dst")?, usize_arg(dest_max, "dest_max")?);
+    let (src, count) = (usize_arg(src, "src")?, usize_arg(count, "count")?);
+    let kind = u32_arg(kind, "kind")?;
+    Ok(ret(api::acl(|rt| {
+        let _keep = vet_copy(py, rt, (dst, max, src, count), "aclrtMemcpy")?;
+        // SAFETY: a range outside runtime memory is a live host buffer held by `_keep` (and the
+        // GIL) for the copy, or raw pointers were allowed and the caller vouches for it;
+        // runtime memory is bounds-checked by the core.
+        unsafe { rt.memcpy(dst, max, src, count, kind) }
+    })))
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
 fn memcpy_async(
+    py: Python<'_>,
     dst: &Any,
     dest_max: &Any,
     src: &Any,
@@ -303,26 +432,40 @@ fn memcpy_async(
     let (src, count) = (usize_arg(src, "src")?, usize_arg(count, "count")?);
     let kind = u32_arg(kind, "kind")?;
     let s = stream_arg(stream)?;
-    // SAFETY: the caller vouches for the pointers until the copy has run.
-    Ok(ret(unsafe {
-        api::memcpy_async(dst, max, src, count, kind, s)
-    }))
+    Ok(ret(api::acl(|rt| {
+        let keep = vet_copy(py, rt, (dst, max, src, count), "aclrtMemcpyAsync")?;
+        // SAFETY: as for `memcpy`; host buffers stay alive until the copy has run, through
+        // `release_after` (runtime memory is never unmapped).
+        unsafe { rt.memcpy_async(dst, max, src, count, kind, s) }?;
+        release_after(rt, s, keep);
+        Ok(())
+    })))
 }
 
 #[pyfunction]
-fn memset(dev_ptr: &Any, max_count: &Any, value: &Any, count: &Any) -> PyResult<i32> {
+fn memset(
+    py: Python<'_>,
+    dev_ptr: &Any,
+    max_count: &Any,
+    value: &Any,
+    count: &Any,
+) -> PyResult<i32> {
     let (ptr, max) = (
         usize_arg(dev_ptr, "dev_ptr")?,
         usize_arg(max_count, "max_count")?,
     );
     let v = i32_arg(value, "value")?;
     let count = usize_arg(count, "count")?;
-    // SAFETY: the caller vouches for the pointer.
-    Ok(ret(unsafe { api::memset(ptr, max, v, count) }))
+    Ok(ret(api::acl(|rt| {
+        let _keep = vet_set(py, rt, (ptr, max, count), "aclrtMemset")?;
+        // SAFETY: as for `memcpy`.
+        unsafe { rt.memset(ptr, max, v, count) }
+    })))
 }
 
 #[pyfunction]
 fn memset_async(
+    py: Python<'_>,
     dev_ptr: &Any,
     max_count: &Any,
     value: &Any,
@@ -336,8 +479,13 @@ fn memset_async(
     let v = i32_arg(value, "value")?;
     let count = usize_arg(count, "count")?;
     let s = stream_arg(stream)?;
-    // SAFETY: the caller vouches for the pointer until the set has run.
-    Ok(ret(unsafe { api::memset_async(ptr, max, v, count, s) }))
+    Ok(ret(api::acl(|rt| {
+        let keep = vet_set(py, rt, (ptr, max, count), "aclrtMemsetAsync")?;
+        // SAFETY: as for `memcpy_async`.
+        unsafe { rt.memset_async(ptr, max, v, count, s) }?;
+        release_after(rt, s, keep);
+        Ok(())
+    })))
 }
 
 #[pyfunction]
@@ -375,6 +523,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add!(
         set_device,
         reset_device,
+        reset_device_force,
+        get_run_mode,
+        query_device_status,
+        get_device_utilization_rate,
         get_device,
         get_device_count,
         create_context,

@@ -5,42 +5,72 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::thread::JoinHandle;
 
-use aclrt::api;
-use aclrt::codes::{ACL_ERROR_INTERNAL_ERROR, ACL_ERROR_INVALID_PARAM, ACL_ERROR_UNINITIALIZE};
+use aclrt::api::{self, MemoryRange};
+use aclrt::codes::{ACL_ERROR_INTERNAL_ERROR, ACL_ERROR_INVALID_PARAM};
 use aclrt::consts::ACL_MEMCPY_HOST_TO_HOST;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes};
+use pyo3::types::{PyByteArray, PyBytes, PyTuple};
 
 use crate::args::*;
 use crate::callbacks::report_unraisable;
+use crate::host_memory;
 
 type Any<'py> = Bound<'py, PyAny>;
 
-/// Threads started by `start_thread` and not yet stopped, by `pthread_self()` value.
-static THREADS: Mutex<Option<HashMap<u64, JoinHandle<()>>>> = Mutex::new(None);
+/// What a thread from `start_thread` ends with: the type name of the exception its function
+/// raised, if it raised.
+type ThreadOutcome = Option<String>;
 
-fn threads() -> std::sync::MutexGuard<'static, Option<HashMap<u64, JoinHandle<()>>>> {
+/// Threads started by `start_thread` and not yet stopped, by `pthread_self()` value.
+static THREADS: Mutex<Option<HashMap<u64, JoinHandle<ThreadOutcome>>>> = Mutex::new(None);
+
+fn threads() -> std::sync::MutexGuard<'static, Option<HashMap<u64, JoinHandle<ThreadOutcome>>>> {
     THREADS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Calls `fn(args)` on a new OS thread; returns `(tid, ret)` with tid its `pthread_self()`,
-/// the id `acl.rt.subscribe_report` expects.
+/// `tid, ret = acl.util.start_thread(fn, args)`: calls `fn(args)` on a new OS thread (`fn()`
+/// when `args` is None, as pyACL does); `tid` is its `pthread_self()`, the id
+/// `acl.rt.subscribe_report` expects. The arguments are checked as pyACL checks them, with its
+/// messages.
 #[pyfunction]
-fn start_thread(py: Python<'_>, fn_: &Any, args: &Any) -> PyResult<(u64, i32)> {
-    let f = callable_arg(fn_, "fn")?.unbind();
-    let data = args.clone().unbind();
+#[pyo3(signature = (*args))]
+fn start_thread(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<(u64, i32)> {
+    if args.len() != 2 {
+        return Err(PyTypeError::new_err(format!(
+            "function takes exactly 2 arguments ({} given)",
+            args.len()
+        )));
+    }
+    let fn_ = args.get_item(0)?;
+    if !fn_.is_callable() {
+        return Err(PyTypeError::new_err("parameter must be callable"));
+    }
+    let f = fn_.unbind();
+    let data = args.get_item(1)?;
+    let data = (!data.is_none()).then(|| data.unbind());
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("acl-util".into())
         .spawn(move || {
             let _ = tx.send(aclrt::pthread_id());
             Python::attach(|py| {
-                if let Err(err) = f.call1(py, (data,)) {
+                let called = match &data {
+                    Some(d) => f.call1(py, (d,)),
+                    None => f.call0(py),
+                };
+                let outcome = called.err().map(|err| {
+                    let name = err
+                        .get_type(py)
+                        .name()
+                        .map_or_else(|_| "Exception".to_owned(), |n| n.to_string());
                     report_unraisable(py, err, f.bind(py));
-                }
+                    name
+                });
                 drop(f);
-            });
+                drop(data);
+                outcome
+            })
         });
     let handle = match spawned {
         Ok(h) => h,
@@ -61,7 +91,9 @@ fn start_thread(py: Python<'_>, fn_: &Any, args: &Any) -> PyResult<(u64, i32)> {
     Ok((tid, 0))
 }
 
-/// Waits for a thread from `start_thread` to return (the GIL is released meanwhile).
+/// `ret = acl.util.stop_thread(tid)`: waits for a thread from `start_thread` to return (the GIL
+/// is released meanwhile). If its function raised, raises `RuntimeError`
+/// (`exception=<type>,msg=thread call failed;`), as pyACL does.
 #[pyfunction]
 fn stop_thread(py: Python<'_>, thread_id: &Any) -> PyResult<i32> {
     let tid = int_bits(thread_id, "thread_id")?;
@@ -80,7 +112,10 @@ fn stop_thread(py: Python<'_>, thread_id: &Any) -> PyResult<i32> {
         .code());
     };
     match py.detach(|| handle.join()) {
-        Ok(()) => Ok(0),
+        Ok(None) => Ok(0),
+        Ok(Some(name)) => Err(PyRuntimeError::new_err(format!(
+            "exception={name},msg=thread call failed;"
+        ))),
         Err(_) => Ok(api::fail(
             ACL_ERROR_INTERNAL_ERROR,
             format!("acl.util.stop_thread: thread {tid:#x} ended abnormally"),
@@ -89,34 +124,87 @@ fn stop_thread(py: Python<'_>, thread_id: &Any) -> PyResult<i32> {
     }
 }
 
-/// The address of the buffer of a `bytes` (read only!) or `bytearray` object; valid while the
-/// object lives and, for a bytearray, is not resized.
+/// `ptr = acl.util.bytes_to_ptr(data)`: the address of the buffer of a `bytes` or `bytearray`.
+/// The object is kept alive (a bytearray also kept from resizing) while the program holds it,
+/// and copies may then read and write the range (see `host_memory`).
 #[pyfunction]
 fn bytes_to_ptr(data: &Any) -> PyResult<usize> {
     if let Ok(b) = data.cast::<PyBytes>() {
-        Ok(b.as_bytes().as_ptr() as usize)
+        let bytes = b.as_bytes();
+        let addr = bytes.as_ptr() as usize;
+        host_memory::register(data, addr, bytes.len(), true, false)?;
+        Ok(addr)
     } else if let Ok(b) = data.cast::<PyByteArray>() {
-        Ok(b.data() as usize)
+        let addr = b.data() as usize;
+        host_memory::register(data, addr, b.len(), true, true)?;
+        Ok(addr)
     } else {
-        Err(PyTypeError::new_err(format!(
-            "bytes_to_ptr expects bytes or bytearray, not {}",
+        Err(PyValueError::new_err(format!(
+            "needs an byte as argument (bytes or bytearray), not {}",
             data.get_type().name()?
         )))
     }
 }
 
-/// The data address of a NumPy array (or anything with `__array_interface__`).
-#[pyfunction]
-fn numpy_to_ptr(array: &Any) -> PyResult<usize> {
-    let interface = array.getattr("__array_interface__").map_err(|_| {
-        PyTypeError::new_err("numpy_to_ptr expects an object with __array_interface__")
-    })?;
-    let data = interface.get_item("data")?;
-    usize_arg(&data.get_item(0)?, "__array_interface__['data'][0]")
+/// The extent `[lo, hi)` of a NumPy array's elements, whatever its strides.
+fn array_extent(array: &Any, data: usize) -> PyResult<Option<(usize, usize)>> {
+    let size: usize = array.getattr("size")?.extract()?;
+    if size == 0 {
+        return Ok(None);
+    }
+    let itemsize: i128 = array.getattr("itemsize")?.extract()?;
+    let shape: Vec<i128> = array.getattr("shape")?.extract()?;
+    let strides: Vec<i128> = array.getattr("strides")?.extract()?;
+    let (mut lo, mut hi) = (data as i128, data as i128 + itemsize);
+    for (n, stride) in shape.iter().zip(&strides) {
+        let span = (n - 1) * stride;
+        if span < 0 {
+            lo += span;
+        } else {
+            hi += span;
+        }
+    }
+    match (usize::try_from(lo), usize::try_from(hi)) {
+        (Ok(lo), Ok(hi)) if lo < hi => Ok(Some((lo, hi))),
+        _ => Ok(None),
+    }
 }
 
-/// A copy of `size` bytes at `ptr`. Runtime allocations are bounds-checked (ValueError when
-/// the range runs past one); any other address is trusted, as in pyACL.
+/// Whether `obj` is a NumPy array (NumPy is never imported here: an object can only be an
+/// array if the program imported it).
+fn is_ndarray(obj: &Any) -> PyResult<bool> {
+    let py = obj.py();
+    let modules = py.import("sys")?.getattr("modules")?;
+    match modules.get_item("numpy") {
+        Ok(np) if !np.is_none() => obj.is_instance(&np.getattr("ndarray")?),
+        _ => Ok(false),
+    }
+}
+
+/// `ptr = acl.util.numpy_to_ptr(array)`: the data address of a NumPy array (or of anything with
+/// `__array_interface__`). A NumPy array's elements are then known memory for copies (read-only
+/// for a read-only array), as for `bytes_to_ptr`; other objects' addresses are returned as
+/// they claim, unchecked, and not made known.
+#[pyfunction]
+fn numpy_to_ptr(array: &Any) -> PyResult<usize> {
+    let interface = array
+        .getattr("__array_interface__")
+        .map_err(|_| PyValueError::new_err("needs an ndarray as argument"))?;
+    let data = interface.get_item("data")?;
+    let addr = usize_arg(&data.get_item(0)?, "__array_interface__['data'][0]")?;
+    if is_ndarray(array)? {
+        if let Some((lo, hi)) = array_extent(array, addr)? {
+            let writable: bool = array.getattr("flags")?.getattr("writeable")?.extract()?;
+            host_memory::register(array, lo, hi - lo, writable, false)?;
+        }
+    }
+    Ok(addr)
+}
+
+/// `data = acl.util.ptr_to_bytes(ptr, size)`: a copy of `size` bytes at `ptr`. The range must
+/// be runtime memory (bounds-checked) or inside a known host buffer, or raw pointers must be
+/// allowed; it is checked before anything is allocated. `ValueError` otherwise, and for NULL;
+/// `MemoryError` when Python cannot allocate the result.
 #[pyfunction]
 fn ptr_to_bytes<'py>(py: Python<'py>, ptr: &Any, size: &Any) -> PyResult<Bound<'py, PyBytes>> {
     let addr = usize_arg(ptr, "ptr")?;
@@ -127,32 +215,52 @@ fn ptr_to_bytes<'py>(py: Python<'py>, ptr: &Any, size: &Any) -> PyResult<Bound<'
     if addr == 0 {
         return Err(PyValueError::new_err("ptr_to_bytes: ptr is NULL (0)"));
     }
-    if size > isize::MAX as usize {
+    if size > isize::MAX as usize || addr.checked_add(size).is_none() {
         return Err(PyValueError::new_err(format!(
-            "ptr_to_bytes: size {size} is too large"
+            "ptr_to_bytes: {size} bytes at {addr:#x} run past the end of the address space"
         )));
     }
-    let mut out = vec![0u8; size];
-    // SAFETY: the destination is ours; the source is vouched for by the caller and, when it
-    // is a runtime allocation, bounds-checked by the core first.
-    let copied = unsafe {
-        api::memcpy(
-            out.as_mut_ptr() as usize,
-            size,
-            addr,
-            size,
-            ACL_MEMCPY_HOST_TO_HOST,
-        )
-    };
-    match copied {
-        Ok(()) => {}
-        Err(e) if e.code() == ACL_ERROR_UNINITIALIZE => {
-            // SAFETY: as above; without a runtime there are no allocations to check.
-            unsafe { std::ptr::copy(addr as *const u8, out.as_mut_ptr(), size) };
+    let what = "ptr_to_bytes: the source";
+    let refused = |e: aclrt::Error| PyValueError::new_err(e.message().to_owned());
+    // A known host buffer: alive while `_owner` (and the GIL) is held.
+    let _owner = host_memory::known_owner(py, addr, size);
+    let runtime = if _owner.is_some() {
+        None
+    } else {
+        match api::runtime() {
+            Ok(rt) => match rt.classify_memory(addr, size, what) {
+                Ok(MemoryRange::Runtime) => Some(rt),
+                Ok(_) if host_memory::raw_pointers() => None,
+                Ok(_) => return Err(refused(host_memory::unknown(what, addr, size))),
+                Err(e) => return Err(refused(e)),
+            },
+            Err(_) if host_memory::raw_pointers() => None,
+            Err(_) => return Err(refused(host_memory::unknown(what, addr, size))),
         }
-        Err(e) => return Err(PyValueError::new_err(format!("ptr_to_bytes: {e}"))),
-    }
-    Ok(PyBytes::new(py, &out))
+    };
+    PyBytes::new_with(py, size, |out| {
+        match &runtime {
+            // SAFETY: `out` is ours; the source is runtime memory, checked again by the core
+            // (a free since the classification is refused, never a fault: runtime memory stays
+            // mapped).
+            Some(rt) => unsafe {
+                rt.memcpy(
+                    out.as_mut_ptr() as usize,
+                    size,
+                    addr,
+                    size,
+                    ACL_MEMCPY_HOST_TO_HOST,
+                )
+            }
+            .map_err(refused),
+            None => {
+                // SAFETY: the source is a live known buffer containing the range, or raw
+                // pointers are allowed and the caller vouches for it; `out` is ours.
+                unsafe { std::ptr::copy_nonoverlapping(addr as *const u8, out.as_mut_ptr(), size) };
+                Ok(())
+            }
+        }
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

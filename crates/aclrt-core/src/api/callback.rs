@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::not_in_callback;
 use super::os_thread_id;
+use crate::callback::Processed;
 use crate::codes::*;
 use crate::consts::{ACL_CALLBACK_BLOCK, ACL_CALLBACK_NO_BLOCK};
 use crate::error::{bail, Result};
@@ -22,6 +23,19 @@ impl Runtime {
         let stream = self.stream_to_observe(self.lookup_stream(stream)?)?;
         refuse_os_thread_id(thread_id)?;
         let mut slot = lock(&stream.subscriber);
+        // Checked under the slot's lock, which a destroy takes after the handle is dead: a
+        // subscription never outlives its stream.
+        if self.streams.get(stream.handle.as_raw()).is_none() {
+            bail!(
+                ACL_ERROR_RT_INVALID_HANDLE,
+                "stream {} was destroyed concurrently",
+                stream.id
+            );
+        }
+        // A subscription that ended when its thread exited gives way to a new one.
+        if let Some(ended) = slot.take_if(|s| s.has_ended()) {
+            self.reports.unsubscribe(&ended, stream.handle);
+        }
         if let Some(existing) = slot.as_ref() {
             bail!(
                 ACL_ERROR_RT_STREAM_SUBSCRIBE,
@@ -84,12 +98,20 @@ impl Runtime {
             ),
         };
         let stream = self.stream_for_work(self.lookup_stream(stream)?, "aclrtLaunchCallback")?;
-        if lock(&stream.subscriber).is_none() {
-            bail!(
+        match lock(&stream.subscriber).as_ref() {
+            None => bail!(
                 ACL_ERROR_RT_STREAM_NO_CB_REG,
                 "stream {} has no subscribed thread: call aclrtSubscribeReport first",
                 stream.id
-            );
+            ),
+            Some(s) if s.has_ended() => bail!(
+                ACL_ERROR_RT_STREAM_NO_CB_REG,
+                "the thread subscribed to stream {} ({:#x}) exited without \
+                 aclrtUnSubscribeReport: subscribe another thread",
+                stream.id,
+                s.thread_id
+            ),
+            Some(_) => {}
         }
         let meta = TaskMeta {
             submitter_thread: os_thread_id(),
@@ -115,6 +137,7 @@ impl Runtime {
             ),
         };
         let me = pthread_id();
+        self.reports.watch_calling_thread(me);
         let Some(subscriber) = self.reports.find(me) else {
             bail!(
                 ACL_ERROR_RT_THREAD_SUBSCRIBE,
@@ -122,13 +145,18 @@ impl Runtime {
             );
         };
         not_in_callback("aclrtProcessReport")?;
-        if !super::traced_wait("aclrtProcessReport", || subscriber.process(deadline))? {
-            bail!(
+        match super::traced_wait("aclrtProcessReport", || subscriber.process(deadline)) {
+            Processed::Ran => Ok(()),
+            Processed::Failed(error) => Err(error),
+            Processed::TimedOut => bail!(
                 ACL_ERROR_RT_REPORT_TIMEOUT,
                 "no callback became due within {timeout_ms} ms"
-            );
+            ),
+            Processed::Ended(why) => bail!(
+                ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                "the calling thread's subscription ended while it waited: {why}"
+            ),
         }
-        Ok(())
     }
 
     /// `aclrtLaunchHostFunc`: `body` runs on a runtime thread when the stream reaches it; later

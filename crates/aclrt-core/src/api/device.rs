@@ -32,21 +32,25 @@ pub struct LiveObjects {
 impl Runtime {
     /// Tears the runtime down (`aclFinalize`): every context and stream is destroyed, queued
     /// work is discarded (a task already running finishes first), events, subscriptions and
-    /// memory are released.
+    /// memory are released. Returns once destroy calls that other threads had under way have
+    /// finished too, so no kernel of this runtime is still running.
     pub fn shut_down(&self) {
-        let contexts: Vec<_> = self.contexts.values();
-        for (_, ctx) in &contexts {
-            self.destroy_context_now(ctx, false);
+        crate::sync::order::assert_none_held("tearing a runtime down");
+        for (_, ctx) in self.contexts.values() {
+            self.destroy_context_now(&ctx, false);
         }
         for (raw, event) in self.events.values() {
-            self.events.remove(raw);
-            event.release_sync_resource(&mut lock(&event.state));
+            if self.events.remove(raw).is_some() {
+                event.retire();
+            }
         }
-        self.reports.clear();
+        self.reports
+            .clear("the runtime was finalized (aclFinalize)");
         self.memory.clear();
         for device in self.devices() {
             lock(&device.binding).default_context = None;
         }
+        self.wait_for_teardowns();
     }
 
     /// Counts the live objects.
@@ -70,6 +74,14 @@ impl Runtime {
                 ),
             )
         })
+    }
+
+    /// Tells the stream state callbacks about a new context's default stream (called with no
+    /// lock held: they are user code).
+    pub(crate) fn default_stream_created(&self, ctx: &Context) {
+        if let Some(stream) = ctx.default_stream() {
+            self.stream_state_changed(stream.handle, true);
+        }
     }
 
     /// Creates a context with its default stream.
@@ -107,27 +119,50 @@ impl Runtime {
             ))
         });
         let _ = ctx.default_stream.set(Arc::downgrade(&stream));
-        ctx.add_stream(stream);
+        if !ctx.add_stream(stream.clone()) {
+            // aclFinalize destroyed the context before its default stream was in it.
+            self.streams.remove(stream.handle.as_raw());
+            device.release_stream(stream_id);
+            bail!(
+                ACL_ERROR_RT_CONTEXT_NULL,
+                "the new context was destroyed while it was being made (aclFinalize)"
+            );
+        }
         Ok(ctx)
     }
 
-    /// Tears a stream down: handle dead, callbacks unsubscribed, worker stopped.
-    pub(crate) fn retire_stream(&self, stream: &Arc<Stream>, discard: bool) {
-        self.streams.remove(stream.handle.as_raw());
+    /// Tears a stream down: handle dead, callbacks unsubscribed, worker stopped, its slot and
+    /// id given back to the device. The caller that removes the handle is the one that does
+    /// it: `false` (and nothing done) when another call got there first.
+    pub(crate) fn retire_stream(&self, stream: &Arc<Stream>, discard: bool) -> bool {
+        if self.streams.get(stream.handle.as_raw()).is_none() {
+            return false;
+        }
+        // DESTROY_PRE: the callbacks still see a live stream (two destroys racing may both
+        // report it; only one goes on to tear it down).
+        self.stream_state_changed(stream.handle, false);
+        if self.streams.remove(stream.handle.as_raw()).is_none() {
+            return false;
+        }
         crate::observe::stream_retired(stream.handle.as_raw());
         if let Some(sub) = lock(&stream.subscriber).take() {
             self.reports.unsubscribe(&sub, stream.handle);
         }
         stream.close(discard);
+        crate::sync::order::assert_none_held("joining a stream worker");
         stream.join_worker();
         stream.context.device.release_stream(stream.id);
+        true
     }
 
-    /// Destroys a context and all its streams; with `wait`, pending work finishes first.
-    fn destroy_context_now(&self, ctx: &Arc<Context>, wait: bool) {
-        self.contexts.remove(ctx.handle.as_raw());
-        ctx.mark_destroyed();
-        let streams = ctx.take_streams();
+    /// Destroys a context and all its streams; with `wait`, pending work finishes first. The
+    /// caller that removes the context's handle does it: `false` when another call got there
+    /// first (its streams are that call's to retire).
+    fn destroy_context_now(&self, ctx: &Arc<Context>, wait: bool) -> bool {
+        if self.contexts.remove(ctx.handle.as_raw()).is_none() {
+            return false;
+        }
+        let streams = ctx.close_and_take_streams();
         if wait {
             for s in &streams {
                 s.wait_idle(None);
@@ -139,44 +174,58 @@ impl Runtime {
         if thread_state::current_context(self.serial) == Some(ctx.handle) {
             thread_state::set_current_context(self.serial, None);
         }
+        true
     }
 
     /// `aclrtSetDevice`: binds the thread to the device's default context (created on first use).
     pub fn set_device(&self, id: i32) -> Result<()> {
         let device = self.device_by_id(id)?;
         let mut binding = lock(&device.binding);
-        let ctx = match &binding.default_context {
-            Some(ctx) => ctx.clone(),
+        let (ctx, made) = match &binding.default_context {
+            Some(ctx) => (ctx.clone(), false),
             None => {
                 let ctx = self.new_context(&device, true, ContextPolicy::ACL)?;
                 binding.default_context = Some(ctx.clone());
-                ctx
+                (ctx, true)
             }
         };
         binding.set_count += 1;
+        drop(binding);
         crate::clock::start();
         thread_state::set_current_context(self.serial, Some(ctx.handle));
+        if made {
+            // Stream state callbacks are user code: told after the binding is released.
+            self.default_stream_created(&ctx);
+        }
         Ok(())
     }
 
     /// `aclrtResetDevice`: at count zero waits for pending work, then destroys the default
-    /// context and its streams.
+    /// context and its streams. The wait happens after the device's binding is released: the
+    /// work waited for may itself set the device.
     pub fn reset_device(&self, id: i32) -> Result<()> {
         let device = self.device_by_id(id)?;
         not_in_callback("aclrtResetDevice")?;
-        let mut binding = lock(&device.binding);
-        if binding.set_count == 0 {
-            bail!(
-                ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
-                "device {id} is not set (aclrtResetDevice without a matching aclrtSetDevice)"
-            );
-        }
-        binding.set_count -= 1;
-        if binding.set_count == 0 {
-            if let Some(ctx) = binding.default_context.take() {
-                self.destroy_context_now(&ctx, true);
+        let teardown = self.teardown();
+        let released = {
+            let mut binding = lock(&device.binding);
+            if binding.set_count == 0 {
+                bail!(
+                    ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,
+                    "device {id} is not set (aclrtResetDevice without a matching aclrtSetDevice)"
+                );
             }
+            binding.set_count -= 1;
+            if binding.set_count == 0 {
+                binding.default_context.take()
+            } else {
+                None
+            }
+        };
+        if let Some(ctx) = released {
+            self.destroy_context_now(&ctx, true);
         }
+        drop(teardown);
         Ok(())
     }
 
@@ -211,6 +260,7 @@ impl Runtime {
     pub fn create_context(&self, device_id: i32) -> Result<ContextHandle> {
         let device = self.device_by_id(device_id)?;
         let ctx = self.new_context(&device, false, ContextPolicy::ACL)?;
+        self.default_stream_created(&ctx);
         crate::clock::start();
         thread_state::set_current_context(self.serial, Some(ctx.handle));
         Ok(ctx.handle)
@@ -227,7 +277,13 @@ impl Runtime {
             );
         }
         not_in_callback("aclrtDestroyContext")?;
-        self.destroy_context_now(&ctx, true);
+        let _teardown = self.teardown();
+        if !self.destroy_context_now(&ctx, true) {
+            bail!(
+                ACL_ERROR_RT_CONTEXT_NULL,
+                "{handle:?} was destroyed by another call meanwhile"
+            );
+        }
         Ok(())
     }
 

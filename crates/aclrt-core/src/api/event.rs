@@ -187,7 +187,7 @@ impl Runtime {
                 format!("{handle:?} was destroyed concurrently"),
             );
         }
-        event.release_sync_resource(&mut lock(&event.state));
+        event.retire();
         if crate::observe::enabled() {
             crate::observe::event_destroyed(handle.as_raw());
         }
@@ -201,6 +201,13 @@ impl Runtime {
         stream: &Arc<crate::stream::Stream>,
     ) -> Result<()> {
         let mut state = lock(&event.state);
+        if state.destroyed {
+            bail!(
+                ACL_ERROR_RT_INVALID_HANDLE,
+                "event {} was destroyed by another call meanwhile",
+                event.id
+            );
+        }
         let takes_resource = event.counts_while_recorded() && !state.holds_sync_resource;
         if takes_resource {
             if !event.context.device.acquire_sync_event() {

@@ -6,7 +6,7 @@
 //! instance's serial, and the global serial changes whenever the runtime does.
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use super::not_in_callback;
@@ -14,7 +14,7 @@ use crate::codes::*;
 use crate::config::Config;
 use crate::error::{bail, err, Error, Result};
 use crate::runtime::Runtime;
-use crate::sync::lock;
+use crate::sync::{lock, SpinPolicy, WaitList};
 use crate::thread_state;
 
 struct Lifecycle {
@@ -28,6 +28,15 @@ static LIFECYCLE: Mutex<Lifecycle> = Mutex::new(Lifecycle {
     init_count: 0,
     configured: None,
 });
+/// An `aclFinalize` is tearing the runtime down (set and cleared under [`LIFECYCLE`], which
+/// is not held meanwhile: the teardown waits for kernels, and they may call in).
+static FINALIZING: AtomicBool = AtomicBool::new(false);
+/// Where an `aclInit` waits for a finalize under way.
+static FINALIZED: std::sync::OnceLock<WaitList> = std::sync::OnceLock::new();
+
+fn finalized() -> &'static WaitList {
+    FINALIZED.get_or_init(WaitList::new)
+}
 /// The installed runtime.
 static INSTALLED: RwLock<Option<Arc<Runtime>>> = RwLock::new(None);
 /// Serial of the installed runtime; 0 while there is none.
@@ -123,10 +132,29 @@ pub fn configure(config: Config) -> Result<()> {
     })())
 }
 
-/// `aclInit`. A repeated call returns `ACL_ERROR_REPEAT_INITIALIZE` and still counts.
+/// `aclInit`. A repeated call returns `ACL_ERROR_REPEAT_INITIALIZE` and still counts. While
+/// an `aclFinalize` is under way it waits for it to finish, except from a callback or host
+/// kernel (which the finalize may be waiting for): there it fails at once with `107000`.
 pub fn init() -> Result<()> {
     noted((|| {
         let mut life = lock(&LIFECYCLE);
+        while FINALIZING.load(Ordering::SeqCst) {
+            drop(life);
+            if crate::thread_state::in_callback() {
+                bail!(
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    "aclInit must not be called from a callback, host function or host kernel \
+                     while aclFinalize is tearing down the runtime that runs it"
+                );
+            }
+            finalized().wait_until(
+                || !FINALIZING.load(Ordering::SeqCst),
+                None,
+                SpinPolicy::Brief,
+            );
+            life = lock(&LIFECYCLE);
+        }
+        watch_forks();
         if life.init_count > 0 {
             life.init_count += 1;
             bail!(
@@ -182,14 +210,88 @@ pub fn finalize() -> Result<()> {
         INSTALLED_SERIAL.store(0, Ordering::Release);
         let rt = INSTALLED.write().unwrap_or_else(|e| e.into_inner()).take();
         life.init_count = 0;
+        FINALIZING.store(true, Ordering::SeqCst);
+        // No lock is held from here on: the teardown waits for running kernels, and they may
+        // call into the runtime (getting 100001, or 107000 for aclInit) instead of deadlocking.
         drop(life);
         if let Some(rt) = rt {
             rt.shut_down();
         }
         let _ = CACHED.try_with(|c| c.try_borrow_mut().map(|mut c| c.take()));
         crate::trace::on_finalize();
+        {
+            let _life = lock(&LIFECYCLE);
+            FINALIZING.store(false, Ordering::SeqCst);
+        }
+        finalized().wake_all();
         Ok(())
     })())
+}
+
+/// Registers the fork handlers once (at the first `aclInit`).
+///
+/// A child process made by `fork()` has only the thread that forked: the parent's stream
+/// workers and report threads are not there, and locks they held stay held. So the child
+/// starts uninitialised: the parent's runtime is left untouched (never used, never dropped,
+/// since dropping it would join threads that do not exist), every call returns `100001`
+/// until the child's own `aclInit`, which makes a fresh runtime. The handlers hold the
+/// lifecycle locks across the fork, so the child never inherits them half-taken. The parent
+/// goes on as before.
+fn watch_forks() {
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(|| {
+        // SAFETY: three plain functions with no preconditions; they run in the forking
+        // thread around fork(), as pthread_atfork specifies.
+        let rc = unsafe {
+            libc::pthread_atfork(
+                Some(before_fork),
+                Some(after_fork_in_parent),
+                Some(after_fork_in_child),
+            )
+        };
+        if rc != 0 {
+            eprintln!("aclrt: pthread_atfork failed ({rc}): a forked child must not use ACL");
+        }
+    });
+}
+
+type ForkHeld = (
+    std::sync::MutexGuard<'static, Lifecycle>,
+    std::sync::RwLockWriteGuard<'static, Option<Arc<Runtime>>>,
+);
+
+thread_local! {
+    /// The lifecycle locks, held by the forking thread across `fork()`.
+    static FORK_HELD: RefCell<Option<ForkHeld>> = const { RefCell::new(None) };
+}
+
+extern "C" fn before_fork() {
+    let life = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
+    let installed = INSTALLED.write().unwrap_or_else(|e| e.into_inner());
+    let _ = FORK_HELD.try_with(|held| *held.borrow_mut() = Some((life, installed)));
+}
+
+extern "C" fn after_fork_in_parent() {
+    let _ = FORK_HELD.try_with(|held| held.borrow_mut().take());
+}
+
+extern "C" fn after_fork_in_child() {
+    let _ = FORK_HELD.try_with(|held| {
+        if let Some((mut life, mut installed)) = held.borrow_mut().take() {
+            // The parent's runtime is abandoned, not dropped (see `watch_forks`).
+            std::mem::forget(installed.take());
+            INSTALLED_SERIAL.store(0, Ordering::SeqCst);
+            life.init_count = 0;
+            FINALIZING.store(false, Ordering::SeqCst);
+        }
+    });
+    let _ = CACHED.try_with(|c| {
+        if let Ok(mut c) = c.try_borrow_mut() {
+            std::mem::forget(c.take());
+        }
+    });
+    super::forget_thread_id();
+    crate::callback::forget_exit_watch();
 }
 
 /// Counts the live objects of the process's runtime (all zero without one).
@@ -257,7 +359,7 @@ macro_rules! on_the_process_runtime {
 }
 
 use crate::exception::ExceptionCallback;
-use crate::handle::{ContextHandle, EventHandle, StreamHandle};
+use crate::handle::{ContextHandle, EventHandle, NotifyHandle, StreamHandle};
 use crate::task_info::{HostFn, KernelFn};
 
 on_the_process_runtime! {
@@ -313,6 +415,84 @@ on_the_process_runtime! {
     fn launch_kernel(handle: StreamHandle, name: &str, access: super::KernelAccess, kernel: KernelFn) -> u64;
     fn stream_priority(handle: StreamHandle) -> u32;
     fn set_stream_name(handle: StreamHandle, name: &str) -> ();
+    fn reset_device_force(id: i32) -> ();
+    fn get_soc_name() -> String;
+    fn get_device_info(device_id: u32, attr: u32) -> i64;
+    fn get_device_capability(device_id: u32, info: i32) -> i64;
+    fn get_device_feature(device_id: i32, feature: u32) -> i32;
+    fn query_device_status(device_id: i32) -> u32;
+    fn get_device_utilization_rate(device_id: i32) -> super::Utilization;
+    fn device_get_stream_priority_range() -> (i32, i32);
+    fn device_get_uuid(device_id: i32) -> [u8; 16];
+    fn device_can_access_peer(device_id: i32, peer_id: i32) -> i32;
+    fn device_enable_peer_access(peer_id: i32, flags: u32) -> ();
+    fn device_disable_peer_access(peer_id: i32) -> ();
+    fn device_peer_access_status(device_id: i32, peer_id: i32) -> i32;
+    fn ctx_get_current_default_stream() -> StreamHandle;
+    fn stream_get_flags(handle: StreamHandle) -> u32;
+    fn get_stream_available_num() -> u32;
+    fn create_stream_v2(config: &super::StreamConfig) -> StreamHandle;
+    fn stream_abort(handle: StreamHandle) -> ();
+    fn stream_stop(handle: StreamHandle) -> ();
+    fn reg_stream_state_callback(name: &str, callback: Option<crate::StreamStateCallback>) -> ();
+    fn create_notify(flag: u64) -> NotifyHandle;
+    fn destroy_notify(handle: NotifyHandle) -> ();
+    fn record_notify(handle: NotifyHandle, stream: StreamHandle) -> ();
+    fn wait_and_reset_notify(handle: NotifyHandle, stream: StreamHandle, timeout_s: u32) -> ();
+    fn get_notify_id(handle: NotifyHandle) -> u32;
+    fn notify_batch_reset(handles: &[NotifyHandle]) -> ();
+    fn notify_is_set(handle: NotifyHandle) -> bool;
+    fn value_write(addr: usize, value: u64, flag: u32, stream: StreamHandle) -> ();
+    fn value_wait(addr: usize, value: u64, flag: u32, stream: StreamHandle) -> ();
+    fn malloc_align32(size: usize, policy: u32) -> usize;
+    fn malloc_cached(size: usize, policy: u32) -> usize;
+    fn malloc_with_cfg(size: usize, policy: u32, attrs: &[super::MallocAttribute]) -> usize;
+    fn mem_flush(ptr: usize, size: usize) -> ();
+    fn mem_invalidate(ptr: usize, size: usize) -> ();
+    fn pointer_get_attributes(ptr: usize) -> super::PointerAttributes;
+    fn mem_get_allocation_granularity(mem_attr: u32, option: u32) -> usize;
+    fn exception_info_callback_register(key: usize, callback: ExceptionCallback) -> ();
+    fn exception_info_callback_unregister(key: usize) -> ();
+    fn get_error_verbose(device_id: i32) -> super::ErrorVerbose;
+    fn subscribe_host_func(thread_id: u64, stream: StreamHandle) -> ();
+    fn process_host_func(timeout_ms: i32) -> ();
+    fn unsubscribe_host_func(thread_id: u64, stream: StreamHandle) -> ();
+}
+
+/// [`Runtime::memcpy_2d`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::memcpy_2d`].
+pub unsafe fn memcpy_2d(
+    dst: usize,
+    dpitch: usize,
+    src: usize,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: u32,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.memcpy_2d(dst, dpitch, src, spitch, width, height, kind) })
+}
+
+/// [`Runtime::memcpy_2d_async`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::memcpy_2d_async`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn memcpy_2d_async(
+    dst: usize,
+    dpitch: usize,
+    src: usize,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: u32,
+    stream: StreamHandle,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.memcpy_2d_async(dst, dpitch, src, spitch, width, height, kind, stream) })
 }
 
 /// [`Runtime::memcpy`] on the process's runtime.

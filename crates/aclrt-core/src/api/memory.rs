@@ -293,6 +293,35 @@ impl Runtime {
         }
         self.memory.check_access(dst, count, "copy destination")?;
         self.memory.check_access(src, count, "copy source")?;
+        if count == 0 {
+            return Ok(());
+        }
+        self.check_peer_access(dst, src, name)
+    }
+
+    /// A copy between the memory of two devices needs the current device to have peer access
+    /// to each of them that is not itself (`aclrtDeviceEnablePeerAccess`): `207006` otherwise.
+    pub(crate) fn check_peer_access(&self, dst: usize, src: usize, name: &str) -> Result<()> {
+        let (Some(Place::Device(to)), Some(Place::Device(from))) = (
+            self.memory.place_of(dst, "copy destination")?,
+            self.memory.place_of(src, "copy source")?,
+        ) else {
+            return Ok(());
+        };
+        if to == from {
+            return Ok(());
+        }
+        let current = self.current_context()?.device.id;
+        for other in [from, to] {
+            if !self.extras.peer_enabled(current, other) {
+                bail!(
+                    ACL_ERROR_RT_NO_PERMISSION,
+                    "{name}: copying from device {from}'s memory to device {to}'s needs peer \
+                     access from the current device {current} to device {other} \
+                     (aclrtDeviceEnablePeerAccess)"
+                );
+            }
+        }
         Ok(())
     }
 

@@ -14,17 +14,29 @@
 
 mod callback;
 mod device;
+mod device_info;
 mod event;
+mod exception_ext;
 mod global;
 mod memory;
+mod memory_ext;
+mod memory_query;
 mod not_supported;
+mod notify;
 mod stream;
+mod stream_ext;
 
 pub use device::*;
+pub use device_info::*;
 pub(crate) use event::*;
+pub use exception_ext::*;
 pub use global::*;
+pub use memory_ext::*;
+pub use memory_query::*;
 pub use not_supported::not_supported;
+pub use notify::MAX_NOTIFIES_PER_DEVICE;
 pub use stream::*;
+pub use stream_ext::*;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -43,15 +55,21 @@ use crate::thread_state::{self, in_callback};
 /// The calling thread's OS id, for task metadata. Cached per thread: `gettid` is a system call,
 /// and it was the largest single cost of enqueueing a task.
 pub(crate) fn os_thread_id() -> u32 {
-    thread_local! {
-        static TID: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-    }
     TID.with(|c| {
         if c.get() == 0 {
             c.set(thread_state::os_thread_id());
         }
         c.get()
     })
+}
+
+thread_local! {
+    static TID: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Forgets the calling thread's cached OS id (a forked child's thread has a new one).
+pub(crate) fn forget_thread_id() {
+    let _ = TID.try_with(|c| c.set(0));
 }
 
 pub(crate) fn not_in_callback(call: &str) -> Result<()> {

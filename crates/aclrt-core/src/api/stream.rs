@@ -77,7 +77,15 @@ impl Runtime {
                 legacy_sync,
             ))
         });
-        ctx.add_stream(stream.clone());
+        if !ctx.add_stream(stream.clone()) {
+            self.streams.remove(stream.handle.as_raw());
+            ctx.device.release_stream(id);
+            bail!(
+                ACL_ERROR_RT_CONTEXT_NULL,
+                "the current context was destroyed while the stream was being created"
+            );
+        }
+        self.stream_state_changed(stream.handle, true);
         if crate::observe::enabled() {
             crate::observe::stream_created(stream.task_ref(0));
         }
@@ -98,6 +106,7 @@ impl Runtime {
                 "{name}: the default stream cannot be destroyed"
             );
         }
+        let _teardown = self.teardown();
         if !discard {
             let last = stream
                 .submitted()
@@ -109,8 +118,15 @@ impl Runtime {
                 || stream.wait_idle(None),
             );
         }
+        // Exactly one destroy of a stream wins (another destroy, a device reset, a context
+        // destroy or aclFinalize may race this one); the others find the handle dead.
+        if !self.retire_stream(&stream, discard) {
+            bail!(
+                ACL_ERROR_RT_INVALID_HANDLE,
+                "{name}: {handle:?} was destroyed by another call meanwhile"
+            );
+        }
         stream.context.remove_stream(&stream);
-        self.retire_stream(&stream, discard);
         Ok(())
     }
 

@@ -53,7 +53,13 @@ use std::time::Duration;
 pub use report::{Access, AccessKind, Finding, Kind, Object, Site, Wait};
 
 use crate::observe::{self, Observed, Observer, ObserverId};
-use crate::sync::lock;
+/// The checker's own locks are leaves below every runtime lock: observer events arrive with
+/// runtime locks held (a submit's event comes under the stream's submit lock), and the checker
+/// takes no other lock while it holds one. So they are plain locks, outside the runtime's
+/// lock-order table, and the watchdog can wait on them with a condition variable.
+fn lock<T: ?Sized>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 use crate::task_info::TaskKind;
 use state::{Caller, State};
 

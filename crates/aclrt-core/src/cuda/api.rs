@@ -17,18 +17,14 @@ use super::{
     CU_EVENT_RECORD_DEFAULT, CU_EVENT_RECORD_EXTERNAL, CU_EVENT_WAIT_EXTERNAL,
     CU_STREAM_NON_BLOCKING,
 };
-use crate::consts::{
-    ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEM_MALLOC_HUGE_FIRST,
-};
 use crate::context::Context;
 use crate::error::Failure;
 use crate::event::{Event, Family};
 use crate::handle::{ContextHandle, EventHandle, StreamHandle};
-use crate::policy::{ContextPolicy, LegacySync};
+use crate::policy::LegacySync;
 use crate::runtime::Runtime;
 use crate::stream::Stream;
 use crate::sync::SpinPolicy;
-use crate::thread_state;
 
 /// `CUdevice`.
 pub type CuDevice = i32;
@@ -37,7 +33,6 @@ pub type CuDevicePtr = u64;
 /// A CUDA host kernel: `Err(code)` fails the task with that `CUresult` (sticky on the context).
 pub type CuKernelFn = Box<dyn FnOnce() -> Result<(), CuResult> + Send>;
 
-const CTX_FLAG_BITS: u32 = 0x1F;
 const EVENT_FLAG_BITS: u32 =
     CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
 
@@ -61,7 +56,7 @@ pub(crate) fn was_initialized() -> bool {
     CU_INITIALIZED.load(Ordering::Acquire)
 }
 
-fn fail<T>(code: CuResult, message: impl Into<String>) -> CuResultOf<T> {
+pub(super) fn fail<T>(code: CuResult, message: impl Into<String>) -> CuResultOf<T> {
     Err(CuError::new(code, message))
 }
 
@@ -73,31 +68,43 @@ pub fn ensure_initialized() -> CuResultOf<()> {
 
 /// Runs one CUDA call on the process's runtime. Failures are not noted in ACL's per-thread
 /// error state: the two APIs keep their errors apart.
-fn cu<T>(body: impl FnOnce(&Runtime) -> CuResultOf<T>) -> CuResultOf<T> {
+pub(super) fn cu<T>(body: impl FnOnce(&Runtime) -> CuResultOf<T>) -> CuResultOf<T> {
     crate::api::with_installed(body).map_err(CuError::from)?
 }
 
-fn failure_error(f: &Failure) -> CuError {
+pub(super) fn failure_error(f: &Failure) -> CuError {
     CuError::new(from_acl(f.code), crate::api::failure_error(f).message())
 }
 
 /// The sticky error of a context that a failed task stopped.
-fn sticky(ctx: &Context) -> CuResultOf<()> {
+pub(super) fn sticky(ctx: &Context) -> CuResultOf<()> {
     match ctx.stopped() {
         Some(f) => Err(failure_error(f)),
         None => Ok(()),
     }
 }
 
+/// The calling thread's current context: `CUDA_ERROR_INVALID_CONTEXT` when it has none,
+/// `CUDA_ERROR_CONTEXT_IS_DESTROYED` when another thread destroyed the one it has.
+pub(super) fn current_any(rt: &Runtime) -> CuResultOf<Arc<Context>> {
+    rt.current_context().map_err(|e| {
+        if crate::thread_state::current_context(rt.serial).is_some() {
+            CuError::new(CUDA_ERROR_CONTEXT_IS_DESTROYED, e.message())
+        } else {
+            e.into()
+        }
+    })
+}
+
 /// The current context, refusing one with a sticky error.
-fn current(rt: &Runtime) -> CuResultOf<Arc<Context>> {
-    let ctx = rt.current_context()?;
+pub(super) fn current(rt: &Runtime) -> CuResultOf<Arc<Context>> {
+    let ctx = current_any(rt)?;
     sticky(&ctx)?;
     Ok(ctx)
 }
 
 /// A live event made by `cuEventCreate`.
-fn cuda_event(rt: &Runtime, handle: EventHandle) -> CuResultOf<Arc<Event>> {
+pub(super) fn cuda_event(rt: &Runtime, handle: EventHandle) -> CuResultOf<Arc<Event>> {
     if handle.is_null() {
         return fail(CUDA_ERROR_INVALID_HANDLE, "the event is NULL");
     }
@@ -114,7 +121,7 @@ fn cuda_event(rt: &Runtime, handle: EventHandle) -> CuResultOf<Arc<Event>> {
 /// Resolves the special stream handles to the core's: NULL and `CU_STREAM_LEGACY` are the
 /// current context's default stream, `CU_STREAM_PER_THREAD` this thread's stream (made on first
 /// use). Other handles pass through unchecked.
-fn resolve(rt: &Runtime, handle: StreamHandle) -> CuResultOf<StreamHandle> {
+pub(super) fn resolve(rt: &Runtime, handle: StreamHandle) -> CuResultOf<StreamHandle> {
     match handle.as_raw() {
         0 | 1 => Ok(StreamHandle::NULL),
         2 => per_thread_stream(rt),
@@ -138,9 +145,9 @@ fn per_thread_stream(rt: &Runtime) -> CuResultOf<StreamHandle> {
 }
 
 /// The stream object behind a resolved handle (NULL: the current context's default stream).
-fn stream_of(rt: &Runtime, resolved: StreamHandle) -> CuResultOf<Arc<Stream>> {
+pub(super) fn stream_of(rt: &Runtime, resolved: StreamHandle) -> CuResultOf<Arc<Stream>> {
     if resolved.is_null() {
-        return Ok(crate::api::default_stream(&*rt.current_context()?)?);
+        return Ok(crate::api::default_stream(&*current_any(rt)?)?);
     }
     rt.streams.get(resolved.as_raw()).ok_or_else(|| {
         CuError::new(
@@ -171,51 +178,8 @@ pub fn init(flags: u32) -> CuResultOf<()> {
     Ok(())
 }
 
-/// `cuDeviceGet`.
-pub fn device_get(ordinal: i32) -> CuResultOf<CuDevice> {
-    cu(|rt| {
-        if rt.device(ordinal).is_none() {
-            return fail(
-                CUDA_ERROR_INVALID_DEVICE,
-                format!(
-                    "device ordinal {ordinal} is out of range: {} device(s)",
-                    rt.device_count()
-                ),
-            );
-        }
-        Ok(ordinal)
-    })
-}
-
-/// `cuDeviceGetCount`.
-pub fn device_get_count() -> CuResultOf<i32> {
-    cu(|rt| Ok(rt.device_count() as i32))
-}
-
-/// `cuCtxCreate(flags, dev)`: a new context with CUDA stream semantics, made current.
-/// `flags` are the scheduling flags (bits up to 0x1F), accepted and otherwise ignored.
-pub fn ctx_create(flags: u32, dev: CuDevice) -> CuResultOf<ContextHandle> {
-    cu(|rt| {
-        let Some(device) = rt.device(dev) else {
-            return fail(
-                CUDA_ERROR_INVALID_DEVICE,
-                format!("cuCtxCreate: device {dev} does not exist"),
-            );
-        };
-        if flags & !CTX_FLAG_BITS != 0 {
-            return fail(
-                CUDA_ERROR_INVALID_VALUE,
-                format!("cuCtxCreate: unknown context flags {flags:#x}"),
-            );
-        }
-        let ctx = rt.new_context(&device, false, ContextPolicy::CUDA)?;
-        crate::clock::start();
-        thread_state::set_current_context(rt.serial, Some(ctx.handle));
-        Ok(ctx.handle)
-    })
-}
-
-fn lookup_context(rt: &Runtime, handle: ContextHandle) -> CuResultOf<Arc<Context>> {
+/// A live context.
+pub(super) fn lookup_context(rt: &Runtime, handle: ContextHandle) -> CuResultOf<Arc<Context>> {
     match rt.contexts.get(handle.as_raw()) {
         Some(ctx) if !ctx.is_destroyed() => Ok(ctx),
         _ => fail(
@@ -225,57 +189,18 @@ fn lookup_context(rt: &Runtime, handle: ContextHandle) -> CuResultOf<Arc<Context
     }
 }
 
-/// `cuCtxDestroy`: waits for the context's work, then destroys its streams and events. Works
-/// after a sticky error (that is how a program recovers).
-pub fn ctx_destroy(handle: ContextHandle) -> CuResultOf<()> {
-    cu(|rt| {
-        let ctx = lookup_context(rt, handle)?;
-        rt.destroy_context(handle)?;
-        for (raw, ev) in rt.events.values() {
-            if Arc::ptr_eq(&ev.context, &ctx) {
-                rt.events.remove(raw);
-            }
-        }
-        Ok(())
-    })
-}
-
-/// `cuCtxSetCurrent`; NULL leaves the thread without a current context.
-pub fn ctx_set_current(handle: ContextHandle) -> CuResultOf<()> {
-    cu(|rt| {
-        if handle.is_null() {
-            thread_state::set_current_context(rt.serial, None);
-            return Ok(());
-        }
-        let ctx = lookup_context(rt, handle)?;
-        thread_state::set_current_context(rt.serial, Some(ctx.handle));
-        Ok(())
-    })
-}
-
-/// `cuCtxGetCurrent`: NULL when the thread has no (live) current context.
-pub fn ctx_get_current() -> CuResultOf<ContextHandle> {
-    cu(|rt| {
-        Ok(rt
-            .current_context()
-            .map(|c| c.handle)
-            .unwrap_or(ContextHandle::NULL))
-    })
-}
-
-/// `cuCtxSynchronize`: waits for every stream of the current context; reports a failure.
-pub fn ctx_synchronize() -> CuResultOf<()> {
-    cu(|rt| {
-        current(rt)?;
-        Ok(rt.synchronize_device()?)
-    })
-}
-
 // ---- streams ---------------------------------------------------------------------------------
 
 /// `cuStreamCreate(flags)`: `CU_STREAM_DEFAULT` (blocking: synchronises with the legacy stream)
 /// or `CU_STREAM_NON_BLOCKING`.
 pub fn stream_create(flags: u32) -> CuResultOf<StreamHandle> {
+    stream_create_with_priority(flags, 0)
+}
+
+/// `cuStreamCreateWithPriority(flags, priority)`: priorities outside
+/// [`STREAM_PRIORITY_GREATEST`, `STREAM_PRIORITY_LEAST`] are clamped to the range, as CUDA
+/// does; lower numbers are higher priorities.
+pub fn stream_create_with_priority(flags: u32, priority: i32) -> CuResultOf<StreamHandle> {
     cu(|rt| {
         let ctx = current(rt)?;
         if flags & !CU_STREAM_NON_BLOCKING != 0 {
@@ -289,8 +214,69 @@ pub fn stream_create(flags: u32) -> CuResultOf<StreamHandle> {
         } else {
             LegacySync::Blocking
         };
-        Ok(rt.create_stream_in(&ctx, 0, flags, sync)?)
+        let level = priority.clamp(STREAM_PRIORITY_GREATEST, STREAM_PRIORITY_LEAST)
+            - STREAM_PRIORITY_GREATEST;
+        Ok(rt.create_stream_in(&ctx, level as u32, flags, sync)?)
     })
+}
+
+/// The greatest (numerically lowest) stream priority: `cuCtxGetStreamPriorityRange`.
+pub const STREAM_PRIORITY_GREATEST: i32 = -5;
+/// The least stream priority, that of streams created without one.
+pub const STREAM_PRIORITY_LEAST: i32 = 0;
+
+/// `cuStreamGetPriority`: the (clamped) priority; the default streams have the least.
+pub fn stream_get_priority(handle: StreamHandle) -> CuResultOf<i32> {
+    cu(|rt| {
+        let s = stream_of(rt, resolve(rt, handle)?)?;
+        if s.is_default {
+            return Ok(STREAM_PRIORITY_LEAST);
+        }
+        Ok(s.priority as i32 + STREAM_PRIORITY_GREATEST)
+    })
+}
+
+/// `cuStreamGetFlags`: the flags the stream was created with (0 for the default streams).
+pub fn stream_get_flags(handle: StreamHandle) -> CuResultOf<u32> {
+    cu(|rt| {
+        let s = stream_of(rt, resolve(rt, handle)?)?;
+        Ok(if s.is_default { 0 } else { s.flags })
+    })
+}
+
+/// `cuStreamGetCtx`: the stream's context (for NULL and the special handles, the current one).
+pub fn stream_get_ctx(handle: StreamHandle) -> CuResultOf<ContextHandle> {
+    cu(|rt| {
+        let s = stream_of(rt, resolve(rt, handle)?)?;
+        Ok(s.context.handle)
+    })
+}
+
+/// `cuStreamGetId`: an id unique among the process's live streams.
+pub fn stream_get_id(handle: StreamHandle) -> CuResultOf<u64> {
+    cu(|rt| {
+        let s = stream_of(rt, resolve(rt, handle)?)?;
+        Ok(s.handle.as_raw())
+    })
+}
+
+/// `cuStreamAddCallback`: as [`launch_host_func`], the body getting the stream's status
+/// (`CUDA_SUCCESS`, or the context's sticky error if one stopped it before the body ran; CUDA
+/// calls such callbacks with the error rather than skipping them).
+pub fn stream_add_callback(
+    stream: StreamHandle,
+    body: Box<dyn FnOnce(CuResult) + Send>,
+    flags: u32,
+) -> CuResultOf<()> {
+    if flags != 0 {
+        return ensure_initialized().and_then(|_| {
+            fail(
+                CUDA_ERROR_INVALID_VALUE,
+                format!("cuStreamAddCallback: flags must be 0, not {flags:#x}"),
+            )
+        });
+    }
+    launch_host_func(stream, Box::new(move || body(CUDA_SUCCESS)))
 }
 
 /// `cuStreamDestroy`: waits for the stream's work, then destroys it. The special handles are
@@ -375,143 +361,6 @@ pub fn launch_host_kernel(stream: StreamHandle, name: &str, kernel: CuKernelFn) 
         let s = rt.stream_for_work(Some(s), "cuLaunchHostKernel")?;
         let body: crate::KernelFn = Box::new(move || kernel().map_err(to_acl_task_code));
         rt.launch_on(&s, name, Default::default(), body)?;
-        Ok(())
-    })
-}
-
-// ---- memory ----------------------------------------------------------------------------------
-
-/// `cuMemAlloc`: device memory, zeroed; size 0 → `CUDA_ERROR_INVALID_VALUE`.
-pub fn mem_alloc(size: usize) -> CuResultOf<CuDevicePtr> {
-    cu(|rt| {
-        current(rt)?;
-        Ok(rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)? as CuDevicePtr)
-    })
-}
-
-/// `cuMemFree`.
-pub fn mem_free(ptr: CuDevicePtr) -> CuResultOf<()> {
-    cu(|rt| Ok(rt.free(ptr as usize)?))
-}
-
-/// Waits for the legacy stream after a synchronous copy or set went through it, so the
-/// call is ordered with the legacy stream (hence with every blocking stream) and reports
-/// earlier asynchronous failures.
-fn finish_on_legacy(rt: &Runtime) -> CuResultOf<()> {
-    Ok(rt.synchronize_stream(StreamHandle::NULL)?)
-}
-
-/// `cuMemcpyHtoD`: ordered on the legacy stream; returns when the copy is done.
-///
-/// # Safety
-/// `src` must be readable for `count` bytes and `dst` writable.
-pub unsafe fn memcpy_htod(dst: CuDevicePtr, src: *const u8, count: usize) -> CuResultOf<()> {
-    // SAFETY: forwarded to the caller.
-    unsafe { memcpy_htod_async(dst, src, count, StreamHandle::NULL)? };
-    cu(finish_on_legacy)
-}
-
-/// `cuMemcpyHtoDAsync`.
-///
-/// # Safety
-/// As [`memcpy_htod`], until the copy has run.
-pub unsafe fn memcpy_htod_async(
-    dst: CuDevicePtr,
-    src: *const u8,
-    count: usize,
-    stream: StreamHandle,
-) -> CuResultOf<()> {
-    // SAFETY: forwarded to the caller.
-    unsafe {
-        copy_async(
-            dst as usize,
-            src as usize,
-            count,
-            ACL_MEMCPY_HOST_TO_DEVICE,
-            stream,
-        )
-    }
-}
-
-/// `cuMemcpyDtoH`: ordered on the legacy stream; returns when the copy is done.
-///
-/// # Safety
-/// `src` must be readable for `count` bytes and `dst` writable.
-pub unsafe fn memcpy_dtoh(dst: *mut u8, src: CuDevicePtr, count: usize) -> CuResultOf<()> {
-    // SAFETY: forwarded to the caller.
-    unsafe { memcpy_dtoh_async(dst, src, count, StreamHandle::NULL)? };
-    cu(finish_on_legacy)
-}
-
-/// `cuMemcpyDtoHAsync`.
-///
-/// # Safety
-/// As [`memcpy_dtoh`], until the copy has run.
-pub unsafe fn memcpy_dtoh_async(
-    dst: *mut u8,
-    src: CuDevicePtr,
-    count: usize,
-    stream: StreamHandle,
-) -> CuResultOf<()> {
-    // SAFETY: forwarded to the caller.
-    unsafe {
-        copy_async(
-            dst as usize,
-            src as usize,
-            count,
-            ACL_MEMCPY_DEVICE_TO_HOST,
-            stream,
-        )
-    }
-}
-
-/// One copy task on a CUDA stream, after CUDA's own stream and context checks.
-///
-/// # Safety
-/// `src` readable and `dst` writable for `count` bytes until the copy has run.
-unsafe fn copy_async(
-    dst: usize,
-    src: usize,
-    count: usize,
-    kind: u32,
-    stream: StreamHandle,
-) -> CuResultOf<()> {
-    cu(|rt| {
-        let h = resolve(rt, stream)?;
-        stream_of(rt, h)?;
-        current(rt)?;
-        // SAFETY: forwarded to the caller.
-        unsafe { rt.memcpy_async(dst, count, src, count, kind, h)? };
-        Ok(())
-    })
-}
-
-/// `cuMemsetD8`: ordered on the legacy stream; returns when the set is done.
-///
-/// # Safety
-/// `dst` must be writable for `count` bytes.
-pub unsafe fn memset_d8(dst: CuDevicePtr, value: u8, count: usize) -> CuResultOf<()> {
-    // SAFETY: forwarded to the caller.
-    unsafe { memset_d8_async(dst, value, count, StreamHandle::NULL)? };
-    cu(finish_on_legacy)
-}
-
-/// `cuMemsetD8Async`.
-///
-/// # Safety
-/// As [`memset_d8`], until the set has run.
-pub unsafe fn memset_d8_async(
-    dst: CuDevicePtr,
-    value: u8,
-    count: usize,
-    stream: StreamHandle,
-) -> CuResultOf<()> {
-    cu(|rt| {
-        let h = resolve(rt, stream)?;
-        stream_of(rt, h)?;
-        current(rt)?;
-        // SAFETY: forwarded to the caller.
-        unsafe { rt.memset_async(dst as usize, count, i32::from(value), count, h)? };
         Ok(())
     })
 }

@@ -8,9 +8,18 @@
 
 mod api;
 pub mod codes;
+mod context;
+mod device;
+mod memory;
+mod module;
+mod state;
 
 pub use api::*;
 pub use codes::{CuError, CuResult, CuResultOf};
+pub use context::*;
+pub use device::*;
+pub use memory::*;
+pub use module::*;
 
 use crate::handle::StreamHandle;
 

@@ -250,6 +250,14 @@ impl MemoryMap {
         }
     }
 
+    /// The live allocation that contains `ptr`: its base and what it is.
+    pub(crate) fn allocation_at(&self, ptr: usize) -> Option<(usize, Allocation)> {
+        match self.read().region(ptr) {
+            Region::Live { base, allocation } => Some((base, allocation)),
+            _ => None,
+        }
+    }
+
     /// Frees everything (finalize). The segments stay reserved; their pages go back.
     pub(crate) fn clear(&self) -> Vec<(usize, Allocation)> {
         let mut inner = self.write();
@@ -269,6 +277,21 @@ impl MemoryMap {
 
     pub(crate) fn live(&self) -> usize {
         self.read().live.len()
+    }
+
+    /// Where the memory at `ptr` lives: `Some` inside a live allocation, `None` outside the
+    /// runtime's memory; `100000` in runtime memory that is not allocated (freed, typically).
+    pub(crate) fn place_of(&self, ptr: usize, what: &str) -> Result<Option<Place>> {
+        let inner = self.read();
+        match inner.region(ptr) {
+            Region::Live { allocation, .. } => Ok(Some(allocation.place)),
+            Region::Foreign => Ok(None),
+            Region::Dead(_) => bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{what} at {ptr:#x} is not in a live runtime allocation: {}",
+                inner.describe(ptr)
+            ),
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 
 mod doorbell;
 mod latch;
+pub(crate) mod order;
 mod waitlist;
 mod workqueue;
 
@@ -42,7 +43,64 @@ pub(crate) mod shim {
 }
 
 /// Locks a runtime mutex, ignoring poisoning: user closures run under `catch_unwind` and never
-/// while a runtime lock is held, so a poisoned lock still guards consistent state.
+/// while a runtime lock is held, so a poisoned lock still guards consistent state. Debug
+/// builds check the lock order on the way ([`order`]).
+#[cfg(not(all(debug_assertions, not(loom))))]
 pub(crate) fn lock<T: ?Sized>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Locks a runtime mutex, ignoring poisoning: user closures run under `catch_unwind` and never
+/// while a runtime lock is held, so a poisoned lock still guards consistent state. Debug
+/// builds check the lock order on the way ([`order`]).
+#[cfg(all(debug_assertions, not(loom)))]
+pub(crate) fn lock<T: ?Sized>(m: &std::sync::Mutex<T>) -> Locked<'_, T> {
+    let guard = m.lock().unwrap_or_else(|e| e.into_inner());
+    let class = order::class_name(std::any::type_name::<T>());
+    order::acquired(class);
+    Locked { guard, class }
+}
+
+/// What [`lock`] returns: the plain guard, or in debug builds one that tells the lock-order
+/// checker when it is released.
+#[cfg(all(debug_assertions, not(loom)))]
+pub(crate) type Guard<'a, T> = Locked<'a, T>;
+/// What [`lock`] returns.
+#[cfg(not(all(debug_assertions, not(loom))))]
+pub(crate) type Guard<'a, T> = std::sync::MutexGuard<'a, T>;
+
+/// A runtime lock's guard that tells the lock-order checker when it is released.
+#[cfg(all(debug_assertions, not(loom)))]
+pub(crate) struct Locked<'a, T: ?Sized> {
+    guard: std::sync::MutexGuard<'a, T>,
+    class: &'static str,
+}
+
+#[cfg(all(debug_assertions, not(loom)))]
+impl<T: ?Sized> std::ops::Deref for Locked<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.guard
+    }
+}
+
+#[cfg(all(debug_assertions, not(loom)))]
+impl<T: ?Sized> std::ops::DerefMut for Locked<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.guard
+    }
+}
+
+#[cfg(all(debug_assertions, not(loom)))]
+impl<T: ?Sized> Drop for Locked<'_, T> {
+    fn drop(&mut self) {
+        order::released(self.class);
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests_support {
+    /// Data of two locks no nesting rule mentions.
+    pub(crate) struct Outer;
+    pub(crate) struct Inner;
 }

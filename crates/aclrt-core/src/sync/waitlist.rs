@@ -110,6 +110,8 @@ impl WaitList {
         spin: SpinPolicy,
         key: u64,
     ) -> bool {
+        // Whatever is waited for may need any runtime lock to happen.
+        super::order::assert_none_held("blocking in a wait list");
         if ready() {
             return true;
         }

@@ -204,13 +204,15 @@ static ENV_PATH: Mutex<Option<PathBuf>> = Mutex::new(None);
 
 /// Starts (or restarts) the built-in collector, dropping anything gathered before.
 pub fn start() {
+    // Read before the collector's lock: the names have their own lock.
+    let named_before = observe::named_streams();
     let mut installed = lock(&COLLECTOR);
     collector::clear_all();
     if installed.is_none() {
         *installed = Some(observe::install(Arc::new(collector::Collector)));
     }
     // Streams named before the trace began keep their names in it.
-    for named in observe::named_streams() {
+    for named in named_before {
         collector::stream_named(StreamInfo {
             device_id: named.device_id,
             stream_id: named.stream_id,

@@ -1,0 +1,256 @@
+//! Memory beyond malloc, free, copy and set: 2D copies, allocation variants, cache maintenance,
+//! pointer attributes and allocation granularity.
+
+use std::ffi::c_void;
+
+use aclrt::api::MallocAttribute;
+
+use crate::{aclError, aclrtStream, entry, not_null, produce, stream_handle};
+
+/// `aclrtMallocAttribute`: the attribute type and its 8-byte value union.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtMallocAttribute {
+    /// `aclrtMallocAttrType`.
+    pub attr: u32,
+    /// `aclrtMallocAttrValue`, as bytes.
+    pub value: [u8; 8],
+}
+
+/// `aclrtMallocConfig`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtMallocConfig {
+    /// The attributes.
+    pub attrs: *mut aclrtMallocAttribute,
+    /// How many.
+    pub numAttrs: usize,
+}
+
+/// `aclrtMemLocation`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtMemLocation {
+    /// Device id (for device memory).
+    pub id: u32,
+    /// `aclrtMemLocationType`.
+    pub r#type: u32,
+}
+
+/// `aclrtPtrAttributes`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtPtrAttributes {
+    /// Where the memory lives.
+    pub location: aclrtMemLocation,
+    /// Page size in bytes.
+    pub pageSize: u32,
+    /// Reserved, set to 0.
+    pub rsv: [u32; 4],
+}
+
+/// `aclrtPhysicalMemProp`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtPhysicalMemProp {
+    /// `aclrtMemHandleType`.
+    pub handleType: u32,
+    /// `aclrtMemAllocationType`.
+    pub allocationType: u32,
+    /// `aclrtMemAttr`.
+    pub memAttr: u32,
+    /// Where.
+    pub location: aclrtMemLocation,
+    /// Reserved.
+    pub reserve: u64,
+}
+
+/// `aclrtMemcpy2d`: synchronous, host to device or device to host.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpy2d(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: u32,
+) -> aclError {
+    // SAFETY: the pointers are valid for the rows they name by the C caller's contract; the
+    // core refuses spans that overrun or touch freed runtime memory.
+    entry("aclrtMemcpy2d", |rt| unsafe {
+        rt.memcpy_2d(
+            dst as usize,
+            dpitch,
+            src as usize,
+            spitch,
+            width,
+            height,
+            kind,
+        )
+    })
+}
+
+/// `aclrtMemcpy2dAsync`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn aclrtMemcpy2dAsync(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: u32,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: as aclrtMemcpy2d, until the copy has run.
+    entry("aclrtMemcpy2dAsync", |rt| unsafe {
+        rt.memcpy_2d_async(
+            dst as usize,
+            dpitch,
+            src as usize,
+            spitch,
+            width,
+            height,
+            kind,
+            stream_handle(stream),
+        )
+    })
+}
+
+/// `aclrtMallocAlign32`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMallocAlign32(
+    devPtr: *mut *mut c_void,
+    size: usize,
+    policy: u32,
+) -> aclError {
+    // SAFETY: `devPtr` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtMallocAlign32", devPtr, "devPtr", |rt| {
+            Ok(rt.malloc_align32(size, policy)? as *mut c_void)
+        })
+    }
+}
+
+/// `aclrtMallocCached`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMallocCached(
+    devPtr: *mut *mut c_void,
+    size: usize,
+    policy: u32,
+) -> aclError {
+    // SAFETY: `devPtr` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtMallocCached", devPtr, "devPtr", |rt| {
+            Ok(rt.malloc_cached(size, policy)? as *mut c_void)
+        })
+    }
+}
+
+/// `aclrtMallocWithCfg`: `cfg` may be NULL; a config with attributes must point at them.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMallocWithCfg(
+    devPtr: *mut *mut c_void,
+    size: usize,
+    policy: u32,
+    cfg: *mut aclrtMallocConfig,
+) -> aclError {
+    // SAFETY: `devPtr` is NULL or writable, `cfg` NULL or readable with `numAttrs` readable
+    // attributes: the C caller's contract.
+    unsafe {
+        produce("aclrtMallocWithCfg", devPtr, "devPtr", |rt| {
+            let attrs: Vec<MallocAttribute> = if cfg.is_null() || (*cfg).numAttrs == 0 {
+                Vec::new()
+            } else {
+                let cfg = &*cfg;
+                not_null(cfg.attrs, "aclrtMallocWithCfg", "cfg->attrs")?;
+                std::slice::from_raw_parts(cfg.attrs, cfg.numAttrs)
+                    .iter()
+                    .map(|a| MallocAttribute {
+                        attr: a.attr,
+                        value: a.value,
+                    })
+                    .collect()
+            };
+            Ok(rt.malloc_with_cfg(size, policy, &attrs)? as *mut c_void)
+        })
+    }
+}
+
+/// `aclrtMemFlush`: nothing to do on the host; the range is checked.
+#[no_mangle]
+pub extern "C" fn aclrtMemFlush(devPtr: *mut c_void, size: usize) -> aclError {
+    entry("aclrtMemFlush", |rt| rt.mem_flush(devPtr as usize, size))
+}
+
+/// `aclrtMemInvalidate`: as `aclrtMemFlush`.
+#[no_mangle]
+pub extern "C" fn aclrtMemInvalidate(devPtr: *mut c_void, size: usize) -> aclError {
+    entry("aclrtMemInvalidate", |rt| {
+        rt.mem_invalidate(devPtr as usize, size)
+    })
+}
+
+/// `aclrtPointerGetAttributes`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtPointerGetAttributes(
+    ptr: *const c_void,
+    attributes: *mut aclrtPtrAttributes,
+) -> aclError {
+    // SAFETY: `attributes` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce(
+            "aclrtPointerGetAttributes",
+            attributes,
+            "attributes",
+            |rt| {
+                let a = rt.pointer_get_attributes(ptr as usize)?;
+                Ok(aclrtPtrAttributes {
+                    location: aclrtMemLocation {
+                        id: a.location_id,
+                        r#type: a.location_type,
+                    },
+                    pageSize: a.page_size,
+                    rsv: [0; 4],
+                })
+            },
+        )
+    }
+}
+
+/// `aclrtMemGetAllocationGranularity`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
+    prop: *mut aclrtPhysicalMemProp,
+    option: u32,
+    granularity: *mut usize,
+) -> aclError {
+    // SAFETY: `granularity` is NULL or writable, `prop` NULL or readable: the C caller's
+    // contract.
+    unsafe {
+        produce(
+            "aclrtMemGetAllocationGranularity",
+            granularity,
+            "granularity",
+            |rt| {
+                not_null(prop, "aclrtMemGetAllocationGranularity", "prop")?;
+                rt.mem_get_allocation_granularity((*prop).memAttr, option)
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structs_have_the_c_layout() {
+        assert_eq!(std::mem::size_of::<aclrtMallocAttribute>(), 12);
+        assert_eq!(std::mem::size_of::<aclrtMallocConfig>(), 16);
+        assert_eq!(std::mem::size_of::<aclrtPtrAttributes>(), 28);
+        assert_eq!(std::mem::size_of::<aclrtPhysicalMemProp>(), 32);
+    }
+}

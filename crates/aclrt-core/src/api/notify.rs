@@ -1,0 +1,335 @@
+//! Notifies (`aclrtCreateNotify` …) and stream memory operations (`aclrtValueWrite`,
+//! `aclrtValueWait`).
+//!
+//! Both are tasks that wait for, or signal, something on the device. They run on the stream's
+//! worker as named host tasks ("aclrtRecordNotify", "aclrtWaitAndResetNotify",
+//! "aclrtValueWrite", "aclrtValueWait"), so traces show them in stream order; a wait gives up
+//! when its stream drops its work (abort, stop, forced destroy).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::os_thread_id;
+use crate::codes::*;
+use crate::error::{bail, err, Error, Result};
+use crate::handle::{NotifyHandle, StreamHandle};
+use crate::memory::Place;
+use crate::notify::{Notify, WaitEnd};
+use crate::runtime::Runtime;
+use crate::stream::Stream;
+use crate::sync::{lock, SpinPolicy};
+use crate::task::{KernelFn, MemRange, TaskKind, TaskMeta, Work};
+use crate::vendor_consts as vc;
+
+/// Notifies per device: the vendor's limit for its A2 and A3 products.
+pub const MAX_NOTIFIES_PER_DEVICE: usize = 8192;
+
+/// How long a value wait sleeps before it looks at the memory again when no `aclrtValueWrite`
+/// has woken it: memory written by other means (a copy, a kernel, the host) is seen that late.
+const VALUE_RECHECK: Duration = Duration::from_millis(1);
+
+impl Runtime {
+    fn lookup_notify(&self, handle: NotifyHandle) -> Result<Arc<Notify>> {
+        if handle.is_null() {
+            bail!(ACL_ERROR_INVALID_PARAM, "the notify is NULL");
+        }
+        self.extras.notifies.get(handle.as_raw()).ok_or_else(|| {
+            Error::new(
+                ACL_ERROR_RT_INVALID_HANDLE,
+                format!("{handle:?} is not a live notify (destroyed, stale, or not a notify)"),
+            )
+        })
+    }
+
+    /// `aclrtCreateNotify`: a notify of the current device, not set. `flag` is
+    /// `ACL_NOTIFY_DEFAULT` or `ACL_NOTIFY_DEVICE_USE_ONLY` (else `107000`; both behave alike,
+    /// the emulated device runs every task on the host); a device holds at most [`MAX_NOTIFIES_PER_DEVICE`] (`207009` beyond).
+    pub fn create_notify(&self, flag: u64) -> Result<NotifyHandle> {
+        let ctx = self.current_context()?;
+        if flag != vc::ACL_NOTIFY_DEFAULT as u64 && flag != vc::ACL_NOTIFY_DEVICE_USE_ONLY as u64 {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "aclrtCreateNotify: flag {flag:#x} is not ACL_NOTIFY_DEFAULT or \
+                 ACL_NOTIFY_DEVICE_USE_ONLY"
+            );
+        }
+        let device_id = ctx.device.id;
+        let mut counts = lock(&self.extras.notify_counts);
+        let slot = device_id as usize;
+        if counts.len() <= slot {
+            counts.resize(slot + 1, 0);
+        }
+        if counts[slot] >= MAX_NOTIFIES_PER_DEVICE {
+            bail!(
+                ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
+                "device {device_id} already has {MAX_NOTIFIES_PER_DEVICE} notifies, the limit"
+            );
+        }
+        let id = self.free_notify_id(device_id);
+        counts[slot] += 1;
+        let notify = self
+            .extras
+            .notifies
+            .insert_with(|raw| Arc::new(Notify::new(NotifyHandle::from_raw(raw), device_id, id)));
+        Ok(notify.handle)
+    }
+
+    /// The smallest id no live notify of the device has.
+    fn free_notify_id(&self, device_id: i32) -> u32 {
+        let mut used: Vec<u32> = self
+            .extras
+            .notifies
+            .values()
+            .into_iter()
+            .filter(|(_, n)| n.device_id == device_id)
+            .map(|(_, n)| n.id)
+            .collect();
+        used.sort_unstable();
+        let mut id = 0;
+        for u in used {
+            if u != id {
+                break;
+            }
+            id += 1;
+        }
+        id
+    }
+
+    /// `aclrtDestroyNotify`: at once; queued tasks that use it still run.
+    pub fn destroy_notify(&self, handle: NotifyHandle) -> Result<()> {
+        self.lookup_notify(handle)?;
+        self.current_context()?;
+        let Some(notify) = self.extras.notifies.remove(handle.as_raw()) else {
+            return err(
+                ACL_ERROR_RT_INVALID_HANDLE,
+                format!("{handle:?} was destroyed concurrently"),
+            );
+        };
+        if let Some(n) = lock(&self.extras.notify_counts).get_mut(notify.device_id as usize) {
+            *n -= 1;
+        }
+        Ok(())
+    }
+
+    /// The notify and the stream of a record or wait, in contract order: NULL and handles,
+    /// current context and stream ownership, then the notify's device.
+    fn notify_and_stream(
+        &self,
+        handle: NotifyHandle,
+        stream: StreamHandle,
+        call: &str,
+    ) -> Result<(Arc<Notify>, Arc<Stream>)> {
+        let notify = self.lookup_notify(handle)?;
+        let stream = self.stream_for_work(self.lookup_stream(stream)?, call)?;
+        if notify.device_id != stream.context.device.id {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: notify {} belongs to device {}, the stream to device {}",
+                notify.id,
+                notify.device_id,
+                stream.context.device.id
+            );
+        }
+        Ok((notify, stream))
+    }
+
+    /// Queues a named host task on a stream already checked.
+    fn submit_device_task(&self, stream: &Arc<Stream>, name: &str, kernel: KernelFn) -> Result<()> {
+        let meta = TaskMeta {
+            name: Some(Arc::from(name)),
+            submitter_thread: os_thread_id(),
+            ..TaskMeta::default()
+        };
+        self.submit(stream, TaskKind::Kernel, Work::Kernel(kernel), meta)
+            .map(|_| ())
+    }
+
+    /// `aclrtRecordNotify`: when the stream reaches it, the notify is set (NULL stream: the
+    /// default stream).
+    pub fn record_notify(&self, handle: NotifyHandle, stream: StreamHandle) -> Result<()> {
+        let (notify, stream) = self.notify_and_stream(handle, stream, "aclrtRecordNotify")?;
+        self.submit_device_task(
+            &stream,
+            "aclrtRecordNotify",
+            Box::new(move || {
+                notify.record();
+                Ok(())
+            }),
+        )
+    }
+
+    /// `aclrtWaitAndResetNotify`: later work on the stream waits until the notify is set, and
+    /// the wait resets it. `timeout_s` in seconds, 0 without limit; on expiry the waiting
+    /// stream's task fails with `107020` (`ACL_ERROR_RT_TASK_TIMEOUT`).
+    pub fn wait_and_reset_notify(
+        &self,
+        handle: NotifyHandle,
+        stream: StreamHandle,
+        timeout_s: u32,
+    ) -> Result<()> {
+        let (notify, stream) = self.notify_and_stream(handle, stream, "aclrtWaitAndResetNotify")?;
+        let timeout = (timeout_s > 0).then(|| Duration::from_secs(u64::from(timeout_s)));
+        let waiter = stream.clone();
+        self.submit_device_task(
+            &stream,
+            "aclrtWaitAndResetNotify",
+            Box::new(move || {
+                let deadline = timeout.map(|t| Instant::now() + t);
+                match notify.wait_and_reset(&waiter, deadline) {
+                    WaitEnd::Taken | WaitEnd::Dropped => Ok(()),
+                    WaitEnd::TimedOut => crate::user_code::fail_user_code(Error::new(
+                        ACL_ERROR_RT_TASK_TIMEOUT,
+                        format!(
+                            "the wait for notify {} timed out after {timeout_s} s",
+                            notify.id
+                        ),
+                    )),
+                }
+            }),
+        )
+    }
+
+    /// `aclrtGetNotifyId`: unique among the live notifies of its device, from 0.
+    pub fn get_notify_id(&self, handle: NotifyHandle) -> Result<u32> {
+        Ok(self.lookup_notify(handle)?.id)
+    }
+
+    /// `aclrtNotifyBatchReset`: clears each notify at once (a wait already queued goes on
+    /// waiting for the next record). Every handle is checked before any is reset.
+    pub fn notify_batch_reset(&self, handles: &[NotifyHandle]) -> Result<()> {
+        if handles.is_empty() {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtNotifyBatchReset: the array is empty"
+            );
+        }
+        let notifies = handles
+            .iter()
+            .map(|&h| self.lookup_notify(h))
+            .collect::<Result<Vec<_>>>()?;
+        for n in notifies {
+            n.reset();
+        }
+        Ok(())
+    }
+
+    /// Whether a notify is set now (for tests and tools: a record ran and no wait or reset has
+    /// taken it).
+    pub fn notify_is_set(&self, handle: NotifyHandle) -> Result<bool> {
+        Ok(self.lookup_notify(handle)?.is_set())
+    }
+
+    /// The 8-byte word at `addr` for a value task: aligned (`107008`) and inside live device
+    /// memory (`100000` otherwise).
+    fn device_word(&self, addr: usize, call: &str) -> Result<()> {
+        if addr == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{call}: devAddr is NULL");
+        }
+        if addr % 8 != 0 {
+            bail!(
+                ACL_ERROR_RT_ADDR_UNALIGNED,
+                "{call}: devAddr {addr:#x} is not 8-byte aligned"
+            );
+        }
+        self.memory.check_access(addr, 8, "devAddr")?;
+        match self.memory.place_of(addr, "devAddr")? {
+            Some(Place::Device(_)) => Ok(()),
+            _ => bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{call}: devAddr {addr:#x} is not device memory (aclrtMalloc)"
+            ),
+        }
+    }
+
+    /// `aclrtValueWrite`: when the stream reaches it, stores `value` (64 bits) at `addr`, which
+    /// must be 8-byte aligned device memory. `flag` must be 0 (`100000` otherwise).
+    pub fn value_write(
+        &self,
+        addr: usize,
+        value: u64,
+        flag: u32,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        let stream = self.stream_for_work(self.lookup_stream(stream)?, "aclrtValueWrite")?;
+        self.device_word(addr, "aclrtValueWrite")?;
+        if flag != 0 {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtValueWrite: flag must be 0, not {flag:#x}"
+            );
+        }
+        let woken = self.extras.value_writes.clone();
+        let meta = TaskMeta {
+            name: Some(Arc::from("aclrtValueWrite")),
+            writes: vec![MemRange {
+                start: addr,
+                len: 8,
+            }],
+            submitter_thread: os_thread_id(),
+            ..TaskMeta::default()
+        };
+        let kernel: KernelFn = Box::new(move || {
+            // SAFETY: 8-byte aligned and inside device memory when submitted; runtime memory
+            // stays mapped after a free (see `memory`).
+            unsafe { AtomicU64::from_ptr(addr as *mut u64) }.store(value, Ordering::SeqCst);
+            woken.wake_all();
+            Ok(())
+        });
+        self.submit(&stream, TaskKind::Kernel, Work::Kernel(kernel), meta)
+            .map(|_| ())
+    }
+
+    /// `aclrtValueWait`: later work on the stream waits until the 64-bit value at `addr`
+    /// satisfies `flag` against `value`: `ACL_STREAM_WAIT_VALUE_GEQ`
+    /// (`(int64_t)(*addr - value) >= 0`), `_EQ`, `_AND` (`*addr & value != 0`) or `_NOR`
+    /// (`~(*addr | value) != 0`);
+    /// another flag is `100000`. An `aclrtValueWrite` wakes it at once; a change made any other
+    /// way is seen within a millisecond.
+    pub fn value_wait(
+        &self,
+        addr: usize,
+        value: u64,
+        flag: u32,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        let stream = self.stream_for_work(self.lookup_stream(stream)?, "aclrtValueWait")?;
+        self.device_word(addr, "aclrtValueWait")?;
+        let test: fn(u64, u64) -> bool = match i64::from(flag) {
+            vc::ACL_STREAM_WAIT_VALUE_GEQ => |cur, v| cur.wrapping_sub(v) as i64 >= 0,
+            vc::ACL_STREAM_WAIT_VALUE_EQ => |cur, v| cur == v,
+            vc::ACL_STREAM_WAIT_VALUE_AND => |cur, v| cur & v != 0,
+            vc::ACL_STREAM_WAIT_VALUE_NOR => |cur, v| !(cur | v) != 0,
+            other => bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtValueWait: flag {other} is not an ACL_STREAM_WAIT_VALUE_* value"
+            ),
+        };
+        let woken = self.extras.value_writes.clone();
+        let waiter = stream.clone();
+        let meta = TaskMeta {
+            name: Some(Arc::from("aclrtValueWait")),
+            reads: vec![MemRange {
+                start: addr,
+                len: 8,
+            }],
+            submitter_thread: os_thread_id(),
+            ..TaskMeta::default()
+        };
+        let kernel: KernelFn = Box::new(move || {
+            // SAFETY: as for aclrtValueWrite.
+            let word = unsafe { AtomicU64::from_ptr(addr as *mut u64) };
+            let holds = || test(word.load(Ordering::SeqCst), value);
+            while !holds() && !waiter.dropping_work() {
+                woken.wait_until(
+                    || holds() || waiter.dropping_work(),
+                    Some(Instant::now() + VALUE_RECHECK),
+                    SpinPolicy::Brief,
+                );
+            }
+            Ok(())
+        });
+        self.submit(&stream, TaskKind::Kernel, Work::Kernel(kernel), meta)
+            .map(|_| ())
+    }
+}

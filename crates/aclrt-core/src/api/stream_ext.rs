@@ -1,0 +1,230 @@
+//! Stream calls beside create, destroy and synchronise: the current context's default stream,
+//! stream flags and the streams left, configured creation (`aclrtCreateStreamV2`), abort, stop
+//! and stream state callbacks.
+
+use std::sync::Arc;
+
+use super::{default_stream, traced_wait};
+use crate::codes::*;
+use crate::device::MAX_STREAMS_PER_DEVICE;
+use crate::error::{bail, Result};
+use crate::extras::StreamStateCallback;
+use crate::handle::StreamHandle;
+use crate::runtime::Runtime;
+use crate::sync::lock;
+use crate::vendor_consts as vc;
+
+/// What `aclrtCreateStreamV2` creates a stream from (`aclrtStreamConfigHandle`). The default
+/// is what a NULL handle means: priority 0, no flags, no work area.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StreamConfig {
+    /// `ACL_RT_STREAM_WORK_ADDR_PTR`: accepted and kept; the emulated device needs no work area.
+    pub work_ptr: usize,
+    /// `ACL_RT_STREAM_WORK_SIZE`: as `work_ptr`.
+    pub work_size: usize,
+    /// `ACL_RT_STREAM_FLAG`: the stream's flags, as `aclrtCreateStreamWithConfig` takes them.
+    pub flags: usize,
+    /// `ACL_RT_STREAM_PRIORITY`: 0 (highest) to 7.
+    pub priority: u32,
+}
+
+impl StreamConfig {
+    /// `aclrtSetStreamConfigOpt`: sets attribute `attr` from the bytes of its C value. The
+    /// value must have the size of the attribute's C type (`void *`, `size_t`, `size_t` or
+    /// `uint32_t` for the flag, `uint32_t`), a priority must be at most 7, and `attr` an
+    /// `aclrtStreamConfigAttr`; otherwise `100000`, as the vendor's implementation returns.
+    pub fn set(&mut self, attr: u32, value: &[u8]) -> Result<()> {
+        fn exact<const N: usize>(value: &[u8], what: &str) -> Result<[u8; N]> {
+            value.try_into().or_else(|_| {
+                bail!(
+                    ACL_ERROR_INVALID_PARAM,
+                    "aclrtSetStreamConfigOpt: the value of {what} has {} bytes, not {N}",
+                    value.len()
+                )
+            })
+        }
+        const WORD: usize = std::mem::size_of::<usize>();
+        match i64::from(attr) {
+            vc::ACL_RT_STREAM_WORK_ADDR_PTR => {
+                self.work_ptr = usize::from_ne_bytes(exact::<WORD>(value, "the work address")?)
+            }
+            vc::ACL_RT_STREAM_WORK_SIZE => {
+                self.work_size = usize::from_ne_bytes(exact::<WORD>(value, "the work size")?)
+            }
+            // The handle's field is a `size_t`; the stream flags are a `uint32_t` elsewhere
+            // (and so in the vendor's sample): either size is taken.
+            vc::ACL_RT_STREAM_FLAG if value.len() == 4 => {
+                self.flags = u32::from_ne_bytes(exact::<4>(value, "the flag")?) as usize
+            }
+            vc::ACL_RT_STREAM_FLAG => {
+                self.flags = usize::from_ne_bytes(exact::<WORD>(value, "the flag")?)
+            }
+            vc::ACL_RT_STREAM_PRIORITY => {
+                let priority = u32::from_ne_bytes(exact::<4>(value, "the priority")?);
+                if priority > super::stream::LOWEST_STREAM_PRIORITY {
+                    bail!(
+                        ACL_ERROR_INVALID_PARAM,
+                        "aclrtSetStreamConfigOpt: priority {priority} is not in [0, 7]"
+                    );
+                }
+                self.priority = priority;
+            }
+            other => bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtSetStreamConfigOpt: {other} is not an aclrtStreamConfigAttr"
+            ),
+        }
+        Ok(())
+    }
+}
+
+impl Runtime {
+    /// `aclrtCtxGetCurrentDefaultStream`: the current context's default stream as a handle of
+    /// its own (the default stream's calls accept it as they accept NULL).
+    pub fn ctx_get_current_default_stream(&self) -> Result<StreamHandle> {
+        let ctx = self.current_context()?;
+        Ok(default_stream(&ctx)?.handle)
+    }
+
+    /// `aclrtStreamGetFlags`: the flags the stream was created with (NULL: the default stream,
+    /// whose flags are 0).
+    pub fn stream_get_flags(&self, handle: StreamHandle) -> Result<u32> {
+        Ok(self.stream_to_observe(self.lookup_stream(handle)?)?.flags)
+    }
+
+    /// `aclrtGetStreamAvailableNum`: streams the current device can still create (of
+    /// [`MAX_STREAMS_PER_DEVICE`], default streams included).
+    pub fn get_stream_available_num(&self) -> Result<u32> {
+        let device = self.current_context()?.device.clone();
+        let used: usize = self
+            .contexts
+            .values()
+            .iter()
+            .filter(|(_, ctx)| Arc::ptr_eq(&ctx.device, &device))
+            .map(|(_, ctx)| ctx.streams().len())
+            .sum();
+        Ok(MAX_STREAMS_PER_DEVICE.saturating_sub(used) as u32)
+    }
+
+    /// `aclrtCreateStreamV2`: a stream of the current context with the configuration's
+    /// priority and flags (flags beyond 32 bits are `100000`).
+    pub fn create_stream_v2(&self, config: &StreamConfig) -> Result<StreamHandle> {
+        let Ok(flags) = u32::try_from(config.flags) else {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtCreateStreamV2: flag {:#x} has bits beyond the stream flags",
+                config.flags
+            );
+        };
+        self.create_stream_with_config(config.priority, flags)
+    }
+
+    /// `aclrtStreamAbort`: discards the stream's queued work (records complete with `107023`),
+    /// releases waits inside it and returns once a task that was running has finished; the
+    /// stream then takes work again. A synchronise of the stream that was waiting, or the next
+    /// one, reports `107023` once. NULL aborts the default stream.
+    pub fn stream_abort(&self, handle: StreamHandle) -> Result<()> {
+        let stream = self.stream_for_work(self.lookup_stream(handle)?, "aclrtStreamAbort")?;
+        let failure = stream.control_failure(
+            ACL_ERROR_RT_STREAM_ABORT,
+            "the stream was aborted (aclrtStreamAbort): its queued work was discarded",
+        );
+        let raw = stream.handle.as_raw();
+        traced_wait("aclrtStreamAbort", || {
+            stream.abort_queued(failure, || lock(&self.extras.halted).contains(&raw))
+        });
+        Ok(())
+    }
+
+    /// `aclrtStreamStop`: stops the stream for good. A running task finishes; queued work never
+    /// runs (it is dropped as by an abort, so nothing waits forever on it); new work is refused
+    /// with `107023`; the next synchronise reports `507000`. Destroy it to release it. The
+    /// default stream cannot be stopped (`100000`).
+    pub fn stream_stop(&self, handle: StreamHandle) -> Result<()> {
+        if handle.is_null() {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtStreamStop: the default stream (NULL) cannot be stopped"
+            );
+        }
+        let stream = self.stream_for_work(self.lookup_stream(handle)?, "aclrtStreamStop")?;
+        if stream.is_default {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtStreamStop: the default stream cannot be stopped"
+            );
+        }
+        lock(&self.extras.halted).insert(stream.handle.as_raw());
+        let failure = stream.control_failure(
+            ACL_ERROR_RT_INTERNAL_ERROR,
+            "the stream was stopped (aclrtStreamStop): it runs nothing more until it is destroyed",
+        );
+        traced_wait("aclrtStreamStop", || stream.halt(failure));
+        Ok(())
+    }
+
+    /// `aclrtRegStreamStateCallback`: registers `callback` under `name` (not empty), or with
+    /// `None` removes that registration. Registering a name twice is `107000`, and so is
+    /// removing one that is not registered.
+    ///
+    /// The callbacks are called with `ACL_RT_STREAM_STATE_CREATE_POST` after a stream (a
+    /// default stream included) is created and `ACL_RT_STREAM_STATE_DESTROY_PRE` before one is
+    /// destroyed, by whichever call creates or destroys it (`aclrtSetDevice`, `aclrtResetDevice`,
+    /// `aclrtDestroyContext` and `aclFinalize` for default streams), on the calling thread, as
+    /// user code: a synchronising call from a callback is refused, and a callback must not set
+    /// or reset a device. Registrations end with the runtime (`aclFinalize`).
+    pub fn reg_stream_state_callback(
+        &self,
+        name: &str,
+        callback: Option<StreamStateCallback>,
+    ) -> Result<()> {
+        if name.is_empty() {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtRegStreamStateCallback: the registration name is empty"
+            );
+        }
+        let mut list = self
+            .extras
+            .stream_state
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        let at = list.iter().position(|(n, _)| n == name);
+        match (callback, at) {
+            (Some(_), Some(_)) => bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "aclrtRegStreamStateCallback: {name:?} is already registered"
+            ),
+            (Some(cb), None) => list.push((name.to_owned(), cb)),
+            (None, Some(i)) => {
+                list.remove(i);
+            }
+            (None, None) => bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "aclrtRegStreamStateCallback: {name:?} is not registered"
+            ),
+        }
+        Ok(())
+    }
+
+    /// Tells the stream state callbacks that `stream` was created (`true`) or is about to be
+    /// destroyed (`false`).
+    pub(crate) fn stream_state_changed(&self, stream: StreamHandle, created: bool) {
+        if !created {
+            lock(&self.extras.halted).remove(&stream.as_raw());
+        }
+        let callbacks = self.extras.stream_state_callbacks();
+        if callbacks.is_empty() {
+            return;
+        }
+        let state = if created {
+            vc::ACL_RT_STREAM_STATE_CREATE_POST
+        } else {
+            vc::ACL_RT_STREAM_STATE_DESTROY_PRE
+        } as u32;
+        for callback in callbacks {
+            // A failing callback has nobody to report to.
+            let _ = crate::user_code::run("a stream state callback", || callback(stream, state));
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! Runtime state of the calls beside the core model: peer access between devices, notifies,
+//! stream state callbacks and the wake-ups of memory value waits. It belongs to a [`Runtime`]
+//! (so `aclFinalize` drops it with everything else) and is reached as `rt.extras`.
+//!
+//! [`Runtime`]: crate::Runtime
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, RwLock};
+
+use crate::handle::{HandleTable, NotifyHandle, StreamHandle};
+use crate::notify::Notify;
+use crate::sync::{lock, WaitList};
+
+/// A stream state callback (`aclrtRegStreamStateCallback`): the stream and the
+/// `aclrtStreamState` value (`ACL_RT_STREAM_STATE_CREATE_POST` or `..._DESTROY_PRE`).
+pub type StreamStateCallback = Arc<dyn Fn(StreamHandle, u32) + Send + Sync>;
+
+/// See the module documentation.
+pub(crate) struct Extras {
+    /// Enabled peer access, as (from device, to device).
+    pub(crate) peers: Mutex<BTreeSet<(i32, i32)>>,
+    /// Live notifies.
+    pub(crate) notifies: HandleTable<Notify>,
+    /// Notifies alive per device id, for the per-device limit.
+    pub(crate) notify_counts: Mutex<Vec<usize>>,
+    /// Registered stream state callbacks, by registration name, in registration order.
+    pub(crate) stream_state: RwLock<Vec<(String, StreamStateCallback)>>,
+    /// Streams stopped by `aclrtStreamStop` (raw handles): an abort does not restart them.
+    pub(crate) halted: Mutex<BTreeSet<u64>>,
+    /// Woken by every `aclrtValueWrite` task, for the `aclrtValueWait` tasks.
+    pub(crate) value_writes: Arc<WaitList>,
+}
+
+impl Default for Extras {
+    fn default() -> Self {
+        Self {
+            peers: Mutex::new(BTreeSet::new()),
+            notifies: HandleTable::new(NotifyHandle::TAG),
+            notify_counts: Mutex::new(Vec::new()),
+            stream_state: RwLock::new(Vec::new()),
+            halted: Mutex::new(BTreeSet::new()),
+            value_writes: Arc::new(WaitList::new()),
+        }
+    }
+}
+
+impl Extras {
+    /// Whether `from` may access the memory of `to` (always, for the same device).
+    pub(crate) fn peer_enabled(&self, from: i32, to: i32) -> bool {
+        from == to || lock(&self.peers).contains(&(from, to))
+    }
+
+    /// The registered stream state callbacks, to call without holding the list's lock.
+    pub(crate) fn stream_state_callbacks(&self) -> Vec<StreamStateCallback> {
+        self.stream_state
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(_, cb)| cb.clone())
+            .collect()
+    }
+}

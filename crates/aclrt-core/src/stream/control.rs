@@ -1,0 +1,54 @@
+//! Stopping a stream's work from outside: `aclrtStreamAbort` and `aclrtStreamStop`.
+//!
+//! Both use the stream's abort state, the one a forced destroy uses: while it is set the worker
+//! discards what it takes from the queue (records still complete, carrying the failure, so
+//! nobody waits forever on them), waits inside the stream (event waits, implicit stream waits,
+//! blocking callbacks, notify and value waits) are released, and new work is refused with
+//! `107023`. A task already running is host code and cannot be preempted: it finishes first.
+//!
+//! - An abort clears the state again once everything queued before it has retired, so the
+//!   stream takes work again.
+//! - A stop leaves it set: the stream runs nothing more until it is destroyed.
+
+use std::sync::atomic::Ordering;
+
+use super::Stream;
+use crate::error::Failure;
+use crate::sync::lock;
+
+impl Stream {
+    /// The failure that abort and stop leave for the stream's next synchronise, built like a
+    /// task failure of this stream.
+    pub(crate) fn control_failure(&self, code: crate::error::AclError, message: &str) -> Failure {
+        self.failure_for(0, code, message, 0)
+    }
+
+    /// `aclrtStreamAbort`: discards everything queued, releases waits inside the stream, waits
+    /// for a running task to finish, then takes work again unless `stays_halted()` says the
+    /// stream was stopped meanwhile. `failure` becomes the stream's pending failure (unless one
+    /// is pending already), so a synchronise that was waiting reports it.
+    pub(crate) fn abort_queued(&self, failure: Failure, stays_halted: impl Fn() -> bool) {
+        lock(&self.pending_failure).get_or_insert(failure);
+        self.aborted.store(true, Ordering::SeqCst);
+        self.wake_worker();
+        self.wait_idle(None);
+        let closed = lock(&self.submit_lock);
+        if !*closed && !stays_halted() {
+            self.aborted.store(false, Ordering::SeqCst);
+        }
+    }
+
+    /// `aclrtStreamStop`: as an abort, but the stream stays stopped.
+    pub(crate) fn halt(&self, failure: Failure) {
+        lock(&self.pending_failure).get_or_insert(failure);
+        self.aborted.store(true, Ordering::SeqCst);
+        self.wake_worker();
+        self.wait_idle(None);
+    }
+
+    /// Whether queued work is being dropped (an abort, a stop, a forced destroy, or a stopped
+    /// context): a task that waits for something checks it to give up its wait.
+    pub(crate) fn dropping_work(&self) -> bool {
+        self.is_aborting()
+    }
+}

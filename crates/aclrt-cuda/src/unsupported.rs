@@ -1,0 +1,87 @@
+//! Calls with no meaning on the emulated device: exported with CUDA's signatures, they check
+//! initialisation and return `CUDA_ERROR_NOT_SUPPORTED` (memory pools, external memory, graphs,
+//! clusters, the extended launch, Windows LUIDs). The profiler calls succeed and do nothing.
+
+use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void};
+
+use aclrt::cuda::{self, codes::*, CuError};
+
+use crate::{guard, CUdevice, CUdeviceptr, CUfunction, CUmodule, CUresult, CUstream};
+
+type Opaque = *mut c_void;
+
+fn not_supported(call: &str, what: &str) -> CUresult {
+    guard(|| {
+        cuda::ensure_initialized()?;
+        Err(CuError::new(
+            CUDA_ERROR_NOT_SUPPORTED,
+            format!("{call}: {what} are not supported by the emulated device"),
+        ))
+    })
+}
+
+macro_rules! unsupported {
+    ($what:literal: $($name:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[doc = concat!("`", stringify!($name), "`: `CUDA_ERROR_NOT_SUPPORTED` (", $what, ").")]
+        #[no_mangle]
+        #[allow(unused_variables)]
+        pub extern "C" fn $name($($arg: $ty),*) -> CUresult {
+            not_supported(stringify!($name), $what)
+        }
+    )*};
+}
+
+unsupported! { "stream-ordered memory pools":
+    cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream);
+    cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream);
+    cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: Opaque, hStream: CUstream);
+    cuMemPoolCreate(pool: *mut Opaque, poolProps: *const c_void);
+    cuMemPoolDestroy(pool: Opaque);
+    cuMemPoolGetAttribute(pool: Opaque, attr: c_int, value: *mut c_void);
+    cuMemPoolSetAttribute(pool: Opaque, attr: c_int, value: *mut c_void);
+    cuMemPoolTrimTo(pool: Opaque, minBytesToKeep: usize);
+    cuDeviceGetDefaultMemPool(pool_out: *mut Opaque, dev: CUdevice);
+    cuDeviceGetMemPool(pool: *mut Opaque, dev: CUdevice);
+    cuDeviceSetMemPool(dev: CUdevice, pool: Opaque);
+}
+
+unsupported! { "external memory imports":
+    cuImportExternalMemory(extMem_out: *mut Opaque, memHandleDesc: *const c_void);
+    cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: Opaque, bufferDesc: *const c_void);
+    cuDestroyExternalMemory(extMem: Opaque);
+}
+
+unsupported! { "CUDA graphs":
+    cuGraphCreate(phGraph: *mut Opaque, flags: c_uint);
+    cuGraphDestroy(hGraph: Opaque);
+    cuGraphExecDestroy(hGraphExec: Opaque);
+    cuGraphInstantiateWithFlags(phGraphExec: *mut Opaque, hGraph: Opaque, flags: c_ulonglong);
+    cuGraphLaunch(hGraphExec: Opaque, hStream: CUstream);
+    cuGraphUpload(hGraphExec: Opaque, hStream: CUstream);
+}
+
+unsupported! { "thread block clusters and the extended launch":
+    cuOccupancyMaxActiveClusters(numClusters: *mut c_int, func: CUfunction, config: *const c_void);
+    cuOccupancyMaxPotentialClusterSize(clusterSize: *mut c_int, func: CUfunction, config: *const c_void);
+    cuLaunchKernelEx(config: *const c_void, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void);
+}
+
+unsupported! { "GPU binaries":
+    cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const c_void);
+}
+
+unsupported! { "Windows device LUIDs":
+    cuDeviceGetLuid(luid: *mut c_char, deviceNodeMask: *mut c_uint, dev: CUdevice);
+}
+
+/// `cuProfilerStart`: succeeds; there is no profiler to start.
+#[no_mangle]
+pub extern "C" fn cuProfilerStart() -> CUresult {
+    guard(cuda::ensure_initialized)
+}
+
+/// `cuProfilerStop`: succeeds; there is no profiler to stop.
+#[no_mangle]
+pub extern "C" fn cuProfilerStop() -> CUresult {
+    guard(cuda::ensure_initialized)
+}

@@ -1,0 +1,253 @@
+//! pyACL's top-level calls that need no runtime: `acl.app_log`, data buffers, element sizes,
+//! float16 conversion, versions and CANN attributes. The values come from the core
+//! (`aclrt::base`), as for C.
+
+use aclrt::base::{self, DataBuffer};
+use aclrt::consts::{ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION};
+use aclrt::vendor_consts::{ACL_DEBUG, ACL_ERROR, ACL_INFO, ACL_WARNING};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::args::*;
+
+type Any<'py> = Bound<'py, PyAny>;
+
+/// Environment variable holding the least level `app_log` writes, as on the vendor's
+/// installation: 0 debug, 1 info, 2 warning, 3 error (the default), 4 nothing.
+pub const ENV_LOG_LEVEL: &str = "ASCEND_GLOBAL_LOG_LEVEL";
+
+fn level_name(level: i64) -> Option<&'static str> {
+    match level {
+        ACL_DEBUG => Some("DEBUG"),
+        ACL_INFO => Some("INFO"),
+        ACL_WARNING => Some("WARNING"),
+        ACL_ERROR => Some("ERROR"),
+        _ => None,
+    }
+}
+
+/// The least level written: [`ENV_LOG_LEVEL`] when it holds 0–4, else error.
+fn threshold() -> i64 {
+    std::env::var(ENV_LOG_LEVEL)
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .filter(|l| (0..=4).contains(l))
+        .unwrap_or(ACL_ERROR)
+}
+
+/// Local time as the vendor's logs print it: `2024-05-01-13:45:02.123.456`.
+fn timestamp() -> String {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    // SAFETY: an all-zero `tm` is a valid value for localtime_r to overwrite.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are to live locals; localtime_r is the thread-safe variant.
+    unsafe { libc::localtime_r(&ts.tv_sec, &mut tm) };
+    let micros = ts.tv_nsec / 1000;
+    format!(
+        "{:04}-{:02}-{:02}-{:02}:{:02}:{:02}.{:03}.{:03}",
+        tm.tm_year + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec,
+        micros / 1000,
+        micros % 1000
+    )
+}
+
+fn process_name() -> String {
+    std::fs::read_to_string("/proc/self/comm")
+        .map(|s| s.trim_end().to_owned())
+        .unwrap_or_else(|_| "python".to_owned())
+}
+
+/// `acl.app_log(log_level, message)`: one line on `sys.stderr`,
+/// `[LEVEL] APP(pid,process):timestamp message`, when `log_level` (0 debug … 3 error) is at
+/// least [`ENV_LOG_LEVEL`]; other levels write nothing. Returns `None`, as pyACL does.
+#[pyfunction]
+fn app_log(py: Python<'_>, log_level: &Any, message: &str) -> PyResult<()> {
+    let level = i64::from(i32_arg(log_level, "log_level")?);
+    let Some(name) = level_name(level) else {
+        return Ok(());
+    };
+    if level < threshold() {
+        return Ok(());
+    }
+    let line = format!(
+        "[{name}] APP({},{}):{} {message}\n",
+        std::process::id(),
+        process_name(),
+        timestamp()
+    );
+    let stderr = py.import("sys")?.getattr("stderr")?;
+    if stderr.is_none() {
+        eprint!("{line}");
+        return Ok(());
+    }
+    stderr.call_method1("write", (line,))?;
+    stderr.call_method0("flush")?;
+    Ok(())
+}
+
+/// `acl.data_type_size(data_type)`: bytes per element, the vendor's table.
+#[pyfunction]
+fn data_type_size(data_type: &Any) -> PyResult<usize> {
+    Ok(base::data_type_size(i32_arg(data_type, "data_type")?))
+}
+
+/// `acl.float16_to_float(value)`: the half whose bits are `value` (truncated to 16 bits, as
+/// pyACL's `H` conversion does) as a float.
+#[pyfunction]
+fn float16_to_float(value: &Any) -> PyResult<f64> {
+    let bits = int_bits(value, "value")? as u16;
+    Ok(f64::from(base::float16_to_float(bits)))
+}
+
+/// `acl.float_to_float16(value)`: the bits of the nearest half (ties to even, saturating).
+#[pyfunction]
+fn float_to_float16(value: &Any) -> PyResult<u16> {
+    if value.is_none() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "value must be a float, not None",
+        ));
+    }
+    // Any real number, as pyACL's `f` conversion accepts; narrowed to a C float.
+    let v: f64 = value.extract()?;
+    Ok(base::float_to_float16(v as f32))
+}
+
+fn buffer(obj: &Any, what: &str) -> PyResult<DataBuffer> {
+    Ok(DataBuffer::from_raw(int_bits(obj, what)?))
+}
+
+/// `data_buffer = acl.create_data_buffer(data, size)`.
+#[pyfunction]
+fn create_data_buffer(data: &Any, size: &Any) -> PyResult<u64> {
+    let addr = usize_arg(data, "data")?;
+    let size = usize_arg(size, "size")?;
+    Ok(base::create_data_buffer(addr, size).as_raw())
+}
+
+/// `ret = acl.destroy_data_buffer(data_buffer)`.
+#[pyfunction]
+fn destroy_data_buffer(data_buffer: &Any) -> PyResult<i32> {
+    Ok(ret(base::destroy_data_buffer(buffer(
+        data_buffer,
+        "data_buffer",
+    )?)))
+}
+
+/// `ret = acl.update_data_buffer(data_buffer, data, size)`.
+#[pyfunction]
+fn update_data_buffer(data_buffer: &Any, data: &Any, size: &Any) -> PyResult<i32> {
+    let b = buffer(data_buffer, "data_buffer")?;
+    let addr = usize_arg(data, "data")?;
+    let size = usize_arg(size, "size")?;
+    Ok(ret(base::update_data_buffer(b, addr, size)))
+}
+
+/// `addr = acl.get_data_buffer_addr(data_buffer)`: 0 for 0 (silently) or a dead buffer.
+#[pyfunction]
+fn get_data_buffer_addr(data_buffer: &Any) -> PyResult<usize> {
+    let b = buffer(data_buffer, "data_buffer")?;
+    if b.is_null() {
+        return Ok(0);
+    }
+    Ok(base::data_buffer_addr(b).unwrap_or(0))
+}
+
+/// `size = acl.get_data_buffer_size_v2(data_buffer)`: 0 for 0 (silently) or a dead buffer.
+#[pyfunction]
+fn get_data_buffer_size_v2(data_buffer: &Any) -> PyResult<usize> {
+    let b = buffer(data_buffer, "data_buffer")?;
+    if b.is_null() {
+        return Ok(0);
+    }
+    Ok(base::data_buffer_size(b).unwrap_or(0))
+}
+
+/// `size = acl.get_data_buffer_size(data_buffer)` (deprecated): the size truncated to 32 bits.
+#[pyfunction]
+fn get_data_buffer_size(data_buffer: &Any) -> PyResult<u32> {
+    Ok(get_data_buffer_size_v2(data_buffer)? as u32)
+}
+
+/// `major, minor, patch, ret = acl.get_version()` (deprecated): the interface version of the
+/// headers. Needs no `acl.init()`.
+#[pyfunction]
+fn get_version() -> (u32, u32, u32, i32) {
+    (ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION, 0)
+}
+
+/// `version, ret = acl.get_version_str(pkg_name)`: `""` with the code when the package is not
+/// installed (only `"runtime"` is).
+#[pyfunction]
+fn get_version_str(pkg_name: &str) -> (&'static str, i32) {
+    value(base::version_str(pkg_name), "")
+}
+
+/// `version, ret = acl.get_cann_version(name)`: an `aclCANNPackageVersion` dict; its strings are
+/// empty on failure.
+#[pyfunction]
+fn get_cann_version<'py>(py: Python<'py>, name: &Any) -> PyResult<(Bound<'py, PyDict>, i32)> {
+    let name = u32_arg(name, "name")? as i32;
+    let (version, code) = match base::cann_version(name) {
+        Ok(v) => (v, 0),
+        Err(e) => (
+            base::PackageVersion {
+                version: String::new(),
+                major: String::new(),
+                minor: String::new(),
+                release: String::new(),
+                patch: String::new(),
+            },
+            e.code(),
+        ),
+    };
+    let d = PyDict::new(py);
+    d.set_item("version", version.version)?;
+    d.set_item("major_version", version.major)?;
+    d.set_item("minor_version", version.minor)?;
+    d.set_item("release_version", version.release)?;
+    d.set_item("patch_version", version.patch)?;
+    d.set_item("reserved", "")?;
+    Ok((d, code))
+}
+
+/// `value, ret = acl.get_cann_attribute(attr)`: 1 when the attribute is available, else 0.
+#[pyfunction]
+fn get_cann_attribute(attr: &Any) -> PyResult<(i32, i32)> {
+    Ok(value(base::cann_attribute(i32_arg(attr, "attr")?), 0))
+}
+
+/// `attrs, num, ret = acl.get_cann_attribute_list()`.
+#[pyfunction]
+fn get_cann_attribute_list() -> (Vec<i32>, usize, i32) {
+    let list = base::cann_attribute_list();
+    (list.to_vec(), list.len(), 0)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(get_version, m)?)?;
+    m.add_function(wrap_pyfunction!(get_version_str, m)?)?;
+    m.add_function(wrap_pyfunction!(get_cann_version, m)?)?;
+    m.add_function(wrap_pyfunction!(get_cann_attribute, m)?)?;
+    m.add_function(wrap_pyfunction!(get_cann_attribute_list, m)?)?;
+    m.add_function(wrap_pyfunction!(app_log, m)?)?;
+    m.add_function(wrap_pyfunction!(data_type_size, m)?)?;
+    m.add_function(wrap_pyfunction!(float16_to_float, m)?)?;
+    m.add_function(wrap_pyfunction!(float_to_float16, m)?)?;
+    m.add_function(wrap_pyfunction!(create_data_buffer, m)?)?;
+    m.add_function(wrap_pyfunction!(destroy_data_buffer, m)?)?;
+    m.add_function(wrap_pyfunction!(update_data_buffer, m)?)?;
+    m.add_function(wrap_pyfunction!(get_data_buffer_addr, m)?)?;
+    m.add_function(wrap_pyfunction!(get_data_buffer_size, m)?)?;
+    m.add_function(wrap_pyfunction!(get_data_buffer_size_v2, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,6 @@
+"""pyACL ``acl.media``: DVPP memory (device memory, 128-byte aligned, sized as the vendor sizes it)."""
+
+from typing import Tuple
+
+def dvpp_malloc(size: int, /) -> Tuple[int, int]: ...
+def dvpp_free(dev_ptr: int, /) -> int: ...

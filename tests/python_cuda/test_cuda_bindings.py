@@ -1,0 +1,88 @@
+"""cuda-python's driver bindings (cuda.bindings.driver) against libaclrt_cuda as libcuda.so.1.
+
+Run by scripts/test.d/26-cuda-python.sh, which installs cuda-bindings and puts a directory
+with libcuda.so.1 -> libaclrt_cuda.so first on LD_LIBRARY_PATH.
+"""
+
+import ctypes
+
+import pytest
+
+driver = pytest.importorskip("cuda.bindings.driver", reason="cuda-bindings is not installed")
+CUresult = driver.CUresult
+
+
+def ok(result):
+    """Asserts CUDA_SUCCESS and returns the outputs."""
+    err, *values = result if isinstance(result, tuple) else (result,)
+    assert err == CUresult.CUDA_SUCCESS, err
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    ok(driver.cuInit(0))
+    dev = ok(driver.cuDeviceGet(0))
+    context = ok(driver.cuDevicePrimaryCtxRetain(dev))
+    ok(driver.cuCtxSetCurrent(context))
+    yield context
+    ok(driver.cuDevicePrimaryCtxRelease(dev))
+
+
+def test_init_and_device(ctx):
+    assert ok(driver.cuDriverGetVersion()) == 12090
+    assert ok(driver.cuDeviceGetCount()) == 1
+    dev = ok(driver.cuDeviceGet(0))
+    assert ok(driver.cuDeviceGetName(64, dev)).split(b"\0")[0] == b"aclrt emulated device"
+    major = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+    assert ok(driver.cuDeviceGetAttribute(major, dev)) == 8
+    assert ok(driver.cuDeviceTotalMem(dev)) == 256 << 20
+    err, _ = driver.cuDeviceGet(5)
+    assert err == CUresult.CUDA_ERROR_INVALID_DEVICE
+    assert ok(driver.cuGetErrorName(CUresult.CUDA_ERROR_NOT_READY)) == b"CUDA_ERROR_NOT_READY"
+
+
+def test_contexts(ctx):
+    assert int(ok(driver.cuCtxGetCurrent())) == int(ctx)
+    own = ok(driver.cuCtxCreate(0, ok(driver.cuDeviceGet(0))))
+    assert int(ok(driver.cuCtxGetCurrent())) == int(own)
+    ok(driver.cuCtxDestroy(own))
+    assert int(ok(driver.cuCtxGetCurrent())) == int(ctx)
+    flags, active = ok(driver.cuDevicePrimaryCtxGetState(ok(driver.cuDeviceGet(0))))
+    assert active == 1
+
+
+def test_stream_event_timing_and_copies(ctx):
+    stream = ok(driver.cuStreamCreate(driver.CUstream_flags.CU_STREAM_NON_BLOCKING))
+    start = ok(driver.cuEventCreate(driver.CUevent_flags.CU_EVENT_DEFAULT))
+    end = ok(driver.cuEventCreate(driver.CUevent_flags.CU_EVENT_DEFAULT))
+    n = 1 << 16
+    src = (ctypes.c_uint8 * n)(*([7] * n))
+    dst = (ctypes.c_uint8 * n)()
+    dptr = ok(driver.cuMemAlloc(n))
+    ok(driver.cuEventRecord(start, stream))
+    ok(driver.cuMemcpyHtoDAsync(dptr, src, n, stream))
+    ok(driver.cuMemsetD8Async(int(dptr) + n // 2, 9, n // 2, stream))
+    ok(driver.cuMemcpyDtoHAsync(dst, dptr, n, stream))
+    ok(driver.cuEventRecord(end, stream))
+    ok(driver.cuStreamSynchronize(stream))
+    assert dst[0] == 7 and dst[n // 2 - 1] == 7 and dst[n // 2] == 9 and dst[n - 1] == 9
+    assert ok(driver.cuEventElapsedTime(start, end)) >= 0.0
+    ok(driver.cuEventQuery(end))
+    ok(driver.cuStreamQuery(stream))
+    # Pinned memory, and the synchronous copies.
+    pinned = ok(driver.cuMemAllocHost(n))
+    ok(driver.cuMemcpyDtoH(pinned, dptr, n))
+    assert ctypes.cast(pinned, ctypes.POINTER(ctypes.c_uint8))[n - 1] == 9
+    ok(driver.cuMemFreeHost(pinned))
+    ok(driver.cuMemFree(dptr))
+    for e in (start, end):
+        ok(driver.cuEventDestroy(e))
+    ok(driver.cuStreamDestroy(stream))
+
+
+def test_unsupported_and_errors(ctx):
+    err, _ = driver.cuMemAllocAsync(16, driver.CUstream(0))
+    assert err == CUresult.CUDA_ERROR_NOT_SUPPORTED
+    err, _ = driver.cuMemAlloc(0)
+    assert err == CUresult.CUDA_ERROR_INVALID_VALUE
