@@ -4,6 +4,8 @@ from typing import Final
 
 ACL_BF16: Final[int]
 ACL_BOOL: Final[int]
+ACLX_ACCESS_READ: Final[int]
+ACLX_ACCESS_WRITE: Final[int]
 ACL_CALLBACK_BLOCK: Final[int]
 ACL_CALLBACK_NO_BLOCK: Final[int]
 ACL_CANN_ATTR_BF16: Final[int]
