@@ -30,7 +30,7 @@ have_nightly() {
 }
 if ! have_nightly; then
     echo "50-sanitizers.sh: installing nightly with rust-src and miri (rustup)"
-    timeout 900 rustup toolchain install nightly --profile minimal \
+    timeout 180 rustup toolchain install nightly --profile minimal \
         --component rust-src --component miri >/dev/null 2>&1 || true
     have_nightly || skip "rustup could not install nightly with rust-src and miri (offline?)"
 fi
