@@ -422,8 +422,21 @@ impl State {
                 false
             }
             Observed::CallbackStarting {
-                task, thread_id, ..
+                task,
+                blocking,
+                thread_id,
             } => {
+                // The thread that runs the callback says whether it blocks its stream: the
+                // submitter's CallbackLaunched may arrive only after the callback has run.
+                let s = self.stream(task);
+                if let Some(p) = s
+                    .queue
+                    .iter_mut()
+                    .chain(s.running.as_mut())
+                    .find(|p| p.id == task.task_id)
+                {
+                    p.blocking = blocking;
+                }
                 self.callback_threads.insert(thread_id);
                 self.last_progress_ns = crate::clock::now_ns();
                 self.user_code_running += 1;
