@@ -57,8 +57,6 @@ pub(crate) struct Stream {
     failure_mode: OnceLock<u32>,
     pending_failure: Mutex<Option<Failure>>,
     pub(crate) subscriber: Mutex<Option<Arc<Subscriber>>>,
-    /// What traces call the stream (`aclxSetStreamName`).
-    pub(crate) name: Mutex<Option<Arc<str>>>,
 }
 
 impl Stream {
@@ -95,7 +93,6 @@ impl Stream {
             failure_mode,
             pending_failure: Mutex::new(None),
             subscriber: Mutex::new(None),
-            name: Mutex::new(None),
         }
     }
 

@@ -191,7 +191,6 @@ impl Runtime {
     pub fn set_stream_name(&self, handle: StreamHandle, name: &str) -> Result<()> {
         let stream = self.stream_to_observe(self.lookup_stream(handle)?)?;
         let name: Option<Arc<str>> = (!name.is_empty()).then(|| Arc::from(name));
-        *crate::sync::lock(&stream.name) = name.clone();
         crate::observe::stream_named(
             stream.context.device.id,
             stream.id,
