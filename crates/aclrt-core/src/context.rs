@@ -1,4 +1,7 @@
 //! Contexts: own streams, and hold the stop-on-failure state shared by their streams.
+//!
+//! A context is generic over its members so that this module sits below streams (a stream
+//! holds its context; a context lists its streams): `stream::Context` is the one instance.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -7,11 +10,17 @@ use crate::device::Device;
 use crate::error::Failure;
 use crate::handle::ContextHandle;
 use crate::policy::ContextPolicy;
-use crate::stream::Stream;
 use crate::sync::lock;
 
-/// A context: the default one of a device, or one made by `aclrtCreateContext`.
-pub(crate) struct Context {
+/// What a context asks of its members.
+pub(crate) trait Member {
+    /// Unparks the member's runner so it sees the context stopped.
+    fn wake(&self);
+}
+
+/// A context: the default one of a device, or one made by `aclrtCreateContext`, with streams
+/// of type `Stream`.
+pub(crate) struct ContextOf<Stream> {
     pub(crate) handle: ContextHandle,
     pub(crate) device: Arc<Device>,
     pub(crate) is_default: bool,
@@ -29,7 +38,7 @@ pub(crate) struct Context {
     destroyed: AtomicBool,
 }
 
-impl Context {
+impl<Stream: Member> ContextOf<Stream> {
     pub(crate) fn new(
         handle: ContextHandle,
         device: Arc<Device>,
@@ -97,7 +106,7 @@ impl Context {
     pub(crate) fn stop(&self, failure: Failure) {
         if self.stopped.set(failure).is_ok() {
             for stream in self.streams() {
-                stream.wake_worker();
+                stream.wake();
             }
         }
     }

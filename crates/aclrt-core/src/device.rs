@@ -1,9 +1,9 @@
-//! Emulated devices: per-device limits, ids and the default-context binding.
+//! Emulated devices: per-device limits, ids and memory accounting. (Which default context a
+//! device is bound to is the runtime's: `runtime::Binding`.)
 
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::context::Context;
 use crate::exception::ExceptionSlot;
 use crate::sync::lock;
 use crate::threads::ThreadSpawner;
@@ -23,18 +23,10 @@ pub(crate) struct Device {
     sync_events: AtomicUsize,
     stream_ids: Mutex<IdPool>,
     next_event_id: AtomicU32,
-    /// `aclrtSetDevice` count and the default context it created.
-    pub(crate) binding: Mutex<Binding>,
     /// The runtime's exception callback, which failing streams of this device report to.
     pub(crate) exceptions: Arc<ExceptionSlot>,
     /// Where the device's stream workers come from.
     pub(crate) threads: Arc<dyn ThreadSpawner>,
-}
-
-#[derive(Default)]
-pub(crate) struct Binding {
-    pub(crate) set_count: u32,
-    pub(crate) default_context: Option<Arc<Context>>,
 }
 
 impl Device {
@@ -52,7 +44,6 @@ impl Device {
             sync_events: AtomicUsize::new(0),
             stream_ids: Mutex::new(IdPool::default()),
             next_event_id: AtomicU32::new(0),
-            binding: Mutex::new(Binding::default()),
             exceptions,
             threads,
         }

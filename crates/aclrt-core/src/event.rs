@@ -2,18 +2,17 @@
 //!
 //! A record task carries a [`RecordState`], created at enqueue time and completed when the
 //! task runs: snapshot waits, queries and synchronise all look at the latest record's state.
-//! A legacy SYNC event additionally owns a *flag* latch that record sets, reset clears (by
-//! swapping in a fresh latch) and waits read when they execute, so a wait may be queued before
-//! the record it waits for.
+//! A legacy SYNC event additionally owns a [`SyncFlag`] that record sets, reset clears and
+//! waits read when they execute, so a wait may be queued before the record it waits for.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::consts::{ACL_EVENT_DEVICE_USE_ONLY, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE};
-use crate::context::Context;
-use crate::error::Failure;
+use crate::exec::{EventSide, RecordState, SyncFlag};
 use crate::handle::EventHandle;
-use crate::sync::{lock, Latch};
+use crate::stream::Context;
+use crate::sync::lock;
 
 /// Which creation call made an event; it decides most of the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,75 +25,6 @@ pub(crate) enum Family {
     Ex,
     /// `cuEventCreate`: snapshot.
     Cuda,
-}
-
-/// Completion state of one record.
-pub(crate) struct RecordState {
-    done: Latch,
-    /// Nanoseconds since the device epoch at which the record task ran.
-    timestamp_ns: AtomicU64,
-    /// A failure of the stream that the record's capture includes.
-    failure: OnceLock<Failure>,
-    /// Stream whose pending failure an event synchronise reports and clears.
-    pub(crate) stream: std::sync::Weak<crate::stream::Stream>,
-    /// The record task, for traces (its task id is set once the task is queued).
-    origin: crate::observe::TaskRef,
-    task_id: AtomicU64,
-}
-
-impl RecordState {
-    pub(crate) fn new(stream: &Arc<crate::stream::Stream>) -> Self {
-        Self {
-            done: Latch::new(),
-            timestamp_ns: AtomicU64::new(0),
-            failure: OnceLock::new(),
-            stream: Arc::downgrade(stream),
-            origin: stream.task_ref(0),
-            task_id: AtomicU64::new(0),
-        }
-    }
-
-    pub(crate) fn set_task_id(&self, task_id: u64) {
-        self.task_id.store(task_id, Ordering::Relaxed);
-    }
-
-    /// The record task, as traces name it.
-    pub(crate) fn origin(&self) -> crate::observe::TaskRef {
-        crate::observe::TaskRef {
-            task_id: self.task_id.load(Ordering::Relaxed),
-            ..self.origin
-        }
-    }
-
-    pub(crate) fn done(&self) -> &Latch {
-        &self.done
-    }
-
-    pub(crate) fn is_done(&self) -> bool {
-        self.done.is_set()
-    }
-
-    pub(crate) fn timestamp_ns(&self) -> u64 {
-        self.timestamp_ns.load(Ordering::Acquire)
-    }
-
-    pub(crate) fn failure(&self) -> Option<&Failure> {
-        self.failure.get()
-    }
-
-    /// Runs when the record task executes or is discarded.
-    pub(crate) fn complete(&self, failure: Option<Failure>, flag_event: Option<&Event>) {
-        self.timestamp_ns
-            .store(crate::clock::now_ns(), Ordering::Release);
-        if let Some(f) = failure {
-            let _ = self.failure.set(f);
-        }
-        // Done before the flag: a wait the flag releases finds its record complete.
-        self.done.set();
-        if let Some(event) = flag_event {
-            lock(&event.flag).set();
-        }
-    }
 }
 
 pub(crate) struct EventState {
@@ -119,7 +49,7 @@ pub(crate) struct Event {
     pub(crate) state: Mutex<EventState>,
     /// Legacy SYNC flag. Its own lock (taken after `state` when both are), so a record task
     /// discarded while its event's state is locked can still set it.
-    flag: Mutex<Arc<Latch>>,
+    pub(crate) flag: Arc<SyncFlag>,
     /// Wait tasks queued on this event and not yet executed.
     pending_waits: AtomicUsize,
 }
@@ -143,7 +73,7 @@ impl Event {
                 holds_sync_resource,
                 destroyed: false,
             }),
-            flag: Mutex::new(Arc::new(Latch::new())),
+            flag: Arc::default(),
             pending_waits: AtomicUsize::new(0),
         }
     }
@@ -178,35 +108,12 @@ impl Event {
         lock(&self.state).latest.clone()
     }
 
-    pub(crate) fn current_flag(&self) -> Arc<Latch> {
-        lock(&self.flag).clone()
-    }
-
     pub(crate) fn wait_queued(&self) {
         self.pending_waits.fetch_add(1, Ordering::AcqRel);
     }
 
-    pub(crate) fn wait_executed(&self) {
-        self.pending_waits.fetch_sub(1, Ordering::AcqRel);
-    }
-
     pub(crate) fn pending_waits(&self) -> usize {
         self.pending_waits.load(Ordering::Acquire)
-    }
-
-    /// Runs when a reset task executes on a legacy SYNC event: clears the flag and forgets a
-    /// finished record, so the event reads as not recorded again.
-    pub(crate) fn reset_executed(&self) {
-        let mut state = lock(&self.state);
-        {
-            let mut flag = lock(&self.flag);
-            if flag.is_set() {
-                *flag = Arc::new(Latch::new());
-            }
-        }
-        if state.latest.as_ref().is_some_and(|r| r.is_done()) {
-            state.latest = None;
-        }
     }
 
     /// After its handle was removed: marks the event destroyed and gives back its SYNC
@@ -221,6 +128,33 @@ impl Event {
     pub(crate) fn release_sync_resource(&self, state: &mut EventState) {
         if std::mem::take(&mut state.holds_sync_resource) {
             self.context.device.release_sync_event();
+        }
+    }
+}
+
+impl EventSide for Event {
+    fn id(&self) -> u32 {
+        self.id
+    }
+
+    fn flag(&self) -> &SyncFlag {
+        &self.flag
+    }
+
+    fn latest(&self) -> Option<Arc<RecordState>> {
+        Event::latest(self)
+    }
+
+    fn wait_executed(&self) {
+        self.pending_waits.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Clears the flag and forgets a finished record, so the event reads as not recorded again.
+    fn reset_executed(&self) {
+        let mut state = lock(&self.state);
+        self.flag.clear();
+        if state.latest.as_ref().is_some_and(|r| r.is_done()) {
+            state.latest = None;
         }
     }
 }

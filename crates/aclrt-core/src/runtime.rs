@@ -7,16 +7,16 @@
 //! instance.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::callback::ReportHub;
 use crate::config::Config;
-use crate::context::Context;
 use crate::device::Device;
 use crate::event::Event;
 use crate::exception::ExceptionSlot;
 use crate::handle::{ContextHandle, EventHandle, HandleTable, StreamHandle};
 use crate::memory::MemoryMap;
+use crate::stream::Context;
 use crate::stream::Stream;
 use crate::sync::{SpinPolicy, WaitList};
 use crate::threads::{OsThreads, ThreadSpawner};
@@ -29,6 +29,8 @@ pub struct Runtime {
     /// Unique among the instances of the process, never 0.
     pub(crate) serial: u64,
     devices: Vec<Arc<Device>>,
+    /// Per device (by position): `aclrtSetDevice` count and the default context it created.
+    bindings: Vec<Mutex<Binding>>,
     pub(crate) contexts: HandleTable<Context>,
     pub(crate) streams: HandleTable<Stream>,
     pub(crate) events: HandleTable<Event>,
@@ -42,6 +44,13 @@ pub struct Runtime {
     pub(crate) extras: crate::extras::Extras,
     /// The configuration the runtime was made with (the CUDA face reads the device properties).
     pub(crate) config: Config,
+}
+
+/// How a device is bound to its default context.
+#[derive(Default)]
+pub(crate) struct Binding {
+    pub(crate) set_count: u32,
+    pub(crate) default_context: Option<Arc<Context>>,
 }
 
 /// Counts the destroy calls under way.
@@ -71,7 +80,7 @@ impl Runtime {
     /// A runtime whose stream workers come from `threads`.
     pub fn with_threads(config: &Config, threads: Arc<dyn ThreadSpawner>) -> Arc<Self> {
         let exceptions = Arc::new(ExceptionSlot::default());
-        let devices = config
+        let devices: Vec<Arc<Device>> = config
             .logical_to_physical()
             .iter()
             .enumerate()
@@ -86,6 +95,7 @@ impl Runtime {
             .collect();
         Arc::new(Self {
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+            bindings: devices.iter().map(|_| Mutex::default()).collect(),
             devices,
             contexts: HandleTable::new(ContextHandle::TAG),
             streams: HandleTable::new(StreamHandle::TAG),
@@ -121,6 +131,11 @@ impl Runtime {
         usize::try_from(id)
             .ok()
             .and_then(|i| self.devices.get(i).cloned())
+    }
+
+    /// `device`'s binding to its default context.
+    pub(crate) fn binding(&self, device: &Device) -> &Mutex<Binding> {
+        &self.bindings[device.id as usize]
     }
 
     pub(crate) fn devices(&self) -> &[Arc<Device>] {

@@ -5,14 +5,12 @@
 //! only its own worker, so no wait order among streams can deadlock the device, and N streams
 //! really run N tasks at once.
 //!
-//! # Progress
-//! `submitted` counts tasks ever queued, `retired` tasks finished (run or discarded); both only
-//! grow, and `retired <= submitted`. "Everything submitted so far is done" is
-//! `retired >= submitted-at-the-time`, which is what stream and device synchronise wait for.
+//! The stream decides, task by task, whether work runs or is discarded and what a failure
+//! does; performing a task is the executor's (`exec`). Progress counters are `exec::Progress`.
 
 use std::collections::VecDeque;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -20,14 +18,17 @@ use std::time::Instant;
 use crate::callback::{CallbackDone, Subscriber};
 use crate::codes::*;
 use crate::consts::{ACL_STOP_ON_FAILURE, ACL_STREAM_FAST_SYNC};
-use crate::context::Context;
+use crate::context::{ContextOf, Member};
 use crate::error::{err, AclError, Failure, Result};
+use crate::exec::{self, FailureSlot, Outcome, Progress, Site, Task, Work};
 use crate::handle::StreamHandle;
-use crate::observe::{self, EdgeKind, TaskRef};
+use crate::observe::{self, TaskRef};
 use crate::policy::LegacySync;
-use crate::sync::{lock, Ring, SpinPolicy, WaitList, WorkQueue};
-use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
-use crate::user_code;
+use crate::sync::{lock, Ring, SpinPolicy, WorkQueue};
+use crate::task_info::{HostFn, TaskKind, TaskMeta};
+
+/// A context of this crate: its members are streams.
+pub(crate) type Context = ContextOf<Stream>;
 
 mod control;
 
@@ -49,13 +50,13 @@ pub(crate) struct Stream {
     queue: WorkQueue<Task>,
     /// Serialises submitters so task ids follow queue order; holds "closed" for them.
     submit_lock: Mutex<bool>,
-    submitted: AtomicU64,
-    retired: AtomicU64,
-    progress: WaitList,
+    /// Tasks queued and retired; shared with implicit waits of other streams.
+    pub(crate) progress: Arc<Progress>,
     worker_join: Mutex<Option<JoinHandle<()>>>,
     aborted: AtomicBool,
     failure_mode: OnceLock<u32>,
-    pending_failure: Mutex<Option<Failure>>,
+    /// What the next synchronise reports; records capture it.
+    pub(crate) failures: Arc<FailureSlot>,
     pub(crate) subscriber: Mutex<Option<Arc<Subscriber>>>,
 }
 
@@ -75,6 +76,12 @@ impl Stream {
         if context.policy.failures_stop_the_context {
             let _ = failure_mode.set(ACL_STOP_ON_FAILURE);
         }
+        let progress = Arc::new(Progress::new(TaskRef {
+            device_id: context.device.id,
+            stream_id: id,
+            stream: handle.as_raw(),
+            task_id: 0,
+        }));
         Self {
             handle,
             id,
@@ -85,13 +92,11 @@ impl Stream {
             legacy_sync,
             queue: WorkQueue::new(),
             submit_lock: Mutex::new(false),
-            submitted: AtomicU64::new(0),
-            retired: AtomicU64::new(0),
-            progress: WaitList::new(),
+            progress,
             worker_join: Mutex::new(None),
             aborted: AtomicBool::new(false),
             failure_mode,
-            pending_failure: Mutex::new(None),
+            failures: Arc::default(),
             subscriber: Mutex::new(None),
         }
     }
@@ -119,7 +124,7 @@ impl Stream {
             if *closed {
                 return err(ACL_ERROR_RT_INVALID_HANDLE, "the stream has been destroyed");
             }
-            let id = self.submitted.load(Ordering::Relaxed);
+            let id = self.progress.submitted();
             if tracing {
                 observe::task_submitted(self.task_ref(id), kind, &meta, submit_start);
             }
@@ -129,7 +134,7 @@ impl Stream {
                 work,
                 meta,
             });
-            self.submitted.store(id + 1, Ordering::SeqCst);
+            self.progress.submitted_one(id);
             id
         };
         if self.queue.notify() == Ring::Start {
@@ -167,7 +172,7 @@ impl Stream {
             stream.submit(
                 TaskKind::StreamWait,
                 Work::StreamWait {
-                    stream: other,
+                    stream: other.progress.clone(),
                     until,
                 },
                 TaskMeta::default(),
@@ -206,10 +211,10 @@ impl Stream {
                 if observe::enabled() {
                     observe::task_discarded(self.task_ref(task.id), task.kind, failure.code);
                 }
-                discard(task.work, &failure);
-                self.retire(task.id);
+                exec::discard(task.work, &failure);
+                self.progress.retire(task.id);
             }
-            lock(&self.pending_failure).get_or_insert_with(|| failure.clone());
+            self.failures.note(failure.clone());
             // A submit that rang while this thread held the start duty saw a running worker and
             // rang no further: `give_up_start` looks once more.
             if !self.queue.give_up_start() {
@@ -221,12 +226,7 @@ impl Stream {
 
     /// Task `task_id` of this stream, as observers name it.
     pub(crate) fn task_ref(&self, task_id: u64) -> TaskRef {
-        TaskRef {
-            device_id: self.context.device.id,
-            stream_id: self.id,
-            stream: self.handle.as_raw(),
-            task_id,
-        }
+        self.progress.task_ref(task_id)
     }
 
     /// Unparks the worker so it re-checks its queue and abort conditions.
@@ -289,168 +289,29 @@ impl Stream {
             if observe::enabled() {
                 observe::task_discarded(self.task_ref(id), kind, failure.code);
             }
-            discard(work, &failure);
-            self.note_discarded(&failure);
-            self.retire(id);
+            exec::discard(work, &failure);
+            // A synchronise that covers discarded work reports the discard, never success.
+            self.failures.note(failure);
+            self.progress.retire(id);
             return;
         }
         let tracing = observe::enabled();
         if tracing {
             observe::task_started(self.task_ref(id), kind);
         }
-        let outcome = self.execute(id, work);
+        let outcome = exec::execute(&exec::Active, self, id, work);
         if tracing {
             observe::task_finished(self.task_ref(id), kind, outcome.as_ref().err());
         }
         if let Err((code, message)) = outcome {
             self.fail(self.failure_for(id, code, &message, meta.submitter_thread));
         }
-        self.retire(id);
-    }
-
-    fn execute(&self, task_id: u64, work: Work) -> Result<(), (AclError, String)> {
-        match work {
-            Work::Kernel(kernel) => {
-                let what = format!("host kernel (task {task_id})");
-                match user_code::run(&what, kernel)? {
-                    Ok(()) => Ok(()),
-                    Err(code) => Err((code, format!("{what} returned error {code}"))),
-                }
-            }
-            Work::Copy { dst, src, len } => {
-                if len > 0 {
-                    // SAFETY: the submitter guaranteed both ranges valid until this task ran
-                    // (see `Work::Copy`); freed runtime memory stays mapped, so a free racing
-                    // the task cannot make this fault.
-                    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
-                }
-                Ok(())
-            }
-            Work::Set { dst, value, len } => {
-                if len > 0 {
-                    // SAFETY: as for `Work::Copy`.
-                    unsafe { std::ptr::write_bytes(dst as *mut u8, value, len) };
-                }
-                Ok(())
-            }
-            Work::Record(record, flag_event) => {
-                let failure = lock(&self.pending_failure).clone();
-                record.complete(failure, flag_event.as_deref());
-                Ok(())
-            }
-            Work::Wait {
-                target,
-                event,
-                timeout,
-            } => {
-                let deadline = timeout.map(|t| Instant::now() + t);
-                let released = match &target {
-                    WaitTarget::Snapshot(record) => {
-                        record
-                            .done()
-                            .wait_or(|| self.is_aborting(), deadline, SpinPolicy::Brief)
-                    }
-                    WaitTarget::Flag(event) => {
-                        let flag = event.current_flag();
-                        flag.wait_or(|| self.is_aborting(), deadline, SpinPolicy::Brief)
-                    }
-                };
-                if observe::enabled() {
-                    let by = match &target {
-                        WaitTarget::Snapshot(record) => released.then(|| record.origin()),
-                        WaitTarget::Flag(event) => event
-                            .latest()
-                            .filter(|r| released && r.is_done())
-                            .map(|r| r.origin()),
-                    };
-                    observe::wait_released(self.task_ref(task_id), by, EdgeKind::EventWait);
-                }
-                event.wait_executed();
-                if released || self.is_aborting() {
-                    Ok(())
-                } else {
-                    Err((
-                        ACL_ERROR_RT_TASK_TIMEOUT,
-                        format!(
-                            "stream wait on event {} timed out after {} ms",
-                            event.id,
-                            timeout.map_or(0, |t| t.as_millis())
-                        ),
-                    ))
-                }
-            }
-            Work::Reset(event) => {
-                event.reset_executed();
-                Ok(())
-            }
-            Work::Callback { body, block } => {
-                let done = block.then(|| Arc::new(CallbackDone::default()));
-                {
-                    // Delivering under the subscription lock: an unsubscribe either happens
-                    // before (nothing to deliver to) or releases what was delivered.
-                    let subscription = lock(&self.subscriber);
-                    let Some(subscriber) = subscription.as_ref() else {
-                        return Err((
-                            ACL_ERROR_RT_STREAM_NO_CB_REG,
-                            format!(
-                                "callback (task {task_id}) became due after the stream was \
-                                 unsubscribed: it did not run"
-                            ),
-                        ));
-                    };
-                    let origin = self.task_ref(task_id);
-                    subscriber.deliver(self.handle, origin, body, done.clone())?;
-                }
-                if let Some(done) = done {
-                    done.wait_or(|| self.is_aborting());
-                    if !done.ran() && !self.is_aborting() {
-                        return Err(done.unrun_error(task_id));
-                    }
-                }
-                Ok(())
-            }
-            Work::HostFunc(body) => {
-                user_code::run(&format!("host function (task {task_id})"), body)
-            }
-            Work::StreamWait { stream, until } => {
-                // An abort unparks this worker directly, so only `until` needs a wake-up.
-                stream.progress.wait_until_key(
-                    || stream.retired.load(Ordering::SeqCst) >= until || self.is_aborting(),
-                    None,
-                    SpinPolicy::Brief,
-                    until,
-                );
-                if observe::enabled() && until > 0 {
-                    observe::wait_released(
-                        self.task_ref(task_id),
-                        Some(stream.task_ref(until - 1)),
-                        EdgeKind::LegacyStream,
-                    );
-                }
-                Ok(())
-            }
-        }
-    }
-
-    /// A synchronise that covers discarded work reports the discard, never success.
-    fn note_discarded(&self, failure: &Failure) {
-        lock(&self.pending_failure).get_or_insert_with(|| failure.clone());
-    }
-
-    fn retire(&self, task_id: u64) {
-        self.retired.store(task_id + 1, Ordering::SeqCst);
-        // Only waiters whose target this reaches: a synchronise is not woken per task.
-        self.progress.wake_reached(task_id + 1);
+        self.progress.retire(id);
     }
 
     fn fail(&self, failure: Failure) {
         self.context.device.exceptions.report(&failure);
-        {
-            let mut pending = lock(&self.pending_failure);
-            if pending.is_none() {
-                *pending = Some(failure.clone());
-            }
-        }
+        self.failures.note(failure.clone());
         if self.failure_mode.get() == Some(&ACL_STOP_ON_FAILURE) {
             self.context.stop(failure);
         }
@@ -468,11 +329,11 @@ impl Stream {
 
     /// Task ids handed out so far.
     pub(crate) fn submitted(&self) -> u64 {
-        self.submitted.load(Ordering::SeqCst)
+        self.progress.submitted()
     }
 
     pub(crate) fn is_idle(&self) -> bool {
-        self.retired.load(Ordering::SeqCst) >= self.submitted.load(Ordering::SeqCst)
+        self.progress.is_idle()
     }
 
     /// Waits until every task submitted before the call has retired; `false` on timeout.
@@ -483,12 +344,7 @@ impl Stream {
         } else {
             SpinPolicy::Brief
         };
-        self.progress.wait_until_key(
-            || self.retired.load(Ordering::SeqCst) >= target,
-            deadline,
-            spin,
-            target,
-        )
+        self.progress.wait_retired(target, || false, deadline, spin)
     }
 
     /// The failure a synchronise must report now, cleared for continue-mode streams.
@@ -496,15 +352,7 @@ impl Stream {
         if let Some(f) = self.context.stopped() {
             return Some(f.clone());
         }
-        lock(&self.pending_failure).take()
-    }
-
-    /// Clears the pending failure if it is `failure` (reported through an event instead).
-    pub(crate) fn clear_failure(&self, failure: &Failure) {
-        let mut pending = lock(&self.pending_failure);
-        if pending.as_ref() == Some(failure) {
-            *pending = None;
-        }
+        self.failures.take()
     }
 
     /// Stops accepting work; with `discard`, queued tasks are dropped (their waiters released)
@@ -530,24 +378,47 @@ impl Stream {
 
     /// Tasks submitted but not yet retired.
     pub(crate) fn pending(&self) -> u64 {
-        self.submitted()
-            .saturating_sub(self.retired.load(Ordering::SeqCst))
+        self.progress.pending()
     }
 }
 
-/// Drops work without running it, releasing anything that waits for it.
-fn discard(work: Work, failure: &Failure) {
-    match work {
-        Work::Record(record, flag_event) => {
-            record.complete(Some(failure.clone()), flag_event.as_deref())
-        }
-        Work::Wait { event, .. } => event.wait_executed(),
-        Work::Kernel(_)
-        | Work::Copy { .. }
-        | Work::Set { .. }
-        | Work::Reset(_)
-        | Work::Callback { .. }
-        | Work::HostFunc(_)
-        | Work::StreamWait { .. } => {}
+impl Site for Stream {
+    fn task_ref(&self, task_id: u64) -> TaskRef {
+        self.progress.task_ref(task_id)
+    }
+
+    fn dropping_work(&self) -> bool {
+        self.is_aborting()
+    }
+
+    fn pending_failure(&self) -> Option<Failure> {
+        self.failures.get()
+    }
+
+    fn deliver_callback(
+        &self,
+        task_id: u64,
+        body: HostFn,
+        done: Option<Arc<CallbackDone>>,
+    ) -> Outcome {
+        // Delivering under the subscription lock: an unsubscribe either happens before
+        // (nothing to deliver to) or releases what was delivered.
+        let subscription = lock(&self.subscriber);
+        let Some(subscriber) = subscription.as_ref() else {
+            return Err((
+                ACL_ERROR_RT_STREAM_NO_CB_REG,
+                format!(
+                    "callback (task {task_id}) became due after the stream was unsubscribed: \
+                     it did not run"
+                ),
+            ));
+        };
+        subscriber.deliver(self.handle, self.task_ref(task_id), body, done)
+    }
+}
+
+impl Member for Stream {
+    fn wake(&self) {
+        self.wake_worker();
     }
 }

@@ -10,10 +10,11 @@ use crate::codes::*;
 use crate::consts::{ACL_CALLBACK_BLOCK, ACL_CALLBACK_NO_BLOCK};
 use crate::error::{bail, Result};
 use crate::exception::ExceptionCallback;
+use crate::exec::Work;
 use crate::handle::StreamHandle;
 use crate::runtime::Runtime;
 use crate::sync::lock;
-use crate::task::{HostFn, TaskKind, TaskMeta, Work};
+use crate::task_info::{HostFn, TaskKind, TaskMeta};
 use crate::thread_state::pthread_id;
 
 impl Runtime {

@@ -4,12 +4,12 @@ use std::sync::Arc;
 
 use super::{not_in_callback, sync_timeout};
 use crate::codes::*;
-use crate::context::Context;
 use crate::device::Device;
 use crate::error::{bail, err, Result};
 use crate::handle::{ContextHandle, StreamHandle};
 use crate::policy::{ContextPolicy, LegacySync};
 use crate::runtime::Runtime;
+use crate::stream::Context;
 use crate::stream::Stream;
 use crate::sync::lock;
 use crate::thread_state;
@@ -48,7 +48,7 @@ impl Runtime {
             .clear("the runtime was finalized (aclFinalize)");
         self.memory.clear();
         for device in self.devices() {
-            lock(&device.binding).default_context = None;
+            lock(self.binding(device)).default_context = None;
         }
         self.wait_for_teardowns();
     }
@@ -180,7 +180,7 @@ impl Runtime {
     /// `aclrtSetDevice`: binds the thread to the device's default context (created on first use).
     pub fn set_device(&self, id: i32) -> Result<()> {
         let device = self.device_by_id(id)?;
-        let mut binding = lock(&device.binding);
+        let mut binding = lock(self.binding(&device));
         let (ctx, made) = match &binding.default_context {
             Some(ctx) => (ctx.clone(), false),
             None => {
@@ -208,7 +208,7 @@ impl Runtime {
         not_in_callback("aclrtResetDevice")?;
         let teardown = self.teardown();
         let released = {
-            let mut binding = lock(&device.binding);
+            let mut binding = lock(self.binding(&device));
             if binding.set_count == 0 {
                 bail!(
                     ACL_ERROR_RT_CONTEXT_RELEASE_ERROR,

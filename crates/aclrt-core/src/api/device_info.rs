@@ -76,7 +76,7 @@ impl Runtime {
         not_in_callback("aclrtResetDeviceForce")?;
         // The first reset reports a device that is not set; the others bring the count down.
         self.reset_device(id)?;
-        while lock(&device.binding).set_count > 0 {
+        while lock(self.binding(&device)).set_count > 0 {
             if self.reset_device(id).is_err() {
                 break;
             }

@@ -10,11 +10,13 @@ use super::{
 use crate::codes::*;
 use crate::consts::*;
 use crate::error::{bail, err, Result};
-use crate::event::{Event, Family, RecordState};
+use crate::event::{Event, Family};
+use crate::exec::{EventSide, RecordState};
+use crate::exec::{WaitTarget, Work};
 use crate::handle::{EventHandle, StreamHandle};
 use crate::runtime::Runtime;
 use crate::sync::{lock, SpinPolicy};
-use crate::task::{TaskKind, TaskMeta, WaitTarget, Work};
+use crate::task_info::{TaskKind, TaskMeta};
 
 const VALID_FLAG_BITS: u32 = 0x3F;
 const EX_COMBINABLE: u32 = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE;
@@ -220,12 +222,12 @@ impl Runtime {
             }
             state.holds_sync_resource = true;
         }
-        let record = Arc::new(RecordState::new(stream));
-        let flag_event = event.uses_flag().then(|| event.clone());
+        let record = Arc::new(RecordState::new(stream.task_ref(0), &stream.failures));
+        let flag = event.uses_flag().then(|| event.flag.clone());
         match self.submit(
             stream,
             TaskKind::Record,
-            Work::Record(record.clone(), flag_event),
+            Work::Record(record.clone(), flag),
             meta_for(event),
         ) {
             Ok(task_id) => {
@@ -367,9 +369,7 @@ impl Runtime {
         }
         observe_record_completion(&record);
         if let Some(f) = record.failure() {
-            if let Some(stream) = record.stream.upgrade() {
-                stream.clear_failure(f);
-            }
+            record.clear_stream_failure(f);
             return Err(failure_error(f));
         }
         Ok(true)
@@ -436,7 +436,7 @@ impl Runtime {
             );
         }
         let target = if ev.uses_flag() {
-            WaitTarget::Flag(ev.clone())
+            WaitTarget::Flag
         } else {
             match ev.latest() {
                 Some(record) => WaitTarget::Snapshot(record),

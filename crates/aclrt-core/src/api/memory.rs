@@ -8,10 +8,11 @@ use super::os_thread_id;
 use crate::codes::*;
 use crate::consts::*;
 use crate::error::{bail, Result};
+use crate::exec::Work;
 use crate::handle::StreamHandle;
 use crate::memory::Place;
 use crate::runtime::Runtime;
-use crate::task::{MemRange, TaskKind, TaskMeta, Work};
+use crate::task_info::{MemRange, TaskKind, TaskMeta};
 
 const POLICY_BASE_MASK: u32 = 0xFF;
 const POLICY_EXTRA_BITS: u32 =

@@ -7,10 +7,11 @@ use super::os_thread_id;
 use crate::codes::*;
 use crate::consts::*;
 use crate::error::{bail, Result};
+use crate::exec::Work;
 use crate::handle::StreamHandle;
 use crate::memory::Place;
 use crate::runtime::Runtime;
-use crate::task::{KernelFn, MemRange, TaskKind, TaskMeta, Work};
+use crate::task_info::{KernelFn, MemRange, TaskKind, TaskMeta};
 use crate::vendor_consts as vc;
 
 /// Widest 2D copy row, in bytes (`aclrtMemcpy2dAsync`).

@@ -42,13 +42,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::codes::*;
-use crate::context::Context;
 use crate::error::Failure;
 use crate::error::{err, Error, Result};
 use crate::event::Event;
 use crate::handle::{EventHandle, StreamHandle};
 use crate::observe;
 use crate::runtime::Runtime;
+use crate::stream::Context;
 use crate::stream::Stream;
 use crate::thread_state::{self, in_callback};
 
@@ -208,7 +208,7 @@ pub(crate) fn observe_completion(stream: &Stream, upto: u64) {
 }
 
 /// Tells observers that the calling thread learned that `record` completed.
-pub(crate) fn observe_record_completion(record: &crate::event::RecordState) {
+pub(crate) fn observe_record_completion(record: &crate::exec::RecordState) {
     if observe::enabled() && record.is_done() {
         observe::host_synchronized(record.origin());
     }

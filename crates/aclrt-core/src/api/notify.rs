@@ -13,13 +13,14 @@ use std::time::{Duration, Instant};
 use super::os_thread_id;
 use crate::codes::*;
 use crate::error::{bail, err, Error, Result};
+use crate::exec::Work;
 use crate::handle::{NotifyHandle, StreamHandle};
 use crate::memory::Place;
 use crate::notify::{Notify, WaitEnd};
 use crate::runtime::Runtime;
 use crate::stream::Stream;
 use crate::sync::{lock, SpinPolicy};
-use crate::task::{KernelFn, MemRange, TaskKind, TaskMeta, Work};
+use crate::task_info::{KernelFn, MemRange, TaskKind, TaskMeta};
 use crate::vendor_consts as vc;
 
 /// Notifies per device: the vendor's limit for its A2 and A3 products.

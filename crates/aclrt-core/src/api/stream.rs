@@ -9,13 +9,14 @@ use crate::consts::{
     ACL_CONTINUE_ON_FAILURE, ACL_STOP_ON_FAILURE, ACL_STREAM_STATUS_COMPLETE,
     ACL_STREAM_STATUS_NOT_READY,
 };
-use crate::context::Context;
 use crate::error::{bail, Result};
+use crate::exec::Work;
 use crate::handle::StreamHandle;
 use crate::policy::LegacySync;
 use crate::runtime::Runtime;
+use crate::stream::Context;
 use crate::stream::Stream;
-use crate::task::{KernelFn, MemRange, TaskKind, TaskMeta, Work};
+use crate::task_info::{KernelFn, MemRange, TaskKind, TaskMeta};
 
 /// Lowest stream priority; larger requests are clamped to it.
 pub const LOWEST_STREAM_PRIORITY: u32 = 7;

@@ -17,12 +17,12 @@ use super::{
     CU_EVENT_RECORD_DEFAULT, CU_EVENT_RECORD_EXTERNAL, CU_EVENT_WAIT_EXTERNAL,
     CU_STREAM_NON_BLOCKING,
 };
-use crate::context::Context;
 use crate::error::Failure;
 use crate::event::{Event, Family};
 use crate::handle::{ContextHandle, EventHandle, StreamHandle};
 use crate::policy::LegacySync;
 use crate::runtime::Runtime;
+use crate::stream::Context;
 use crate::stream::Stream;
 use crate::sync::SpinPolicy;
 

@@ -12,11 +12,11 @@ use super::api::{cu, current, current_any, fail, lookup_context, CuDevice};
 use super::codes::*;
 use super::state::{stack_pop, stack_push, with_state, CtxInfo, Primary};
 use super::{CuError, CuResultOf};
-use crate::context::Context;
 use crate::device::Device;
 use crate::handle::ContextHandle;
 use crate::policy::ContextPolicy;
 use crate::runtime::Runtime;
+use crate::stream::Context;
 use crate::thread_state;
 
 /// `CU_CTX_SCHED_MASK`.

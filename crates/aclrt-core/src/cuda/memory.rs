@@ -30,7 +30,7 @@ use crate::handle::StreamHandle;
 use crate::memory::Place;
 use crate::runtime::Runtime;
 use crate::stream::Stream;
-use crate::task::MemRange;
+use crate::task_info::MemRange;
 use std::sync::Arc;
 
 /// `CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED`.

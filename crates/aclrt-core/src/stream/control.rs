@@ -28,7 +28,7 @@ impl Stream {
     /// stream was stopped meanwhile. `failure` becomes the stream's pending failure (unless one
     /// is pending already), so a synchronise that was waiting reports it.
     pub(crate) fn abort_queued(&self, failure: Failure, stays_halted: impl Fn() -> bool) {
-        lock(&self.pending_failure).get_or_insert(failure);
+        self.failures.note(failure);
         self.aborted.store(true, Ordering::SeqCst);
         self.wake_worker();
         self.wait_idle(None);
@@ -40,7 +40,7 @@ impl Stream {
 
     /// `aclrtStreamStop`: as an abort, but the stream stays stopped.
     pub(crate) fn halt(&self, failure: Failure) {
-        lock(&self.pending_failure).get_or_insert(failure);
+        self.failures.note(failure);
         self.aborted.store(true, Ordering::SeqCst);
         self.wake_worker();
         self.wait_idle(None);

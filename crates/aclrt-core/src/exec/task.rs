@@ -1,23 +1,27 @@
 //! Tasks: the units of work a stream runs in order.
+//!
+//! [`Work`] is plain data apart from user code (kernels, callbacks, host functions): it names
+//! the completion state it touches ([`RecordState`], [`SyncFlag`], [`Progress`]) and the event
+//! it belongs to through [`EventSide`], never a stream or context, so this layer sits below
+//! the model.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::event::{Event, RecordState};
-use crate::stream::Stream;
-
-pub use crate::task_info::{HostFn, KernelFn, MemRange, TaskKind, TaskMeta};
+use super::progress::Progress;
+use super::record::{RecordState, SyncFlag};
+use super::EventSide;
+use crate::task_info::{HostFn, KernelFn, TaskKind, TaskMeta};
 
 /// Where a stream wait gets the latch it waits for.
 pub(crate) enum WaitTarget {
     /// A snapshot event: the record seen at enqueue time.
     Snapshot(Arc<RecordState>),
-    /// A legacy SYNC event: whatever flag the event holds when the wait executes.
-    Flag(Arc<Event>),
+    /// A legacy SYNC event: whatever latch the event's flag holds when the wait executes.
+    Flag,
 }
 
-/// What a task does. Apart from user code (kernels, callbacks, host functions), plain data: an
-/// executor decides how each kind runs, and observers can see what it touches.
+/// What a task does.
 pub(crate) enum Work {
     Kernel(KernelFn),
     /// Copies `len` bytes from `src` to `dst` (the ranges may overlap). The submitter
@@ -34,21 +38,23 @@ pub(crate) enum Work {
         value: u8,
         len: usize,
     },
-    Record(Arc<RecordState>, Option<Arc<Event>>),
+    /// Completes a record; sets the event's legacy flag too where it has one.
+    Record(Arc<RecordState>, Option<Arc<SyncFlag>>),
     Wait {
         target: WaitTarget,
-        event: Arc<Event>,
+        event: Arc<dyn EventSide>,
         timeout: Option<Duration>,
     },
-    Reset(Arc<Event>),
+    Reset(Arc<dyn EventSide>),
     /// Delivered, when due, to whichever thread serves the stream then.
     Callback {
         body: HostFn,
         block: bool,
     },
     HostFunc(HostFn),
+    /// Waits until `until` tasks of another stream have retired.
     StreamWait {
-        stream: Arc<Stream>,
+        stream: Arc<Progress>,
         until: u64,
     },
 }

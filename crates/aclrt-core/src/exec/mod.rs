@@ -1,0 +1,141 @@
+//! The executor seam: how a stream's tasks are performed.
+//!
+//! A stream (the model) takes its tasks in order, decides whether each runs or is discarded,
+//! and handles a failed task; *performing* a task is the executor's job, one handler per kind
+//! of [`Work`] behind the [`Executor`] trait. Host threads ([`host::HostThreads`]) are the
+//! first implementation: copies are `memcpy`, kernels are called, waits block the stream's
+//! worker. A pooled scheduler, or a backend that replays tasks elsewhere, implements the same
+//! handlers.
+//!
+//! This layer names no model type: a handler learns what it needs of the stream that runs the
+//! task through [`Site`] and of an event through [`EventSide`], both implemented by the model.
+//! [`execute`] is the one place that matches on a task's kind to run it, [`discard`] the one
+//! that drops it.
+//!
+//! # Invariants
+//! - Every task is either executed or discarded, exactly once, by the stream's own runner;
+//!   either way its record completes and its wait is counted off, so nothing waits forever on
+//!   a task that will never run.
+//! - Handlers hold no runtime lock while they run user code or block (a kernel may call the
+//!   runtime; see `sync::order`).
+
+pub(crate) mod host;
+pub(crate) mod progress;
+pub(crate) mod record;
+pub(crate) mod task;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::callback::CallbackDone;
+use crate::error::{AclError, Failure};
+use crate::observe::TaskRef;
+use crate::task_info::{HostFn, KernelFn};
+
+pub(crate) use progress::Progress;
+pub(crate) use record::{FailureSlot, RecordState, SyncFlag};
+pub(crate) use task::{Task, WaitTarget, Work};
+
+/// What a task ended with: `Err((code, message))` fails it.
+pub(crate) type Outcome = Result<(), (AclError, String)>;
+
+/// The executor every stream uses (a unit value).
+pub(crate) use host::HostThreads as Active;
+
+/// What a handler may ask of the stream that runs its task.
+pub(crate) trait Site {
+    /// Task `task_id` of this stream, as observers name it.
+    fn task_ref(&self, task_id: u64) -> TaskRef;
+    /// Whether the stream is dropping its work (abort, stop, forced destroy, stopped context):
+    /// a task that waits for something gives up its wait. Whoever makes it true unparks the
+    /// stream's runner.
+    fn dropping_work(&self) -> bool;
+    /// The stream's pending failure, which a record's capture includes.
+    fn pending_failure(&self) -> Option<Failure>;
+    /// Hands a callback that became due to the thread subscribed to the stream.
+    fn deliver_callback(
+        &self,
+        task_id: u64,
+        body: HostFn,
+        done: Option<Arc<CallbackDone>>,
+    ) -> Outcome;
+}
+
+/// What a record, wait or reset task needs of its event.
+pub(crate) trait EventSide: Send + Sync {
+    /// `aclrtGetEventId`, for messages.
+    fn id(&self) -> u32;
+    /// The event's legacy SYNC flag.
+    fn flag(&self) -> &SyncFlag;
+    /// The latest record, if any.
+    fn latest(&self) -> Option<Arc<RecordState>>;
+    /// A wait queued on the event has executed or been discarded.
+    fn wait_executed(&self);
+    /// A reset of a legacy SYNC event executes: the flag clears and a finished record is
+    /// forgotten.
+    fn reset_executed(&self);
+}
+
+/// How each kind of task is performed. `site` is the stream running the task, `task_id` its
+/// sequence number there.
+pub(crate) trait Executor {
+    fn kernel(&self, task_id: u64, kernel: KernelFn) -> Outcome;
+    fn copy(&self, dst: usize, src: usize, len: usize) -> Outcome;
+    fn set(&self, dst: usize, value: u8, len: usize) -> Outcome;
+    fn record(&self, site: &dyn Site, record: &RecordState, flag: Option<&SyncFlag>) -> Outcome;
+    fn wait(
+        &self,
+        site: &dyn Site,
+        task_id: u64,
+        target: &WaitTarget,
+        event: &dyn EventSide,
+        timeout: Option<Duration>,
+    ) -> Outcome;
+    fn reset(&self, event: &dyn EventSide) -> Outcome;
+    fn callback(&self, site: &dyn Site, task_id: u64, body: HostFn, block: bool) -> Outcome;
+    fn host_func(&self, task_id: u64, body: HostFn) -> Outcome;
+    fn stream_wait(&self, site: &dyn Site, task_id: u64, other: &Progress, until: u64) -> Outcome;
+}
+
+/// Performs `work`, task `task_id` of `site`, with `executor`'s handler for its kind.
+pub(crate) fn execute(
+    executor: &impl Executor,
+    site: &dyn Site,
+    task_id: u64,
+    work: Work,
+) -> Outcome {
+    match work {
+        Work::Kernel(kernel) => executor.kernel(task_id, kernel),
+        Work::Copy { dst, src, len } => executor.copy(dst, src, len),
+        Work::Set { dst, value, len } => executor.set(dst, value, len),
+        Work::Record(record, flag) => executor.record(site, &record, flag.as_deref()),
+        Work::Wait {
+            target,
+            event,
+            timeout,
+        } => {
+            let outcome = executor.wait(site, task_id, &target, &*event, timeout);
+            event.wait_executed();
+            outcome
+        }
+        Work::Reset(event) => executor.reset(&*event),
+        Work::Callback { body, block } => executor.callback(site, task_id, body, block),
+        Work::HostFunc(body) => executor.host_func(task_id, body),
+        Work::StreamWait { stream, until } => executor.stream_wait(site, task_id, &stream, until),
+    }
+}
+
+/// Drops work without running it, releasing anything that waits for it.
+pub(crate) fn discard(work: Work, failure: &Failure) {
+    match work {
+        Work::Record(record, flag) => record.complete(Some(failure.clone()), flag.as_deref()),
+        Work::Wait { event, .. } => event.wait_executed(),
+        Work::Kernel(_)
+        | Work::Copy { .. }
+        | Work::Set { .. }
+        | Work::Reset(_)
+        | Work::Callback { .. }
+        | Work::HostFunc(_)
+        | Work::StreamWait { .. } => {}
+    }
+}
