@@ -231,7 +231,7 @@ impl Subscriber {
             if started.is_some() {
                 observe::callback_starting(callback.origin, callback.done.is_some());
             }
-            let what = format!("callback (task {})", callback.origin.task_id);
+            let what = format_args!("callback (task {})", callback.origin.task_id);
             if let Err((code, message)) = user_code::run(&what, callback.body) {
                 first_failure.get_or_insert(Error::new(code, message));
             }

@@ -49,7 +49,7 @@ pub(crate) struct Event {
     pub(crate) state: Mutex<EventState>,
     /// Legacy SYNC flag. Its own lock (taken after `state` when both are), so a record task
     /// discarded while its event's state is locked can still set it.
-    pub(crate) flag: Arc<SyncFlag>,
+    pub(crate) flag: SyncFlag,
     /// Wait tasks queued on this event and not yet executed.
     pending_waits: AtomicUsize,
 }
@@ -73,7 +73,7 @@ impl Event {
                 holds_sync_resource,
                 destroyed: false,
             }),
-            flag: Arc::default(),
+            flag: SyncFlag::default(),
             pending_waits: AtomicUsize::new(0),
         }
     }

@@ -79,7 +79,7 @@ impl ExceptionSlot {
             let address = &info as *const ExceptionInfo as usize;
             crate::sync::lock(&LIVE_INFOS).push(address);
             // A failing exception callback has nobody to report to.
-            let _ = crate::user_code::run("the exception callback", || callback(&info));
+            let _ = crate::user_code::run(&"the exception callback", || callback(&info));
             let mut live = crate::sync::lock(&LIVE_INFOS);
             if let Some(i) = live.iter().position(|&p| p == address) {
                 live.swap_remove(i);

@@ -21,8 +21,12 @@ pub fn fail_user_code(error: Error) -> ! {
     std::panic::resume_unwind(Box::new(error))
 }
 
-/// Runs `body` as user code; `what` names it in messages ("host kernel (task 3)").
-pub(crate) fn run<T>(what: &str, body: impl FnOnce() -> T) -> Result<T, (AclError, String)> {
+/// Runs `body` as user code; `what` names it in messages ("host kernel (task 3)"), formatted
+/// only when the code fails: running user code is on every task's path.
+pub(crate) fn run<T>(
+    what: &dyn std::fmt::Display,
+    body: impl FnOnce() -> T,
+) -> Result<T, (AclError, String)> {
     let _scope = CallbackScope::enter();
     catch_unwind(AssertUnwindSafe(body)).map_err(|payload| match payload.downcast::<Error>() {
         Ok(error) => (error.code(), format!("{what} failed: {}", error.message())),

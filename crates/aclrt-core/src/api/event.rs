@@ -223,7 +223,9 @@ impl Runtime {
             state.holds_sync_resource = true;
         }
         let record = Arc::new(RecordState::new(stream.task_ref(0), &stream.failures));
-        let flag = event.uses_flag().then(|| event.flag.clone());
+        let flag = event
+            .uses_flag()
+            .then(|| event.clone() as Arc<dyn EventSide>);
         match self.submit(
             stream,
             TaskKind::Record,

@@ -224,7 +224,7 @@ impl Runtime {
         } as u32;
         for callback in callbacks {
             // A failing callback has nobody to report to.
-            let _ = crate::user_code::run("a stream state callback", || callback(stream, state));
+            let _ = crate::user_code::run(&"a stream state callback", || callback(stream, state));
         }
     }
 }

@@ -21,7 +21,7 @@ pub(crate) struct HostThreads;
 
 impl Executor for HostThreads {
     fn kernel(&self, task_id: u64, kernel: KernelFn) -> Outcome {
-        let what = format!("host kernel (task {task_id})");
+        let what = format_args!("host kernel (task {task_id})");
         match user_code::run(&what, kernel)? {
             Ok(()) => Ok(()),
             Err(code) => Err((code, format!("{what} returned error {code}"))),
@@ -114,7 +114,7 @@ impl Executor for HostThreads {
     }
 
     fn host_func(&self, task_id: u64, body: HostFn) -> Outcome {
-        user_code::run(&format!("host function (task {task_id})"), body)
+        user_code::run(&format_args!("host function (task {task_id})"), body)
     }
 
     fn stream_wait(&self, site: &dyn Site, task_id: u64, other: &Progress, until: u64) -> Outcome {

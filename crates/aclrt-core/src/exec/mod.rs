@@ -108,7 +108,9 @@ pub(crate) fn execute(
         Work::Kernel(kernel) => executor.kernel(task_id, kernel),
         Work::Copy { dst, src, len } => executor.copy(dst, src, len),
         Work::Set { dst, value, len } => executor.set(dst, value, len),
-        Work::Record(record, flag) => executor.record(site, &record, flag.as_deref()),
+        Work::Record(record, flag_of) => {
+            executor.record(site, &record, flag_of.as_deref().map(|e| e.flag()))
+        }
         Work::Wait {
             target,
             event,
@@ -128,7 +130,9 @@ pub(crate) fn execute(
 /// Drops work without running it, releasing anything that waits for it.
 pub(crate) fn discard(work: Work, failure: &Failure) {
     match work {
-        Work::Record(record, flag) => record.complete(Some(failure.clone()), flag.as_deref()),
+        Work::Record(record, flag_of) => {
+            record.complete(Some(failure.clone()), flag_of.as_deref().map(|e| e.flag()))
+        }
         Work::Wait { event, .. } => event.wait_executed(),
         Work::Kernel(_)
         | Work::Copy { .. }

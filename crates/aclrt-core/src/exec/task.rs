@@ -1,7 +1,7 @@
 //! Tasks: the units of work a stream runs in order.
 //!
 //! [`Work`] is plain data apart from user code (kernels, callbacks, host functions): it names
-//! the completion state it touches ([`RecordState`], [`SyncFlag`], [`Progress`]) and the event
+//! the completion state it touches ([`RecordState`], [`Progress`]) and the event
 //! it belongs to through [`EventSide`], never a stream or context, so this layer sits below
 //! the model.
 
@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::progress::Progress;
-use super::record::{RecordState, SyncFlag};
+use super::record::RecordState;
 use super::EventSide;
 use crate::task_info::{HostFn, KernelFn, TaskKind, TaskMeta};
 
@@ -38,8 +38,8 @@ pub(crate) enum Work {
         value: u8,
         len: usize,
     },
-    /// Completes a record; sets the event's legacy flag too where it has one.
-    Record(Arc<RecordState>, Option<Arc<SyncFlag>>),
+    /// Completes a record; with an event, sets that event's legacy flag too.
+    Record(Arc<RecordState>, Option<Arc<dyn EventSide>>),
     Wait {
         target: WaitTarget,
         event: Arc<dyn EventSide>,
