@@ -269,10 +269,10 @@ thread_local! {
 
 extern "C" fn before_fork() {
     let life = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
-    let installed = INSTALLED.write().unwrap_or_else(|e| e.into_inner());
     // The lifecycle lock comes before the collector's (aclInit and aclFinalize start and stop
-    // an ACLRT_TRACE collection under it).
+    // an ACLRT_TRACE collection under it); the installed runtime's is a leaf, taken last.
     let trace = crate::trace::before_fork();
+    let installed = INSTALLED.write().unwrap_or_else(|e| e.into_inner());
     let _ = FORK_HELD.try_with(|held| *held.borrow_mut() = Some((life, installed, trace)));
 }
 
