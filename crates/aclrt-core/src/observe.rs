@@ -425,6 +425,38 @@ pub(crate) fn stream_retired(stream: u64) {
     }
 }
 
+/// What the forking thread holds across `fork()` so the child never inherits it half-taken:
+/// the observer list and the stream names.
+pub(crate) struct ForkHeld {
+    named: std::sync::MutexGuard<'static, Vec<NamedStream>>,
+    list: std::sync::RwLockWriteGuard<'static, Option<List>>,
+}
+
+/// Before `fork()`: takes the observer list and the stream names (both leaves: nothing else is
+/// taken while either is held, so the forking thread may take them last).
+pub(crate) fn before_fork() -> ForkHeld {
+    ForkHeld {
+        named: NAMED_STREAMS.lock().unwrap_or_else(|e| e.into_inner()),
+        list: LIST.write().unwrap_or_else(|e| e.into_inner()),
+    }
+}
+
+/// In a forked child: `remove` (the parent's trace collector) is no longer installed, the
+/// names of the parent's streams (whose handles are dead here) are forgotten, and the calling
+/// thread's cached OS id is asked again (the child's thread has a new one).
+pub(crate) fn after_fork_in_child(mut held: ForkHeld, remove: Option<ObserverId>) {
+    std::mem::forget(std::mem::take(&mut *held.named));
+    ANY_NAMED.store(false, Ordering::Release);
+    if let Some(id) = remove {
+        let mut list: Vec<_> = held.list.as_ref().map(|l| l.to_vec()).unwrap_or_default();
+        list.retain(|(i, _)| *i != id);
+        ENABLED.store(!list.is_empty(), Ordering::Release);
+        *held.list = (!list.is_empty()).then(|| Arc::new(list));
+        GENERATION.fetch_add(1, Ordering::Release);
+    }
+    let _ = THREAD_ID.try_with(|c| c.set(0));
+}
+
 /// The live named streams.
 pub fn named_streams() -> Vec<NamedStream> {
     crate::sync::lock(&NAMED_STREAMS).clone()

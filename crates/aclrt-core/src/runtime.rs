@@ -6,12 +6,14 @@
 //! objects of another (see [`crate::handle`]), and a thread's current context is remembered per
 //! instance.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::callback::ReportHub;
+use crate::codes::ACL_ERROR_UNINITIALIZE;
 use crate::config::Config;
 use crate::device::Device;
+use crate::error::{bail, Result};
 use crate::event::Event;
 use crate::exception::ExceptionSlot;
 use crate::handle::{ContextHandle, EventHandle, HandleTable, StreamHandle};
@@ -40,6 +42,9 @@ pub struct Runtime {
     /// Destroy calls (streams, contexts, device resets) under way: `aclFinalize` waits for
     /// them, so it never returns while one still waits for a kernel.
     teardowns: Teardowns,
+    /// Create calls under way, and whether the runtime still takes them: a create either
+    /// completes before [`Runtime::shut_down`] looks for what to tear down, or is refused.
+    creations: Creations,
     /// State of the calls beside the core model (peer access, notifies, stream state callbacks).
     pub(crate) extras: crate::extras::Extras,
     /// The configuration the runtime was made with (the CUDA face reads the device properties).
@@ -58,6 +63,28 @@ pub(crate) struct Binding {
 struct Teardowns {
     running: AtomicUsize,
     ended: WaitList,
+}
+
+/// Counts the create calls under way; closed for good by [`Runtime::shut_down`].
+#[derive(Default)]
+struct Creations {
+    running: AtomicUsize,
+    closed: AtomicBool,
+    ended: WaitList,
+}
+
+/// One create call under way; ends when dropped. Not a lock: taking it never waits (a closed
+/// runtime refuses at once), so it takes no place in the lock order. Only the shut-down waits
+/// for it, holding no lock, and a create holds it only while it builds its object (no user
+/// code, no waits).
+pub(crate) struct Creation<'a>(&'a Creations);
+
+impl Drop for Creation<'_> {
+    fn drop(&mut self) {
+        if self.0.running.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.ended.wake_all();
+        }
+    }
 }
 
 /// One destroy call under way; ends when dropped.
@@ -104,6 +131,7 @@ impl Runtime {
             memory: MemoryMap::default(),
             exceptions,
             teardowns: Teardowns::default(),
+            creations: Creations::default(),
             extras: Default::default(),
             config: config.clone(),
         })
@@ -115,6 +143,36 @@ impl Runtime {
     pub(crate) fn teardown(&self) -> Teardown<'_> {
         self.teardowns.running.fetch_add(1, Ordering::SeqCst);
         Teardown(&self.teardowns)
+    }
+
+    /// Marks a create call under way until the guard is dropped, or refuses it with
+    /// `ACL_ERROR_UNINITIALIZE` once the runtime is being shut down. Each side announces itself
+    /// before it looks at the other (the count, then the closed flag here; the flag, then the
+    /// count in [`Runtime::close_creations`]), so either the create sees the runtime closed or
+    /// the shut-down waits for it: nothing is created into a runtime after its teardown looked.
+    pub(crate) fn creating(&self) -> Result<Creation<'_>> {
+        let c = &self.creations;
+        c.running.fetch_add(1, Ordering::SeqCst);
+        let guard = Creation(c);
+        if c.closed.load(Ordering::SeqCst) {
+            drop(guard);
+            bail!(
+                ACL_ERROR_UNINITIALIZE,
+                "the runtime was finalized (aclFinalize): nothing can be created in it"
+            );
+        }
+        Ok(guard)
+    }
+
+    /// Refuses create calls from now on and waits for those under way.
+    pub(crate) fn close_creations(&self) {
+        let c = &self.creations;
+        c.closed.store(true, Ordering::SeqCst);
+        c.ended.wait_until(
+            || c.running.load(Ordering::SeqCst) == 0,
+            None,
+            SpinPolicy::Brief,
+        );
     }
 
     /// Waits until no destroy call is under way.

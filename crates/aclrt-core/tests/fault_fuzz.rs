@@ -6,7 +6,8 @@
 //! its situation allows, no object was destroyed twice, the live counts match the objects
 //! still alive, stream ids are unique among live streams, the 1984-stream limit is exact, and
 //! everything can be released. Each round ends with an `aclFinalize` racing the workers
-//! (synchronises included). A watchdog turns a hang into a failure.
+//! (synchronises and creates included), after which the finalized runtime holds nothing and
+//! creates nothing. A watchdog turns a hang into a failure.
 //!
 //! Bounded by default (a few seconds). `ACLRT_FUZZ_SECS=<seconds>` runs rounds for that long
 //! instead; `ACLRT_FUZZ_SEED=<n>` picks another seed.
@@ -565,11 +566,19 @@ fn run_round(seed: u64, round: usize) -> (u64, u64) {
     }
     std::thread::sleep(FINALIZE_PHASE);
     pools.finalizing.store(true, Ordering::SeqCst);
+    let finalized = api::runtime().unwrap();
     api::finalize().unwrap();
     assert_eq!(api::live_objects(), api::LiveObjects::default());
     for w in workers {
         w.join().expect("a worker failed during finalize");
     }
+    // Creates that raced the finalize (streams, events, contexts, memory) either failed or
+    // were torn down by it: nothing is left in the finalized runtime, and it creates nothing.
+    assert_eq!(finalized.live_objects(), api::LiveObjects::default());
+    assert_eq!(
+        finalized.create_event().map_err(|e| e.code()),
+        Err(ACL_ERROR_UNINITIALIZE)
+    );
     (
         pools.calls.load(Ordering::Relaxed),
         pools.succeeded.load(Ordering::Relaxed),

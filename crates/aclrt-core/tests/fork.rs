@@ -1,16 +1,18 @@
 //! `fork()` after `aclInit`: the child starts uninitialised (`100001`, and `100037` for
 //! `aclFinalize`), its own `aclInit` gives it a fresh runtime that runs work, and the parent
-//! goes on unaffected. The child reports through its exit status; the parent kills it if it
-//! hangs.
+//! goes on unaffected. The child of a tracing parent starts with a fresh collector. The child
+//! reports through its exit status; the parent kills it if it hangs.
 
 mod common;
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use aclrt::api;
 use aclrt::codes::*;
+use aclrt::trace;
 
 /// What the child checks; each failed step exits with its own status.
 fn child() -> i32 {
@@ -78,6 +80,13 @@ fn a_forked_child_starts_uninitialised_and_may_init_again() {
     common::launch(s, common::sleeper(0));
     api::synchronize_stream(s).unwrap();
 
+    assert_eq!(exit_status(pid), 0, "the child failed a step");
+    api::destroy_stream(s).unwrap();
+    api::finalize().unwrap();
+}
+
+/// Waits for the child `pid` (killing it if it hangs) and returns its exit status.
+fn exit_status(pid: libc::pid_t) -> i32 {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut status = 0;
     loop {
@@ -92,13 +101,142 @@ fn a_forked_child_starts_uninitialised_and_may_init_again() {
             unsafe { libc::kill(pid, libc::SIGKILL) };
             panic!("the forked child hung");
         }
+        // Polls the child's state; no ordering depends on this pause.
         std::thread::sleep(Duration::from_millis(5));
     }
     assert!(
         libc::WIFEXITED(status),
         "the child did not exit normally (status {status:#x})"
     );
-    assert_eq!(libc::WEXITSTATUS(status), 0, "the child failed a step");
+    libc::WEXITSTATUS(status)
+}
+
+/// The child of a tracing parent; each failed step returns its own status. With `own_trace`
+/// it traces its own work through `ACLRT_TRACE=child_path`; without, it only looks.
+fn traced_child(own_trace: bool, child_path: &Path) -> i32 {
+    fn c<T>(r: aclrt::Result<T>) -> i32 {
+        common::code(r)
+    }
+    // The collector is stopped and holds nothing of the parent's.
+    if trace::is_collecting() || trace::enabled() {
+        return 20;
+    }
+    let inherited = trace::stop();
+    if !inherited.records.is_empty() || !inherited.threads.is_empty() {
+        return 21;
+    }
+    if !inherited.streams.is_empty() || !aclrt::observe::named_streams().is_empty() {
+        return 22;
+    }
+    if !own_trace {
+        // Leaves through exit(): the parent's ACLRT_TRACE file must not be written.
+        return 0;
+    }
+    // The child is single-threaded: its environment is its own to change.
+    std::env::set_var(trace::ENV_TRACE, child_path);
+    if c(api::init()) != 0 || c(api::set_device(0)) != 0 || !trace::is_collecting() {
+        return 23;
+    }
+    let Ok(s) = api::create_stream() else {
+        return 24;
+    };
+    if api::set_stream_name(s, "child_stream").is_err() {
+        return 25;
+    }
+    let launched = api::launch_kernel(s, "child_kernel", Default::default(), Box::new(|| Ok(())));
+    if launched.is_err() || c(api::synchronize_stream(s)) != 0 {
+        return 26;
+    }
+    // Its records name its own threads (the forking thread has a new OS id here).
+    let snapshot = trace::snapshot();
+    let own = |tid: u32| Path::new(&format!("/proc/self/task/{tid}")).exists();
+    if snapshot.threads.is_empty() || !snapshot.threads.iter().all(|t| own(t.thread_id)) {
+        return 27;
+    }
+    if c(api::finalize()) != 0 {
+        return 28;
+    }
+    0
+}
+
+#[test]
+fn a_forked_child_of_a_tracing_parent_starts_with_a_fresh_collector() {
+    let _serial = common::exclusive();
+    let dir = std::env::temp_dir().join(format!("aclrt-fork-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let parent_path = dir.join("parent.json");
+    let child_path = dir.join("child.json");
+    // The variable is read at aclInit only; no other thread runs meanwhile.
+    std::env::set_var(trace::ENV_TRACE, &parent_path);
+    common::setup();
+    std::env::remove_var(trace::ENV_TRACE);
+    assert!(trace::is_collecting());
+    let s = api::create_stream().unwrap();
+    api::set_stream_name(s, "parent_stream").unwrap();
+    api::launch_kernel(s, "parent_kernel", Default::default(), Box::new(|| Ok(()))).unwrap();
+    api::synchronize_stream(s).unwrap();
+
+    // Another thread keeps recording and taking snapshots (the collector's locks) while the
+    // children are forked.
+    let stop = Arc::new(AtomicBool::new(false));
+    let busy = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            api::set_device(0).unwrap();
+            let s = api::create_stream().unwrap();
+            while !stop.load(Ordering::SeqCst) {
+                api::launch_kernel(s, "busy", Default::default(), Box::new(|| Ok(()))).unwrap();
+                std::hint::black_box(trace::snapshot());
+                api::synchronize_stream(s).unwrap();
+            }
+            api::destroy_stream(s).unwrap();
+        })
+    };
+    let mut traced_children = Vec::new();
+    for i in 0..8 {
+        let own_trace = i % 2 == 1;
+        // SAFETY: the child runs only `traced_child` (the fork handlers hand it the runtime's
+        // and the collector's locks free) and leaves with `exit`, which runs the at-exit trace
+        // writer it inherited.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let status =
+                std::panic::catch_unwind(|| traced_child(own_trace, &child_path)).unwrap_or(99);
+            // SAFETY: ends the child through the C runtime's exit path (its at-exit handlers
+            // included), as a program that never finalizes would.
+            unsafe { libc::exit(status) };
+        }
+        assert_eq!(exit_status(pid), 0, "child {i} failed a step");
+        assert!(
+            !parent_path.exists(),
+            "child {i} wrote its parent's ACLRT_TRACE file"
+        );
+        if own_trace {
+            traced_children.push(pid);
+        }
+    }
+    stop.store(true, Ordering::SeqCst);
+    busy.join().unwrap();
+
+    assert!(
+        !child_path.exists(),
+        "a child wrote to the path without its pid"
+    );
+    for pid in traced_children {
+        let own = dir.join(format!("child.json.{pid}"));
+        let json = std::fs::read_to_string(&own).expect("the child's trace was written");
+        assert!(json.contains("child_kernel") && json.contains("child_stream"));
+        assert!(!json.contains("parent_kernel") && !json.contains("parent_stream"));
+        assert!(
+            !json.contains("busy"),
+            "the child's trace holds its parent's records"
+        );
+    }
     api::destroy_stream(s).unwrap();
     api::finalize().unwrap();
+    let json = std::fs::read_to_string(&parent_path).expect("the parent's trace was written");
+    assert!(json.contains("parent_kernel") && json.contains("busy"));
+    assert!(!json.contains("child_kernel"));
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -440,3 +440,94 @@ fn finalize_waits_for_a_kernel_a_concurrent_force_destroy_waits_for() {
     opener.join().unwrap();
     assert_eq!(destroyer.join().unwrap(), 0);
 }
+
+/// What one creating thread made before and during a shut-down.
+#[derive(Default)]
+struct Made {
+    streams: Vec<StreamHandle>,
+    events: Vec<aclrt::EventHandle>,
+    device_memory: Vec<usize>,
+    host_memory: Vec<usize>,
+    contexts: usize,
+    refused: usize,
+}
+
+#[test]
+fn creates_racing_a_shut_down_fail_or_are_torn_down() {
+    const CREATORS: usize = 3;
+    const PER_CREATOR: usize = 150;
+    on_watchdog("creates vs shut down", || {
+        let (mut made_before, mut refused) = (0, 0);
+        for round in 0..20 {
+            let rt = own_runtime();
+            let ctx = rt.get_current_context().unwrap();
+            let start = Arc::new(Barrier::new(CREATORS + 1));
+            let creators: Vec<_> = (0..CREATORS)
+                .map(|i| {
+                    let (rt, start) = (rt.clone(), start.clone());
+                    std::thread::spawn(move || {
+                        rt.set_current_context(ctx).unwrap();
+                        let mut made = Made::default();
+                        start.wait();
+                        for n in 0..PER_CREATOR {
+                            let r = match (n + i) % 6 {
+                                0 => rt.create_stream().map(|s| made.streams.push(s)),
+                                1 => rt.create_event().map(|e| made.events.push(e)),
+                                2 => rt
+                                    .create_event_with_flag(ACL_EVENT_SYNC)
+                                    .map(|e| made.events.push(e)),
+                                3 => rt.malloc(4096, 0).map(|p| made.device_memory.push(p)),
+                                4 => rt.malloc_host(4096).map(|p| made.host_memory.push(p)),
+                                // A new current context: later streams go there.
+                                _ => rt.create_context(0).map(|_| made.contexts += 1),
+                            };
+                            if let Err(e) = r {
+                                assert_eq!(e.code(), ACL_ERROR_UNINITIALIZE, "round {round}: {e}");
+                                made.refused += 1;
+                            }
+                        }
+                        made
+                    })
+                })
+                .collect();
+            start.wait();
+            rt.shut_down();
+            let made: Vec<Made> = creators.into_iter().map(|c| c.join().unwrap()).collect();
+            // Whatever was made is gone with the runtime; nothing was made into it after.
+            assert_eq!(
+                rt.live_objects(),
+                aclrt::api::LiveObjects::default(),
+                "round {round}"
+            );
+            for m in &made {
+                refused += m.refused;
+                made_before += m.streams.len() + m.events.len() + m.contexts;
+                made_before += m.device_memory.len() + m.host_memory.len();
+                for s in &m.streams {
+                    assert_eq!(code(rt.stream_get_id(*s)), ACL_ERROR_RT_INVALID_HANDLE);
+                }
+                for e in &m.events {
+                    assert_eq!(code(rt.get_event_id(*e)), ACL_ERROR_RT_INVALID_HANDLE);
+                }
+                for p in &m.device_memory {
+                    assert_eq!(code(rt.free(*p)), ACL_ERROR_RT_MEMORY_FREE);
+                }
+                for p in &m.host_memory {
+                    assert_eq!(code(rt.free_host(*p)), ACL_ERROR_RT_MEMORY_FREE);
+                }
+            }
+            // Every create after the shut-down is refused.
+            assert_eq!(code(rt.create_stream()), ACL_ERROR_UNINITIALIZE);
+            assert_eq!(code(rt.create_event()), ACL_ERROR_UNINITIALIZE);
+            assert_eq!(code(rt.malloc(64, 0)), ACL_ERROR_UNINITIALIZE);
+            assert_eq!(code(rt.malloc_host(64)), ACL_ERROR_UNINITIALIZE);
+            assert_eq!(code(rt.create_context(0)), ACL_ERROR_UNINITIALIZE);
+            assert_eq!(code(rt.set_device(0)), ACL_ERROR_UNINITIALIZE);
+            assert_eq!(code(rt.create_notify(0)), ACL_ERROR_UNINITIALIZE);
+            assert_eq!(rt.live_objects(), aclrt::api::LiveObjects::default());
+        }
+        // Both outcomes happened (the creates overlap the shut-down, not just precede it).
+        eprintln!("creates vs shut down: {made_before} made, {refused} refused");
+        assert!(made_before > 0 && refused > 0);
+    });
+}

@@ -99,6 +99,53 @@ fn a_report_thread_that_exits_ends_its_subscription() {
 }
 
 #[test]
+fn a_thread_that_subscribed_itself_and_exits_without_processing_ends_its_subscription() {
+    on_watchdog("self-subscribed thread exit", || {
+        let rt = Runtime::new(&Config::default());
+        rt.set_device(0).unwrap();
+        let s = rt.create_stream().unwrap();
+        let ctx = rt.get_current_context().unwrap();
+        let (subscribed_tx, subscribed_rx) = mpsc::channel();
+        let (leave_tx, leave_rx) = mpsc::channel::<()>();
+        let inner = rt.clone();
+        let reporter = std::thread::spawn(move || {
+            // Subscribes itself, never calls aclrtProcessReport, leaves without unsubscribing.
+            inner.set_current_context(ctx).unwrap();
+            inner.subscribe_report(aclrt::pthread_id(), s).unwrap();
+            subscribed_tx.send(aclrt::pthread_id()).unwrap();
+            leave_rx.recv().unwrap();
+        });
+        let tid = subscribed_rx.recv().unwrap();
+        assert_eq!(rt.live_objects().callback_threads, 1);
+        // Launched while the thread is alive; nobody will run it.
+        rt.launch_callback(Box::new(|| {}), ACL_CALLBACK_BLOCK, s)
+            .unwrap();
+        leave_tx.send(()).unwrap();
+        reporter.join().unwrap();
+        let err = rt.synchronize_stream_with_timeout(s, 10_000).unwrap_err();
+        assert_eq!(err.code(), ACL_ERROR_RT_STREAM_NO_CB_REG, "{err}");
+        assert!(err.message().contains("exited"), "{err}");
+        assert_eq!(rt.live_objects().callback_threads, 0);
+        let refused = rt
+            .launch_callback(Box::new(|| {}), ACL_CALLBACK_BLOCK, s)
+            .unwrap_err();
+        assert_eq!(refused.code(), ACL_ERROR_RT_STREAM_NO_CB_REG);
+        assert!(refused.message().contains("exited"), "{refused}");
+        rt.synchronize_stream(s).unwrap();
+        // The program's clean-up after joining still works; the stream may be served again.
+        rt.unsubscribe_report(tid, s).unwrap();
+        rt.subscribe_report(aclrt::pthread_id(), s).unwrap();
+        rt.launch_callback(Box::new(|| {}), ACL_CALLBACK_BLOCK, s)
+            .unwrap();
+        rt.process_report(5_000).unwrap();
+        rt.synchronize_stream(s).unwrap();
+        rt.unsubscribe_report(aclrt::pthread_id(), s).unwrap();
+        rt.destroy_stream(s).unwrap();
+        rt.shut_down();
+    });
+}
+
+#[test]
 fn a_report_thread_waiting_forever_wakes_when_the_runtime_shuts_down() {
     on_watchdog("report wait across shut down", || {
         let rt = Runtime::new(&Config::default());

@@ -49,6 +49,11 @@ impl Runtime {
             self.reports
                 .subscribe(thread_id, stream.context.device.id, stream.handle)?;
         *slot = Some(subscriber);
+        // A thread that subscribes itself is watched for its exit from now on, as one that
+        // called aclrtProcessReport is: it may leave before it ever processes a report.
+        if thread_id == pthread_id() {
+            self.reports.watch_calling_thread(thread_id);
+        }
         if crate::observe::enabled() {
             crate::observe::subscription(stream.handle.as_raw(), thread_id, true);
         }

@@ -36,6 +36,8 @@ impl Runtime {
     /// finished too, so no kernel of this runtime is still running.
     pub fn shut_down(&self) {
         crate::sync::order::assert_none_held("tearing a runtime down");
+        // From here on nothing new appears: what the loops below find is everything.
+        self.close_creations();
         for (_, ctx) in self.contexts.values() {
             self.destroy_context_now(&ctx, false);
         }
@@ -91,6 +93,7 @@ impl Runtime {
         is_default: bool,
         policy: ContextPolicy,
     ) -> Result<Arc<Context>> {
+        let _creating = self.creating()?;
         let Some(stream_id) = device.acquire_stream() else {
             bail!(
                 ACL_ERROR_RT_NO_STREAM_RESOURCE,
@@ -120,7 +123,8 @@ impl Runtime {
         });
         let _ = ctx.default_stream.set(Arc::downgrade(&stream));
         if !ctx.add_stream(stream.clone()) {
-            // aclFinalize destroyed the context before its default stream was in it.
+            // Not reached while the creation guard is held (a finalize waits for it before it
+            // destroys contexts); kept so that a context is never left without its stream.
             self.streams.remove(stream.handle.as_raw());
             device.release_stream(stream_id);
             bail!(

@@ -111,6 +111,7 @@ fn acl_time(ev: &Event) -> Result<u64> {
 
 impl Runtime {
     pub(crate) fn create(&self, family: Family, flags: u32) -> Result<EventHandle> {
+        let creating = self.creating()?;
         let ctx = self.current_context()?;
         let holds = family == Family::Flag && flags & ACL_EVENT_SYNC != 0;
         if holds && !ctx.device.acquire_sync_event() {
@@ -130,6 +131,7 @@ impl Runtime {
                 holds,
             ))
         });
+        drop(creating);
         if crate::observe::enabled() {
             crate::observe::event_created(event.handle.as_raw(), event.id, event.uses_flag());
         }

@@ -228,16 +228,17 @@ pub fn finalize() -> Result<()> {
     })())
 }
 
-/// Registers the fork handlers once (at the first `aclInit`).
+/// Registers the fork handlers once (at the first `aclInit`, or when a trace starts).
 ///
 /// A child process made by `fork()` has only the thread that forked: the parent's stream
 /// workers and report threads are not there, and locks they held stay held. So the child
 /// starts uninitialised: the parent's runtime is left untouched (never used, never dropped,
 /// since dropping it would join threads that do not exist), every call returns `100001`
 /// until the child's own `aclInit`, which makes a fresh runtime. The handlers hold the
-/// lifecycle locks across the fork, so the child never inherits them half-taken. The parent
-/// goes on as before.
-fn watch_forks() {
+/// lifecycle locks across the fork, so the child never inherits them half-taken; the trace
+/// collector's likewise, and the child's collector starts afresh (`trace::after_fork_in_child`).
+/// The parent goes on as before.
+pub(crate) fn watch_forks() {
     static REGISTERED: std::sync::Once = std::sync::Once::new();
     REGISTERED.call_once(|| {
         // SAFETY: three plain functions with no preconditions; they run in the forking
@@ -258,6 +259,7 @@ fn watch_forks() {
 type ForkHeld = (
     std::sync::MutexGuard<'static, Lifecycle>,
     std::sync::RwLockWriteGuard<'static, Option<Arc<Runtime>>>,
+    crate::trace::ForkHeld,
 );
 
 thread_local! {
@@ -267,8 +269,11 @@ thread_local! {
 
 extern "C" fn before_fork() {
     let life = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
+    // The lifecycle lock comes before the collector's (aclInit and aclFinalize start and stop
+    // an ACLRT_TRACE collection under it); the installed runtime's is a leaf, taken last.
+    let trace = crate::trace::before_fork();
     let installed = INSTALLED.write().unwrap_or_else(|e| e.into_inner());
-    let _ = FORK_HELD.try_with(|held| *held.borrow_mut() = Some((life, installed)));
+    let _ = FORK_HELD.try_with(|held| *held.borrow_mut() = Some((life, installed, trace)));
 }
 
 extern "C" fn after_fork_in_parent() {
@@ -277,12 +282,13 @@ extern "C" fn after_fork_in_parent() {
 
 extern "C" fn after_fork_in_child() {
     let _ = FORK_HELD.try_with(|held| {
-        if let Some((mut life, mut installed)) = held.borrow_mut().take() {
+        if let Some((mut life, mut installed, trace)) = held.borrow_mut().take() {
             // The parent's runtime is abandoned, not dropped (see `watch_forks`).
             std::mem::forget(installed.take());
             INSTALLED_SERIAL.store(0, Ordering::SeqCst);
             life.init_count = 0;
             FINALIZING.store(false, Ordering::SeqCst);
+            crate::trace::after_fork_in_child(trace);
         }
     });
     let _ = CACHED.try_with(|c| {

@@ -31,6 +31,7 @@ fn host_memory() -> (usize, usize) {
 impl Runtime {
     /// `aclrtMalloc`: device memory, 64-byte aligned, zeroed.
     pub fn malloc(&self, size: usize, policy: u32) -> Result<usize> {
+        let creating = self.creating()?;
         let ctx = self.current_context()?;
         not_in_callback("aclrtMalloc")?;
         if size == 0 {
@@ -61,6 +62,7 @@ impl Runtime {
             .memory
             .allocate(size, Place::Device(device.id))
             .inspect_err(|_| device.unreserve_memory(size as u64))?;
+        drop(creating);
         if crate::observe::enabled() {
             crate::observe::allocated(ptr, size, Some(device.id));
         }
@@ -69,11 +71,13 @@ impl Runtime {
 
     /// `aclrtMallocHost`: host memory, 64-byte aligned, zeroed.
     pub fn malloc_host(&self, size: usize) -> Result<usize> {
+        let creating = self.creating()?;
         not_in_callback("aclrtMallocHost")?;
         if size == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size is 0");
         }
         let ptr = self.memory.allocate(size, Place::Host)?;
+        drop(creating);
         if crate::observe::enabled() {
             crate::observe::allocated(ptr, size, None);
         }

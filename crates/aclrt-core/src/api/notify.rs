@@ -47,6 +47,7 @@ impl Runtime {
     /// `ACL_NOTIFY_DEFAULT` or `ACL_NOTIFY_DEVICE_USE_ONLY` (else `107000`; both behave alike,
     /// the emulated device runs every task on the host); a device holds at most [`MAX_NOTIFIES_PER_DEVICE`] (`207009` beyond).
     pub fn create_notify(&self, flag: u64) -> Result<NotifyHandle> {
+        let _creating = self.creating()?;
         let ctx = self.current_context()?;
         if flag != vc::ACL_NOTIFY_DEFAULT as u64 && flag != vc::ACL_NOTIFY_DEVICE_USE_ONLY as u64 {
             bail!(

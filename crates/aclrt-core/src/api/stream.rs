@@ -46,6 +46,9 @@ impl Runtime {
     /// `aclrtCreateStreamWithConfig`: priority 0 (highest) to 7, clamped; unknown flag bits are
     /// ignored.
     pub fn create_stream_with_config(&self, priority: u32, flags: u32) -> Result<StreamHandle> {
+        // A finalized runtime says so before the context check (the guard that matters is
+        // taken where the stream is made).
+        drop(self.creating()?);
         let ctx = self.current_context()?;
         self.create_stream_in(&ctx, priority, flags, LegacySync::Independent)
     }
@@ -59,6 +62,7 @@ impl Runtime {
         flags: u32,
         legacy_sync: LegacySync,
     ) -> Result<StreamHandle> {
+        let creating = self.creating()?;
         let Some(id) = ctx.device.acquire_stream() else {
             bail!(
                 ACL_ERROR_RT_NO_STREAM_RESOURCE,
@@ -86,6 +90,9 @@ impl Runtime {
                 "the current context was destroyed while the stream was being created"
             );
         }
+        // Made and listed: a finalize from now on tears it down. The state callbacks are user
+        // code, run without the guard.
+        drop(creating);
         self.stream_state_changed(stream.handle, true);
         if crate::observe::enabled() {
             crate::observe::stream_created(stream.task_ref(0));

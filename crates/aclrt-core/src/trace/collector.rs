@@ -4,7 +4,7 @@
 //! is only ever contended by [`drain_all`] and [`clear_all`], which run when tracing is switched
 //! on or off, never on the hot path.
 
-use std::cell::OnceCell;
+use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 
 use super::{StreamInfo, ThreadInfo, Trace, TraceRecord};
@@ -25,7 +25,8 @@ static BUFFERS: Mutex<Vec<Arc<ThreadBuffer>>> = Mutex::new(Vec::new());
 static STREAM_NAMES: Mutex<Vec<StreamInfo>> = Mutex::new(Vec::new());
 
 thread_local! {
-    static LOCAL: OnceCell<Arc<ThreadBuffer>> = const { OnceCell::new() };
+    /// The calling thread's buffer, once it left a record (forgotten in a forked child).
+    static LOCAL: RefCell<Option<Arc<ThreadBuffer>>> = const { RefCell::new(None) };
 }
 
 /// A thread's OS name (`pthread_setname_np`, `prctl(PR_SET_NAME)`), as the kernel reports it.
@@ -52,7 +53,10 @@ fn register() -> Arc<ThreadBuffer> {
 /// already gone) loses the record rather than the process.
 fn push(record: TraceRecord) {
     let _ = LOCAL.try_with(|local| {
-        let mut chunks = lock(&local.get_or_init(register).chunks);
+        let Ok(mut local) = local.try_borrow_mut() else {
+            return;
+        };
+        let mut chunks = lock(&local.get_or_insert_with(register).chunks);
         match chunks.last_mut() {
             Some(chunk) if chunk.len() < CHUNK => chunk.push(record),
             _ => {
@@ -180,6 +184,34 @@ impl Observer for Collector {
 /// Notes a stream's name.
 pub(super) fn stream_named(info: StreamInfo) {
     lock(&STREAM_NAMES).push(info);
+}
+
+/// The collector's shared lists, held by the forking thread across `fork()`.
+pub(super) struct ForkHeld {
+    buffers: std::sync::MutexGuard<'static, Vec<Arc<ThreadBuffer>>>,
+    names: std::sync::MutexGuard<'static, Vec<StreamInfo>>,
+}
+
+/// Before `fork()`: takes the buffer list, then the stream names (the collector's order).
+pub(super) fn before_fork() -> ForkHeld {
+    ForkHeld {
+        buffers: BUFFERS.lock().unwrap_or_else(|e| e.into_inner()),
+        names: STREAM_NAMES.lock().unwrap_or_else(|e| e.into_inner()),
+    }
+}
+
+/// In a forked child: the parent's buffers and names are abandoned (never locked, never
+/// freed: another parent thread may have held a buffer's lock at the fork, and freeing would
+/// only copy pages the child shares with its parent), and the calling thread gets a new
+/// buffer, under its new OS id, when it next leaves a record.
+pub(super) fn after_fork_in_child(mut held: ForkHeld) {
+    std::mem::forget(std::mem::take(&mut *held.buffers));
+    std::mem::forget(std::mem::take(&mut *held.names));
+    let _ = LOCAL.try_with(|local| {
+        if let Ok(mut local) = local.try_borrow_mut() {
+            std::mem::forget(local.take());
+        }
+    });
 }
 
 /// Drops everything gathered, and the buffers of threads that have exited.

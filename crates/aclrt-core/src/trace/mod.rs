@@ -16,7 +16,8 @@ mod collector;
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::AclError;
 use crate::observe::{self, ObserverId};
@@ -202,8 +203,14 @@ static COLLECTOR: Mutex<Option<ObserverId>> = Mutex::new(None);
 /// Where `aclFinalize` writes a trace started by [`ENV_TRACE`].
 static ENV_PATH: Mutex<Option<PathBuf>> = Mutex::new(None);
 
+/// Set in a forked child: an [`ENV_TRACE`] collection it starts writes to the path with
+/// `.<pid>` appended, never over its parent's file.
+static FORKED_CHILD: AtomicBool = AtomicBool::new(false);
+
 /// Starts (or restarts) the built-in collector, dropping anything gathered before.
 pub fn start() {
+    // A process that traces and forks gives its child a fresh collector (see `before_fork`).
+    crate::api::watch_forks();
     // Read before the collector's lock: the names have their own lock.
     let named_before = observe::named_streams();
     let mut installed = lock(&COLLECTOR);
@@ -255,11 +262,15 @@ pub fn enabled() -> bool {
     observe::enabled()
 }
 
-/// `aclInit`: starts the collector when [`ENV_TRACE`] names a file.
+/// `aclInit`: starts the collector when [`ENV_TRACE`] names a file (with `.<pid>` appended in
+/// a forked child).
 pub(crate) fn on_init() {
-    let Some(path) = std::env::var_os(ENV_TRACE).filter(|p| !p.is_empty()) else {
+    let Some(mut path) = std::env::var_os(ENV_TRACE).filter(|p| !p.is_empty()) else {
         return;
     };
+    if FORKED_CHILD.load(Ordering::SeqCst) {
+        path.push(format!(".{}", std::process::id()));
+    }
     *lock(&ENV_PATH) = Some(PathBuf::from(path));
     start();
     // Programs that exit without aclFinalize still get their trace.
@@ -285,6 +296,41 @@ pub(crate) fn on_finalize() {
     if let Err(e) = stop_and_write(&path) {
         eprintln!("aclrt: cannot write the trace to {}: {e}", path.display());
     }
+}
+
+/// Everything of the collector (and of the observer list it sits in) that the forking thread
+/// holds across `fork()`.
+pub(crate) struct ForkHeld {
+    env_path: MutexGuard<'static, Option<PathBuf>>,
+    collector: MutexGuard<'static, Option<ObserverId>>,
+    lists: collector::ForkHeld,
+    observe: observe::ForkHeld,
+}
+
+/// Before `fork()` (the runtime's fork handlers, after the lifecycle locks): takes the
+/// collector's locks in their order, then the observer list's, so that no other thread of the
+/// parent holds one at the fork and the child never inherits one half-taken. A per-thread
+/// buffer's own lock is not taken: the child never touches the parent's buffers.
+pub(crate) fn before_fork() -> ForkHeld {
+    ForkHeld {
+        env_path: ENV_PATH.lock().unwrap_or_else(|e| e.into_inner()),
+        collector: COLLECTOR.lock().unwrap_or_else(|e| e.into_inner()),
+        lists: collector::before_fork(),
+        observe: observe::before_fork(),
+    }
+}
+
+/// In the child of a `fork()`: the collector starts afresh, stopped and empty, as the runtime
+/// does. What the parent gathered, its stream names and its [`ENV_TRACE`] file are the
+/// parent's: the child neither continues nor writes them (not at its `aclFinalize`, not at its
+/// exit). Its own `aclInit` starts a new [`ENV_TRACE`] collection, written to the path with
+/// `.<pid>` appended; [`start`] starts one from Rust.
+pub(crate) fn after_fork_in_child(mut held: ForkHeld) {
+    FORKED_CHILD.store(true, Ordering::SeqCst);
+    *held.env_path = None;
+    let collecting = held.collector.take();
+    collector::after_fork_in_child(held.lists);
+    observe::after_fork_in_child(held.observe, collecting);
 }
 
 /// Nanoseconds since the device epoch.
