@@ -234,20 +234,26 @@ fn get_cann_attribute_list() -> (Vec<i32>, usize, i32) {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(get_version, m)?)?;
-    m.add_function(wrap_pyfunction!(get_version_str, m)?)?;
-    m.add_function(wrap_pyfunction!(get_cann_version, m)?)?;
-    m.add_function(wrap_pyfunction!(get_cann_attribute, m)?)?;
-    m.add_function(wrap_pyfunction!(get_cann_attribute_list, m)?)?;
-    m.add_function(wrap_pyfunction!(app_log, m)?)?;
-    m.add_function(wrap_pyfunction!(data_type_size, m)?)?;
-    m.add_function(wrap_pyfunction!(float16_to_float, m)?)?;
-    m.add_function(wrap_pyfunction!(float_to_float16, m)?)?;
-    m.add_function(wrap_pyfunction!(create_data_buffer, m)?)?;
-    m.add_function(wrap_pyfunction!(destroy_data_buffer, m)?)?;
-    m.add_function(wrap_pyfunction!(update_data_buffer, m)?)?;
-    m.add_function(wrap_pyfunction!(get_data_buffer_addr, m)?)?;
-    m.add_function(wrap_pyfunction!(get_data_buffer_size, m)?)?;
-    m.add_function(wrap_pyfunction!(get_data_buffer_size_v2, m)?)?;
+    add_checked!(
+        m,
+        "acl",
+        [
+            get_version,
+            get_version_str,
+            get_cann_version,
+            get_cann_attribute,
+            get_cann_attribute_list,
+            app_log,
+            data_type_size,
+            float16_to_float,
+            float_to_float16,
+            create_data_buffer,
+            destroy_data_buffer,
+            update_data_buffer,
+            get_data_buffer_addr,
+            get_data_buffer_size,
+            get_data_buffer_size_v2
+        ]
+    );
     Ok(())
 }

@@ -76,9 +76,7 @@ fn constants(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pymodule]
 #[pyo3(name = "_acl")]
 fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(init, m)?)?;
-    m.add_function(wrap_pyfunction!(finalize, m)?)?;
-    m.add_function(wrap_pyfunction!(get_recent_err_msg, m)?)?;
+    args::add_checked!(m, "acl", [init, finalize, get_recent_err_msg]);
     m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
     base::register(m)?;
     host_memory::init_from_env();

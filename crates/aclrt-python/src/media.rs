@@ -109,7 +109,6 @@ fn dvpp_free(dev_ptr: &Any) -> PyResult<i32> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(dvpp_malloc, m)?)?;
-    m.add_function(wrap_pyfunction!(dvpp_free, m)?)?;
+    add_checked!(m, "acl.media", [dvpp_malloc, dvpp_free]);
     Ok(())
 }
