@@ -233,11 +233,31 @@ fn get_cann_attribute_list() -> (Vec<i32>, usize, i32) {
     (list.to_vec(), list.len(), 0)
 }
 
+/// `name = acl.get_soc_name()` (`aclrtGetSocName`): `None` when the runtime cannot say (before
+/// `acl.init()`).
+#[pyfunction]
+fn get_soc_name() -> Option<String> {
+    aclrt::api::acl(|rt| rt.get_soc_name()).ok()
+}
+
+/// `value, ret = acl.get_device_capability(device_id, device_info)` (`aclGetDeviceCapability`).
+#[pyfunction]
+fn get_device_capability(device_id: &Any, device_info: &Any) -> PyResult<(i64, i32)> {
+    let id = u32_arg(device_id, "device_id")?;
+    let info = i32_arg(device_info, "device_info")?;
+    Ok(value(
+        aclrt::api::acl(|rt| rt.get_device_capability(id, info)),
+        0,
+    ))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_checked!(
         m,
         "acl",
         [
+            get_soc_name,
+            get_device_capability,
             get_version,
             get_version_str,
             get_cann_version,

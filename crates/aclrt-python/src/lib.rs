@@ -13,6 +13,7 @@ mod ext;
 mod host_memory;
 mod media;
 mod rt;
+mod rt_ext;
 mod util;
 
 use aclrt::api;
@@ -80,7 +81,10 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
     base::register(m)?;
     host_memory::init_from_env();
-    submodule(m, "rt", rt::register)?;
+    submodule(m, "rt", |m| {
+        rt::register(m)?;
+        rt_ext::register(m)
+    })?;
     submodule(m, "util", util::register)?;
     submodule(m, "media", media::register)?;
     submodule(m, "ext", ext::register)?;
