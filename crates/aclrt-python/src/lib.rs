@@ -29,11 +29,7 @@ fn init(py: Python<'_>, config_path: Option<&str>) -> i32 {
 
 #[pyfunction]
 fn finalize(py: Python<'_>) -> i32 {
-    let result = py.detach(api::finalize);
-    if result.is_ok() {
-        media::forget_all();
-    }
-    args::ret(result)
+    args::ret(py.detach(api::finalize))
 }
 
 #[pyfunction]
@@ -44,8 +40,8 @@ fn get_recent_err_msg() -> Option<String> {
 /// Run at interpreter exit: stops the runtime's threads while Python can still serve them.
 #[pyfunction]
 fn _shutdown(py: Python<'_>) {
-    if api::ensure_initialized().is_ok() && py.detach(api::finalize).is_ok() {
-        media::forget_all();
+    if api::ensure_initialized().is_ok() {
+        let _ = py.detach(api::finalize);
     }
     api::get_last_error();
     api::get_recent_err_msg();

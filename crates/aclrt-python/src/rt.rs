@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use aclrt::api;
-use aclrt::codes::ACL_ERROR_RT_MEMORY_FREE;
 use aclrt::consts::{ACL_DEVICE, ACL_HOST, ACL_RT_THREAD_LEVEL};
 use aclrt::vendor_consts::ACL_RT_DEVICE_STATUS_END;
 use aclrt::{Runtime, StreamHandle};
@@ -11,8 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyTuple};
 
 use crate::args::*;
+use crate::callbacks;
 use crate::host_memory::vet;
-use crate::{callbacks, media};
 
 type Any<'py> = Bound<'py, PyAny>;
 
@@ -344,16 +343,7 @@ fn malloc_host(size: &Any) -> PyResult<(usize, i32)> {
 
 #[pyfunction(name = "free")]
 fn free_(ptr: &Any) -> PyResult<i32> {
-    let ptr = usize_arg(ptr, "dev_ptr")?;
-    Ok(ret(api::acl(|rt| {
-        if media::is_dvpp(ptr) {
-            return Err(aclrt::Error::new(
-                ACL_ERROR_RT_MEMORY_FREE,
-                format!("aclrtFree: {ptr:#x} is from acl.media.dvpp_malloc: free it with acl.media.dvpp_free"),
-            ));
-        }
-        rt.free(ptr)
-    })))
+    Ok(ret(api::free(usize_arg(ptr, "dev_ptr")?)))
 }
 
 #[pyfunction]
