@@ -313,6 +313,8 @@ def test_dvpp_memory_is_128_aligned_and_vendor_sized(size):
     assert util.ptr_to_bytes(ptr, usable) == b"\x5a" * usable
     # At most 64 bytes of slack lie past the vendor's size, never more.
     assert rt.memset(ptr, usable + 65, 0, usable + 65) == E.ACL_ERROR_INVALID_PARAM
+    attrs, ret = rt.pointer_get_attributes(ptr)
+    assert (attrs["location"]["type"], ret) == (E.ACL_MEM_LOCATION_TYPE_DEVICE, 0)
     data = bytes(i % 251 for i in range(size))
     assert rt.memcpy(ptr, usable, util.bytes_to_ptr(data), size, E.ACL_MEMCPY_HOST_TO_DEVICE) == 0
     out = bytearray(size)
@@ -321,13 +323,28 @@ def test_dvpp_memory_is_128_aligned_and_vendor_sized(size):
     assert acl.media.dvpp_free(ptr) == 0
 
 
+def test_dvpp_addresses_follow_each_other_at_128_byte_boundaries():
+    # ALIGN_UP(len, 32) + 32 bytes each, every start 128-byte aligned, for any mix of sizes.
+    ptrs = []
+    for size in (1, 33, 65, 97, 129, 161, 193, 225):
+        ptr, ret = acl.media.dvpp_malloc(size)
+        assert ret == 0 and ptr % 128 == 0
+        assert rt.memset(ptr, dvpp_size(size), 1, dvpp_size(size)) == 0
+        ptrs.append((ptr, dvpp_size(size)))
+    spans = sorted(ptrs)
+    for (a, n), (b, _) in zip(spans, spans[1:]):
+        assert a + n <= b
+    for ptr, _ in ptrs:
+        assert acl.media.dvpp_free(ptr) == 0
+
+
 def test_dvpp_free_rules():
     ptr, _ = acl.media.dvpp_malloc(64)
     assert rt.free(ptr) == E.ACL_ERROR_RT_MEMORY_FREE
-    assert "acl.media.dvpp_free" in acl.get_recent_err_msg()
+    assert "free it with acldvppFree" in acl.get_recent_err_msg()
     dev, _ = rt.malloc(64, 0)
     assert acl.media.dvpp_free(dev) == E.ACL_ERROR_RT_MEMORY_FREE
-    assert "not an address from acl.media.dvpp_malloc" in acl.get_recent_err_msg()
+    assert "not an address from acldvppMalloc" in acl.get_recent_err_msg()
     assert rt.free(dev) == 0
     assert acl.media.dvpp_free(ptr) == 0
     assert acl.media.dvpp_free(ptr) == E.ACL_ERROR_RT_MEMORY_FREE

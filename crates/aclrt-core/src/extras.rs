@@ -1,10 +1,10 @@
 //! Runtime state of the calls beside the core model: peer access between devices, notifies,
-//! stream state callbacks and the wake-ups of memory value waits. It belongs to a [`Runtime`]
+//! stream state callbacks, the wake-ups of memory value waits and DVPP allocations. It belongs to a [`Runtime`]
 //! (so `aclFinalize` drops it with everything else) and is reached as `rt.extras`.
 //!
 //! [`Runtime`]: crate::Runtime
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, RwLock};
 
 use crate::handle::{HandleTable, NotifyHandle, StreamHandle};
@@ -29,6 +29,8 @@ pub(crate) struct Extras {
     pub(crate) halted: Mutex<BTreeSet<u64>>,
     /// Woken by every `aclrtValueWrite` task, for the `aclrtValueWait` tasks.
     pub(crate) value_writes: Arc<WaitList>,
+    /// Live `acldvppMalloc` addresses → the runtime allocation each lies in.
+    pub(crate) dvpp: Mutex<BTreeMap<usize, usize>>,
 }
 
 impl Default for Extras {
@@ -40,6 +42,7 @@ impl Default for Extras {
             stream_state: RwLock::new(Vec::new()),
             halted: Mutex::new(BTreeSet::new()),
             value_writes: Arc::new(WaitList::new()),
+            dvpp: Mutex::new(BTreeMap::new()),
         }
     }
 }

@@ -91,3 +91,108 @@ pub fn value<T>(result: aclrt::Result<T>, fallback: T) -> (T, i32) {
         Err(e) => (fallback, e.code()),
     }
 }
+
+// --- Argument errors, pyACL's way ---------------------------------------------------------
+//
+// pyACL parses every call's arguments in one step and, when that fails (a missing or extra
+// argument, a value of the wrong type, an int outside a C `int`), replaces whatever Python said
+// with one `TypeError` naming the call: `acl.rt.set_device args parse failed`. A few calls word
+// it with a trailing `!`. Calls without parameters ignore any arguments they are given. The
+// functions here are registered through [`add_one`], which applies that rule to all of
+// them; a `TypeError` a function raises on purpose with pyACL's own text is marked
+// [`final_type_error`] and passes through unchanged.
+
+/// Calls whose parse failure pyACL words with a trailing `!`.
+const WITH_BANG: &[&str] = &[
+    "acl.rt.set_stream_failure_mode",
+    "acl.rt.stream_query",
+    "acl.rt.synchronize_event_with_timeout",
+    "acl.rt.synchronize_device_with_timeout",
+    "acl.rt.peek_at_last_error",
+    "acl.rt.get_last_error",
+    "acl.rt.malloc_with_cfg",
+    "acl.media.dvpp_malloc",
+];
+
+/// The text pyACL raises when it cannot parse the arguments of `qualname` (`acl.rt.malloc`).
+pub fn parse_failure(qualname: &str) -> String {
+    let bang = if WITH_BANG.contains(&qualname) {
+        "!"
+    } else {
+        ""
+    };
+    format!("{qualname} args parse failed{bang}")
+}
+
+/// Marks an exception as carrying pyACL's own wording, so [`add_one`] keeps it as it is.
+const FINAL_MARK: &str = "_acl_final";
+
+/// A `TypeError` with exactly `msg` (pyACL's text for this case), kept as it is.
+pub fn final_type_error(py: Python<'_>, msg: impl Into<String>) -> PyErr {
+    let err = PyTypeError::new_err(msg.into());
+    let _ = err.value(py).setattr(FINAL_MARK, true);
+    err
+}
+
+/// Leaks `s` as a C string: names and docs of module functions live as long as the process.
+fn leak_cstr(s: String) -> &'static std::ffi::CStr {
+    let c = std::ffi::CString::new(s.replace('\0', "")).unwrap_or_default();
+    Box::leak(c.into_boxed_c_str())
+}
+
+/// Adds `inner` (a `wrap_pyfunction!` of this module) to `m` as `qualname`'s last component,
+/// behind pyACL's argument-error rule (above). The added function keeps the inner one's name,
+/// documentation and signature.
+pub fn add_one(
+    m: &Bound<'_, PyModule>,
+    module: &str,
+    inner: Bound<'_, pyo3::types::PyCFunction>,
+) -> PyResult<()> {
+    let py = m.py();
+    let name: String = inner.getattr("__name__")?.extract()?;
+    let doc: Option<String> = inner.getattr("__doc__")?.extract()?;
+    let sig: Option<String> = inner.getattr("__text_signature__")?.extract()?;
+    let takes_args = sig.as_deref() != Some("()");
+    let full_doc = match &sig {
+        Some(sig) => format!("{name}{sig}\n--\n\n{}", doc.unwrap_or_default()),
+        None => doc.unwrap_or_default(),
+    };
+    let qualname = format!("{module}.{name}");
+    let inner = inner.unbind();
+    let f = pyo3::types::PyCFunction::new_closure(
+        py,
+        Some(leak_cstr(name.clone())),
+        Some(leak_cstr(full_doc)),
+        move |args: &Bound<'_, pyo3::types::PyTuple>,
+              kwargs: Option<&Bound<'_, pyo3::types::PyDict>>|
+              -> PyResult<Py<PyAny>> {
+            let py = args.py();
+            let called = if takes_args {
+                inner.bind(py).call(args, kwargs)
+            } else {
+                inner.bind(py).call0()
+            };
+            called.map(Bound::unbind).map_err(|err| {
+                let value = err.value(py);
+                if err.is_instance_of::<PyTypeError>(py)
+                    && !value.hasattr(FINAL_MARK).unwrap_or(false)
+                {
+                    PyTypeError::new_err(parse_failure(&qualname))
+                } else {
+                    err
+                }
+            })
+        },
+    )?;
+    f.setattr("__module__", module)?;
+    f.setattr("__qualname__", &name).ok();
+    m.add(name.as_str(), f)
+}
+
+/// Registers each function with [`add_one`] under `module` (`"acl.rt"`).
+macro_rules! add_checked {
+    ($m:expr, $module:expr, [$($f:ident),* $(,)?]) => {
+        $( $crate::args::add_one($m, $module, pyo3::wrap_pyfunction!($f, $m)?)?; )*
+    };
+}
+pub(crate) use add_checked;

@@ -233,21 +233,47 @@ fn get_cann_attribute_list() -> (Vec<i32>, usize, i32) {
     (list.to_vec(), list.len(), 0)
 }
 
+/// `name = acl.get_soc_name()` (`aclrtGetSocName`): `None` when the runtime cannot say (before
+/// `acl.init()`).
+#[pyfunction]
+fn get_soc_name() -> Option<String> {
+    aclrt::api::acl(|rt| rt.get_soc_name()).ok()
+}
+
+/// `value, ret = acl.get_device_capability(device_id, device_info)` (`aclGetDeviceCapability`).
+#[pyfunction]
+fn get_device_capability(device_id: &Any, device_info: &Any) -> PyResult<(i64, i32)> {
+    let id = u32_arg(device_id, "device_id")?;
+    let info = i32_arg(device_info, "device_info")?;
+    Ok(value(
+        aclrt::api::acl(|rt| rt.get_device_capability(id, info)),
+        0,
+    ))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(get_version, m)?)?;
-    m.add_function(wrap_pyfunction!(get_version_str, m)?)?;
-    m.add_function(wrap_pyfunction!(get_cann_version, m)?)?;
-    m.add_function(wrap_pyfunction!(get_cann_attribute, m)?)?;
-    m.add_function(wrap_pyfunction!(get_cann_attribute_list, m)?)?;
-    m.add_function(wrap_pyfunction!(app_log, m)?)?;
-    m.add_function(wrap_pyfunction!(data_type_size, m)?)?;
-    m.add_function(wrap_pyfunction!(float16_to_float, m)?)?;
-    m.add_function(wrap_pyfunction!(float_to_float16, m)?)?;
-    m.add_function(wrap_pyfunction!(create_data_buffer, m)?)?;
-    m.add_function(wrap_pyfunction!(destroy_data_buffer, m)?)?;
-    m.add_function(wrap_pyfunction!(update_data_buffer, m)?)?;
-    m.add_function(wrap_pyfunction!(get_data_buffer_addr, m)?)?;
-    m.add_function(wrap_pyfunction!(get_data_buffer_size, m)?)?;
-    m.add_function(wrap_pyfunction!(get_data_buffer_size_v2, m)?)?;
+    add_checked!(
+        m,
+        "acl",
+        [
+            get_soc_name,
+            get_device_capability,
+            get_version,
+            get_version_str,
+            get_cann_version,
+            get_cann_attribute,
+            get_cann_attribute_list,
+            app_log,
+            data_type_size,
+            float16_to_float,
+            float_to_float16,
+            create_data_buffer,
+            destroy_data_buffer,
+            update_data_buffer,
+            get_data_buffer_addr,
+            get_data_buffer_size,
+            get_data_buffer_size_v2
+        ]
+    );
     Ok(())
 }

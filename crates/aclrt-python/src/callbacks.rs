@@ -43,11 +43,21 @@ fn process_report(py: Python<'_>, timeout: &Any) -> PyResult<i32> {
 }
 
 #[pyfunction]
-fn launch_callback(fn_: &Any, user_data: &Any, block_type: &Any, stream: &Any) -> PyResult<i32> {
-    let f = callable_arg(fn_, "fn")?.unbind();
-    let data = user_data.clone().unbind();
+fn launch_callback(
+    py: Python<'_>,
+    fn_: &Any,
+    user_data: &Any,
+    block_type: &Any,
+    stream: &Any,
+) -> PyResult<i32> {
+    // pyACL parses all four arguments first, then requires a callable, in its own words.
     let block = u32_arg(block_type, "block_type")?;
     let s = stream_arg(stream)?;
+    if !fn_.is_callable() {
+        return Err(final_type_error(py, "parameter must be callable"));
+    }
+    let f = fn_.clone().unbind();
+    let data = user_data.clone().unbind();
     let body = Box::new(move || {
         let failure = Python::attach(|py| {
             let failure = f.call1(py, (data,)).err().map(|err| {
@@ -136,14 +146,20 @@ fn get_error_code_from_exception_info(info: &Any) -> PyResult<u32> {
 }
 
 pub fn register_rt(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(process_report, m)?)?;
-    m.add_function(wrap_pyfunction!(launch_callback, m)?)?;
-    m.add_function(wrap_pyfunction!(launch_host_func, m)?)?;
-    m.add_function(wrap_pyfunction!(set_exception_info_callback, m)?)?;
-    m.add_function(wrap_pyfunction!(get_task_id_from_exception_info, m)?)?;
-    m.add_function(wrap_pyfunction!(get_stream_id_from_exception_info, m)?)?;
-    m.add_function(wrap_pyfunction!(get_thread_id_from_exception_info, m)?)?;
-    m.add_function(wrap_pyfunction!(get_device_id_from_exception_info, m)?)?;
-    m.add_function(wrap_pyfunction!(get_error_code_from_exception_info, m)?)?;
+    add_checked!(
+        m,
+        "acl.rt",
+        [
+            process_report,
+            launch_callback,
+            launch_host_func,
+            set_exception_info_callback,
+            get_task_id_from_exception_info,
+            get_stream_id_from_exception_info,
+            get_thread_id_from_exception_info,
+            get_device_id_from_exception_info,
+            get_error_code_from_exception_info
+        ]
+    );
     Ok(())
 }

@@ -127,12 +127,18 @@ fn pthread_self() -> u64 {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(launch_host_kernel, m)?)?;
-    m.add_function(wrap_pyfunction!(set_stream_name, m)?)?;
-    m.add_function(wrap_pyfunction!(error_name, m)?)?;
-    m.add_function(wrap_pyfunction!(error_description, m)?)?;
-    m.add_function(wrap_pyfunction!(live_objects, m)?)?;
-    m.add_function(wrap_pyfunction!(pthread_self, m)?)?;
-    m.add_function(wrap_pyfunction!(set_raw_pointers, m)?)?;
+    add_checked!(
+        m,
+        "acl.ext",
+        [
+            launch_host_kernel,
+            set_stream_name,
+            error_name,
+            error_description,
+            live_objects,
+            pthread_self,
+            set_raw_pointers
+        ]
+    );
     Ok(())
 }

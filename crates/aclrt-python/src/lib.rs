@@ -13,6 +13,7 @@ mod ext;
 mod host_memory;
 mod media;
 mod rt;
+mod rt_ext;
 mod util;
 
 use aclrt::api;
@@ -28,11 +29,7 @@ fn init(py: Python<'_>, config_path: Option<&str>) -> i32 {
 
 #[pyfunction]
 fn finalize(py: Python<'_>) -> i32 {
-    let result = py.detach(api::finalize);
-    if result.is_ok() {
-        media::forget_all();
-    }
-    args::ret(result)
+    args::ret(py.detach(api::finalize))
 }
 
 #[pyfunction]
@@ -43,8 +40,8 @@ fn get_recent_err_msg() -> Option<String> {
 /// Run at interpreter exit: stops the runtime's threads while Python can still serve them.
 #[pyfunction]
 fn _shutdown(py: Python<'_>) {
-    if api::ensure_initialized().is_ok() && py.detach(api::finalize).is_ok() {
-        media::forget_all();
+    if api::ensure_initialized().is_ok() {
+        let _ = py.detach(api::finalize);
     }
     api::get_last_error();
     api::get_recent_err_msg();
@@ -76,13 +73,14 @@ fn constants(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pymodule]
 #[pyo3(name = "_acl")]
 fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(init, m)?)?;
-    m.add_function(wrap_pyfunction!(finalize, m)?)?;
-    m.add_function(wrap_pyfunction!(get_recent_err_msg, m)?)?;
+    args::add_checked!(m, "acl", [init, finalize, get_recent_err_msg]);
     m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
     base::register(m)?;
     host_memory::init_from_env();
-    submodule(m, "rt", rt::register)?;
+    submodule(m, "rt", |m| {
+        rt::register(m)?;
+        rt_ext::register(m)
+    })?;
     submodule(m, "util", util::register)?;
     submodule(m, "media", media::register)?;
     submodule(m, "ext", ext::register)?;

@@ -3,16 +3,15 @@
 use std::sync::Arc;
 
 use aclrt::api;
-use aclrt::codes::ACL_ERROR_RT_MEMORY_FREE;
 use aclrt::consts::{ACL_DEVICE, ACL_HOST, ACL_RT_THREAD_LEVEL};
 use aclrt::vendor_consts::ACL_RT_DEVICE_STATUS_END;
 use aclrt::{Runtime, StreamHandle};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyInt, PyTuple};
 
 use crate::args::*;
+use crate::callbacks;
 use crate::host_memory::vet;
-use crate::{callbacks, media};
 
 type Any<'py> = Bound<'py, PyAny>;
 
@@ -286,9 +285,31 @@ fn stream_wait_event_with_timeout(
     ))
 }
 
+/// `event_id, ret = acl.rt.get_event_id(event)`. pyACL hands this call's parse failure no text
+/// of its own, so it raises Python's: `function takes exactly 1 argument (N given)`,
+/// `argument 1 must be int, not str`.
 #[pyfunction]
-fn get_event_id(event: &Any) -> PyResult<(u32, i32)> {
-    Ok(value(api::get_event_id(event_arg(event, "event")?), 0))
+#[pyo3(signature = (*args))]
+fn get_event_id(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<(u32, i32)> {
+    if args.len() != 1 {
+        return Err(final_type_error(
+            py,
+            format!("function takes exactly 1 argument ({} given)", args.len()),
+        ));
+    }
+    let event = args.get_item(0)?;
+    if !event.is_instance_of::<PyInt>() {
+        let type_name = if event.is_none() {
+            "None".to_owned()
+        } else {
+            event.get_type().name()?.to_string()
+        };
+        return Err(final_type_error(
+            py,
+            format!("argument 1 must be int, not {type_name}"),
+        ));
+    }
+    Ok(value(api::get_event_id(event_arg(&event, "event")?), 0))
 }
 
 #[pyfunction]
@@ -322,16 +343,7 @@ fn malloc_host(size: &Any) -> PyResult<(usize, i32)> {
 
 #[pyfunction(name = "free")]
 fn free_(ptr: &Any) -> PyResult<i32> {
-    let ptr = usize_arg(ptr, "dev_ptr")?;
-    Ok(ret(api::acl(|rt| {
-        if media::is_dvpp(ptr) {
-            return Err(aclrt::Error::new(
-                ACL_ERROR_RT_MEMORY_FREE,
-                format!("aclrtFree: {ptr:#x} is from acl.media.dvpp_malloc: free it with acl.media.dvpp_free"),
-            ));
-        }
-        rt.free(ptr)
-    })))
+    Ok(ret(api::free(usize_arg(ptr, "dev_ptr")?)))
 }
 
 #[pyfunction]
@@ -515,65 +527,64 @@ fn get_last_error(level: Option<&Any>) -> PyResult<i32> {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    macro_rules! add {
-        ($($f:ident),* $(,)?) => {
-            $( m.add_function(wrap_pyfunction!($f, m)?)?; )*
-        };
-    }
-    add!(
-        set_device,
-        reset_device,
-        reset_device_force,
-        get_run_mode,
-        query_device_status,
-        get_device_utilization_rate,
-        get_device,
-        get_device_count,
-        create_context,
-        destroy_context,
-        set_context,
-        get_context,
-        create_stream,
-        create_stream_with_config,
-        destroy_stream,
-        destroy_stream_force,
-        synchronize_stream,
-        synchronize_stream_with_timeout,
-        stream_query,
-        stream_get_id,
-        set_stream_failure_mode,
-        synchronize_device,
-        synchronize_device_with_timeout,
-        create_event,
-        create_event_with_flag,
-        create_event_ex_with_flag,
-        destroy_event,
-        record_event,
-        reset_event,
-        query_event,
-        query_event_status,
-        query_event_wait_status,
-        synchronize_event,
-        synchronize_event_with_timeout,
-        event_elapsed_time,
-        event_get_timestamp,
-        stream_wait_event,
-        stream_wait_event_with_timeout,
-        get_event_id,
-        get_event_avail_num,
-        subscribe_report,
-        unsubscribe_report,
-        malloc,
-        malloc_host,
-        free_,
-        free_host,
-        memcpy,
-        memcpy_async,
-        memset,
-        memset_async,
-        get_mem_info,
-        peek_at_last_error,
-        get_last_error,
+    add_checked!(
+        m,
+        "acl.rt",
+        [
+            set_device,
+            reset_device,
+            reset_device_force,
+            get_run_mode,
+            query_device_status,
+            get_device_utilization_rate,
+            get_device,
+            get_device_count,
+            create_context,
+            destroy_context,
+            set_context,
+            get_context,
+            create_stream,
+            create_stream_with_config,
+            destroy_stream,
+            destroy_stream_force,
+            synchronize_stream,
+            synchronize_stream_with_timeout,
+            stream_query,
+            stream_get_id,
+            set_stream_failure_mode,
+            synchronize_device,
+            synchronize_device_with_timeout,
+            create_event,
+            create_event_with_flag,
+            create_event_ex_with_flag,
+            destroy_event,
+            record_event,
+            reset_event,
+            query_event,
+            query_event_status,
+            query_event_wait_status,
+            synchronize_event,
+            synchronize_event_with_timeout,
+            event_elapsed_time,
+            event_get_timestamp,
+            stream_wait_event,
+            stream_wait_event_with_timeout,
+            get_event_id,
+            get_event_avail_num,
+            subscribe_report,
+            unsubscribe_report,
+            malloc,
+            malloc_host,
+            free_,
+            free_host,
+            memcpy,
+            memcpy_async,
+            memset,
+            memset_async,
+            get_mem_info,
+            peek_at_last_error,
+            get_last_error,
+        ]
     );
     callbacks::register_rt(m)
 }

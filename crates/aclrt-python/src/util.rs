@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 use aclrt::api::{self, MemoryRange};
 use aclrt::codes::{ACL_ERROR_INTERNAL_ERROR, ACL_ERROR_INVALID_PARAM};
 use aclrt::consts::ACL_MEMCPY_HOST_TO_HOST;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyTuple};
 
@@ -37,14 +37,14 @@ fn threads() -> std::sync::MutexGuard<'static, Option<HashMap<u64, JoinHandle<Th
 #[pyo3(signature = (*args))]
 fn start_thread(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<(u64, i32)> {
     if args.len() != 2 {
-        return Err(PyTypeError::new_err(format!(
-            "function takes exactly 2 arguments ({} given)",
-            args.len()
-        )));
+        return Err(final_type_error(
+            py,
+            format!("function takes exactly 2 arguments ({} given)", args.len()),
+        ));
     }
     let fn_ = args.get_item(0)?;
     if !fn_.is_callable() {
-        return Err(PyTypeError::new_err("parameter must be callable"));
+        return Err(final_type_error(py, "parameter must be callable"));
     }
     let f = fn_.unbind();
     let data = args.get_item(1)?;
@@ -264,10 +264,16 @@ fn ptr_to_bytes<'py>(py: Python<'py>, ptr: &Any, size: &Any) -> PyResult<Bound<'
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(start_thread, m)?)?;
-    m.add_function(wrap_pyfunction!(stop_thread, m)?)?;
-    m.add_function(wrap_pyfunction!(bytes_to_ptr, m)?)?;
-    m.add_function(wrap_pyfunction!(numpy_to_ptr, m)?)?;
-    m.add_function(wrap_pyfunction!(ptr_to_bytes, m)?)?;
+    add_checked!(
+        m,
+        "acl.util",
+        [
+            start_thread,
+            stop_thread,
+            bytes_to_ptr,
+            numpy_to_ptr,
+            ptr_to_bytes
+        ]
+    );
     Ok(())
 }

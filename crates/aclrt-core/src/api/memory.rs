@@ -90,6 +90,12 @@ impl Runtime {
             bail!(ACL_ERROR_INVALID_PARAM, "aclrtFree: the pointer is NULL");
         }
         not_in_callback("aclrtFree")?;
+        if self.is_dvpp(ptr) {
+            bail!(
+                ACL_ERROR_RT_MEMORY_FREE,
+                "aclrtFree: {ptr:#x} is from acldvppMalloc: free it with acldvppFree"
+            );
+        }
         if crate::observe::enabled() {
             crate::observe::freeing("aclrtFree", ptr);
         }

@@ -15,6 +15,7 @@
 mod callback;
 mod device;
 mod device_info;
+mod dvpp;
 mod event;
 mod exception_ext;
 mod global;
@@ -28,6 +29,7 @@ mod stream_ext;
 
 pub use device::*;
 pub use device_info::*;
+pub use dvpp::{dvpp_size, DVPP_ALIGNMENT, DVPP_SIZE_STEP};
 pub(crate) use event::*;
 pub use exception_ext::*;
 pub use global::*;
