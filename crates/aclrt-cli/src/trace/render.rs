@@ -343,8 +343,9 @@ pub fn render(model: &Model, opts: &Options) -> String {
             };
             let _ = writeln!(
                 s,
-                r#"<rect class="task" data-uid="{}" data-kind="{}" x="{bx:.2}" y="{by:.1}" width="{bw:.2}" height="{BOX}" rx="2" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"><title>{} · {} · task {} · {:.3} ms{}</title></rect>"#,
+                r#"<rect class="task" data-uid="{}" data-task="{}" data-kind="{}" x="{bx:.2}" y="{by:.1}" width="{bw:.2}" height="{BOX}" rx="2" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"><title>{} · {} · task {} · {:.3} ms{}</title></rect>"#,
                 t.uid,
+                t.task,
                 xml(&t.kind),
                 xml(&t.label),
                 xml(&t.kind),
