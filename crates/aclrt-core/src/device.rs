@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::context::Context;
 use crate::exception::ExceptionSlot;
+use crate::res_limit::CoreLimits;
 use crate::sync::lock;
 use crate::threads::ThreadSpawner;
 
@@ -29,6 +30,9 @@ pub(crate) struct Device {
     pub(crate) exceptions: Arc<ExceptionSlot>,
     /// Where the device's stream workers come from.
     pub(crate) threads: Arc<dyn ThreadSpawner>,
+    /// The process's core limits on this device (`aclrtSetDeviceResLimit`); unset means the
+    /// chip's totals. Cleared when the device is released.
+    pub(crate) core_limits: CoreLimits,
 }
 
 #[derive(Default)]
@@ -55,6 +59,7 @@ impl Device {
             binding: Mutex::new(Binding::default()),
             exceptions,
             threads,
+            core_limits: CoreLimits::unset(),
         }
     }
 

@@ -25,6 +25,7 @@ use crate::error::{err, AclError, Failure, Result};
 use crate::handle::StreamHandle;
 use crate::observe::{self, EdgeKind, TaskRef};
 use crate::policy::LegacySync;
+use crate::res_limit::CoreLimits;
 use crate::sync::{lock, Ring, SpinPolicy, WaitList, WorkQueue};
 use crate::task::{Task, TaskKind, TaskMeta, WaitTarget, Work};
 use crate::user_code;
@@ -57,6 +58,8 @@ pub(crate) struct Stream {
     failure_mode: OnceLock<u32>,
     pending_failure: Mutex<Option<Failure>>,
     pub(crate) subscriber: Mutex<Option<Arc<Subscriber>>>,
+    /// Core limits of this stream (`aclrtSetStreamResLimit`); unset ones follow the device.
+    pub(crate) core_limits: CoreLimits,
 }
 
 impl Stream {
@@ -93,6 +96,7 @@ impl Stream {
             failure_mode,
             pending_failure: Mutex::new(None),
             subscriber: Mutex::new(None),
+            core_limits: CoreLimits::unset(),
         }
     }
 

@@ -224,6 +224,7 @@ impl Runtime {
         };
         if let Some(ctx) = released {
             self.destroy_context_now(&ctx, true);
+            self.release_core_limits_if_unused(&device);
         }
         drop(teardown);
         Ok(())
@@ -284,6 +285,7 @@ impl Runtime {
                 "{handle:?} was destroyed by another call meanwhile"
             );
         }
+        self.release_core_limits_if_unused(&ctx.device);
         Ok(())
     }
 

@@ -457,6 +457,15 @@ on_the_process_runtime! {
     fn subscribe_host_func(thread_id: u64, stream: StreamHandle) -> ();
     fn process_host_func(timeout_ms: i32) -> ();
     fn unsubscribe_host_func(thread_id: u64, stream: StreamHandle) -> ();
+    fn get_device_res_limit(device_id: i32, kind: u32) -> u32;
+    fn set_device_res_limit(device_id: i32, kind: u32, value: u32) -> ();
+    fn reset_device_res_limit(device_id: i32) -> ();
+    fn get_stream_res_limit(handle: StreamHandle, kind: u32) -> u32;
+    fn set_stream_res_limit(handle: StreamHandle, kind: u32, value: u32) -> ();
+    fn reset_stream_res_limit(handle: StreamHandle) -> ();
+    fn use_stream_res_in_current_thread(handle: StreamHandle) -> ();
+    fn unuse_stream_res_in_current_thread(handle: StreamHandle) -> ();
+    fn get_res_in_current_thread(kind: u32) -> u32;
 }
 
 /// [`Runtime::memcpy_2d`] on the process's runtime.
