@@ -17,6 +17,8 @@
 #   include, lib64                     -> runtime/include, runtime/lib64
 #   <arch>-linux/include, lib64        -> the same, as newer toolkits lay them out (x86_64, aarch64)
 #   python/site-packages/acl           the Python package (`import acl`), on PYTHONPATH
+#   tikcpp/ascendc_kernel_cmake/       ascendc.cmake: ascendc_library builds kernels written as host
+#                                      code (also under <arch>-linux/, where sample scripts look)
 #   version.cfg, runtime/version.info, <arch>-linux/ascend_toolkit_install.info
 # When PREFIX ends in /latest (the toolkit's own layout), PREFIX/../set_env.sh is written too,
 # unless a set_env.sh that aclrt did not write is already there.
@@ -77,6 +79,10 @@ for f in ascendclConfig ascendclConfigVersion; do
         -e "s|@VERSION_MAJOR@|${acl_version%%.*}|g" \
         "cmake/$f.cmake.in" > "$rt/lib64/cmake/ascendcl/$f.cmake"
 done
+# Kernel libraries of CANN sample builds (ASCENDC_CMAKE_DIR): host code on the emulated device.
+mkdir -p "$prefix/tikcpp/ascendc_kernel_cmake"
+sed -e "s|@PREFIX@|$prefix|g" cmake/ascendc.cmake.in > "$prefix/tikcpp/ascendc_kernel_cmake/ascendc.cmake"
+ln -sfn ../tikcpp "$prefix/$arch-linux/tikcpp"
 # CMake looks in PREFIX/share/cmake on every platform (lib64 only on some).
 mkdir -p "$prefix/share/cmake"
 ln -sfn ../../runtime/lib64/cmake/ascendcl "$prefix/share/cmake/ascendcl"

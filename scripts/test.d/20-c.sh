@@ -132,7 +132,8 @@ for f in version.cfg set_env.sh bin/setenv.bash bin/aclrt runtime/version.info \
     lib64/libascendcl.so lib64/libruntime.so lib64/libacl_rt.so lib64/pkgconfig/ascendcl.pc \
     lib64/cmake/ascendcl/ascendclConfig.cmake share/cmake/ascendcl/ascendclConfig.cmake \
     "$arch-linux/include/acl/acl.h" "$arch-linux/lib64/libascendcl.so" \
-    "$arch-linux/lib64/libacl_rt.so" "$arch-linux/ascend_toolkit_install.info" ../set_env.sh; do
+    "$arch-linux/lib64/libacl_rt.so" "$arch-linux/ascend_toolkit_install.info" ../set_env.sh \
+    tikcpp/ascendc_kernel_cmake/ascendc.cmake "$arch-linux/tikcpp/ascendc_kernel_cmake/ascendc.cmake"; do
     [ -e "$prefix/$f" ] || { echo "!!! install lacks $f"; failed=1; }
 done
 cmp -s "$prefix/set_env.sh" "$prefix/bin/setenv.bash" ||
@@ -194,6 +195,44 @@ CMAKE
             cmake --build "$out/cmake_app/build" >/dev/null &&
             timeout 120 "$out/cmake_app/build/app"
     ) || { echo "!!! the CMake package did not build or run a program"; failed=1; }
+
+    echo "--- ascendc_library: a kernel library written as host code, as CANN samples build one"
+    mkdir -p "$out/ascendc_app"
+    cat > "$out/ascendc_app/kernel.cpp" <<'CPP'
+#include "acl/acl.h"
+static void Twice(void *p) { int *v = static_cast<int *>(p); *v *= 2; }
+void TwiceDo(aclrtStream stream, int *v) { aclrtLaunchHostFunc(stream, Twice, v); }
+CPP
+    cat > "$out/ascendc_app/main.cpp" <<'CPP'
+#include "acl/acl.h"
+#include <cstdio>
+void TwiceDo(aclrtStream stream, int *v);
+int main()
+{
+    int v = 21;
+    if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) return 1;
+    TwiceDo(nullptr, &v);
+    if (aclrtSynchronizeStream(nullptr) != ACL_SUCCESS || v != 42) return 1;
+    if (aclrtResetDeviceForce(0) != ACL_SUCCESS || aclFinalize() != ACL_SUCCESS) return 1;
+    std::puts("ascendc_library: ok");
+    return 0;
+}
+CPP
+    cat > "$out/ascendc_app/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(aclrt_ascendc_check CXX)
+include($ENV{ASCENDC_CMAKE_DIR}/ascendc.cmake)
+ascendc_library(kernels STATIC kernel.cpp)
+add_executable(main main.cpp)
+target_link_libraries(main PRIVATE kernels)
+CMAKE
+    (
+        unset LD_LIBRARY_PATH
+        export ASCENDC_CMAKE_DIR="$prefix/$arch-linux/tikcpp/ascendc_kernel_cmake"
+        cmake -S "$out/ascendc_app" -B "$out/ascendc_app/build" >/dev/null &&
+            cmake --build "$out/ascendc_app/build" >/dev/null &&
+            LD_LIBRARY_PATH="$prefix/lib64" timeout 120 "$out/ascendc_app/build/main"
+    ) || { echo "!!! ascendc_library did not build or run a program"; failed=1; }
 else
     echo "--- CMake package: cmake not installed, skipped"
 fi

@@ -4,7 +4,7 @@
 use std::ffi::{c_char, CString};
 use std::sync::Mutex;
 
-use crate::{aclError, entry, not_null, produce, put};
+use crate::{aclError, entry, guard, not_null, produce, put};
 
 /// `aclrtUtilizationInfo`.
 #[repr(C)]
@@ -41,12 +41,13 @@ pub extern "C" fn aclrtResetDeviceForce(deviceId: i32) -> aclError {
 /// Every SoC name handed out: the strings live as long as the process, as the vendor's do.
 static SOC_NAMES: Mutex<Vec<CString>> = Mutex::new(Vec::new());
 
-/// `aclrtGetSocName`: `ACLRT_SOC_NAME`, or the emulated chip's name; NULL before `aclInit`.
+/// `aclrtGetSocName`: `ACLRT_SOC_NAME`, or the emulated chip's name. Like the vendor's, it needs
+/// no `aclInit`: build scripts call it before any.
 #[no_mangle]
 pub extern "C" fn aclrtGetSocName() -> *const c_char {
     let mut out = std::ptr::null();
-    entry("aclrtGetSocName", |rt| {
-        let name = rt.get_soc_name()?;
+    guard("aclrtGetSocName", || {
+        let name = aclrt::api::get_soc_name()?;
         let name = CString::new(name.replace('\0', "")).expect("NUL bytes removed");
         let mut names = SOC_NAMES.lock().unwrap_or_else(|e| e.into_inner());
         let at = match names.iter().position(|n| *n == name) {

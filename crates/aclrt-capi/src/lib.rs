@@ -25,6 +25,7 @@ mod memory_ext;
 mod not_supported;
 mod notify;
 mod process;
+mod res_limit;
 mod stream;
 mod stream_ext;
 
@@ -40,6 +41,7 @@ pub use memory_ext::*;
 pub use not_supported::*;
 pub use notify::*;
 pub use process::*;
+pub use res_limit::*;
 pub use stream::*;
 pub use stream_ext::*;
 

@@ -125,7 +125,6 @@ type aclrtCntNotifyRecordInfo = c_void;
 type aclrtCntNotifyWaitInfo = c_void;
 type aclrtCompareDataType = u32;
 type aclrtCondition = u32;
-type aclrtDevResLimitType = u32;
 type aclrtDeviceLimit = u32;
 type aclrtDeviceState = u32;
 type aclrtDeviceStateCallback = Option<unsafe extern "C" fn(i32, aclrtDeviceState, *mut c_void)>;
@@ -280,30 +279,9 @@ not_supported! {
     ) -> aclError;
     fn aclrtRepairError(deviceId: i32, errorInfo: *const aclrtErrorInfo) -> aclError;
 
-    // ---- Runtime configuration and resource limits
+    // ---- Runtime configuration
     fn aclrtGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
     fn aclrtSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
-    fn aclrtGetDeviceResLimit(
-        deviceId: i32,
-        r#type: aclrtDevResLimitType,
-        value: *mut u32,
-    ) -> aclError;
-    fn aclrtSetDeviceResLimit(deviceId: i32, r#type: aclrtDevResLimitType, value: u32) -> aclError;
-    fn aclrtResetDeviceResLimit(deviceId: i32) -> aclError;
-    fn aclrtGetStreamResLimit(
-        stream: aclrtStream,
-        r#type: aclrtDevResLimitType,
-        value: *mut u32,
-    ) -> aclError;
-    fn aclrtSetStreamResLimit(
-        stream: aclrtStream,
-        r#type: aclrtDevResLimitType,
-        value: u32,
-    ) -> aclError;
-    fn aclrtResetStreamResLimit(stream: aclrtStream) -> aclError;
-    fn aclrtUseStreamResInCurrentThread(stream: aclrtStream) -> aclError;
-    fn aclrtUnuseStreamResInCurrentThread(stream: aclrtStream) -> aclError;
-    fn aclrtGetResInCurrentThread(r#type: aclrtDevResLimitType, value: *mut u32) -> aclError;
 
     // ---- Devices
     fn aclrtSetTsDevice(tsId: aclrtTsId) -> aclError;
@@ -1239,6 +1217,6 @@ mod tests {
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
         assert!(aclrtAllocatorCreateDesc().is_null());
-        assert_eq!(NOT_SUPPORTED.len(), 271);
+        assert_eq!(NOT_SUPPORTED.len(), 262);
     }
 }

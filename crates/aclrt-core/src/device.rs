@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::exception::ExceptionSlot;
+use crate::res_limit::CoreLimits;
 use crate::sync::lock;
 use crate::threads::ThreadSpawner;
 
@@ -27,6 +28,9 @@ pub(crate) struct Device {
     pub(crate) exceptions: Arc<ExceptionSlot>,
     /// Where the device's stream workers come from.
     pub(crate) threads: Arc<dyn ThreadSpawner>,
+    /// The process's core limits on this device (`aclrtSetDeviceResLimit`); unset means the
+    /// chip's totals. Cleared when the device is released.
+    pub(crate) core_limits: CoreLimits,
 }
 
 impl Device {
@@ -46,6 +50,7 @@ impl Device {
             next_event_id: AtomicU32::new(0),
             exceptions,
             threads,
+            core_limits: CoreLimits::unset(),
         }
     }
 

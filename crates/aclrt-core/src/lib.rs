@@ -50,6 +50,7 @@ mod memory;
 mod notify;
 pub mod observe;
 mod policy;
+pub mod res_limit;
 pub mod runtime;
 mod stream;
 pub mod sync;

@@ -24,6 +24,7 @@ use crate::exec::{self, FailureSlot, Outcome, Progress, Site, Task, Work};
 use crate::handle::StreamHandle;
 use crate::observe::{self, TaskRef};
 use crate::policy::LegacySync;
+use crate::res_limit::CoreLimits;
 use crate::sync::{lock, Ring, SpinPolicy, WorkQueue};
 use crate::task_info::{HostFn, TaskKind, TaskMeta};
 
@@ -58,6 +59,8 @@ pub(crate) struct Stream {
     /// What the next synchronise reports; records capture it.
     pub(crate) failures: Arc<FailureSlot>,
     pub(crate) subscriber: Mutex<Option<Arc<Subscriber>>>,
+    /// Core limits of this stream (`aclrtSetStreamResLimit`); unset ones follow the device.
+    pub(crate) core_limits: CoreLimits,
 }
 
 impl Stream {
@@ -98,6 +101,7 @@ impl Stream {
             failure_mode,
             failures: Arc::default(),
             subscriber: Mutex::new(None),
+            core_limits: CoreLimits::unset(),
         }
     }
 

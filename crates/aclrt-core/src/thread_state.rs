@@ -6,7 +6,7 @@
 use std::cell::{Cell, RefCell};
 
 use crate::error::{AclError, Error};
-use crate::handle::ContextHandle;
+use crate::handle::{ContextHandle, StreamHandle};
 
 thread_local! {
     /// The current context, with the serial of the runtime instance it belongs to.
@@ -14,6 +14,9 @@ thread_local! {
     static LAST_ERROR: Cell<AclError> = const { Cell::new(0) };
     static RECENT_MESSAGE: RefCell<Option<String>> = const { RefCell::new(None) };
     static IN_CALLBACK: Cell<u32> = const { Cell::new(0) };
+    /// The stream whose core limits the thread uses (`aclrtUseStreamResInCurrentThread`), with
+    /// the serial of the runtime instance it belongs to.
+    static RES_LIMIT_STREAM: Cell<Option<(u64, StreamHandle)>> = const { Cell::new(None) };
 }
 
 /// The calling thread's current context in runtime instance `serial`.
@@ -26,6 +29,18 @@ pub(crate) fn current_context(serial: u64) -> Option<ContextHandle> {
 
 pub(crate) fn set_current_context(serial: u64, ctx: Option<ContextHandle>) {
     CURRENT_CONTEXT.with(|c| c.set(ctx.map(|ctx| (serial, ctx))));
+}
+
+/// The stream whose core limits the calling thread uses in runtime instance `serial`.
+pub(crate) fn res_limit_stream(serial: u64) -> Option<StreamHandle> {
+    RES_LIMIT_STREAM
+        .with(Cell::get)
+        .filter(|(s, _)| *s == serial)
+        .map(|(_, stream)| stream)
+}
+
+pub(crate) fn set_res_limit_stream(serial: u64, stream: Option<StreamHandle>) {
+    RES_LIMIT_STREAM.with(|c| c.set(stream.map(|stream| (serial, stream))));
 }
 
 /// Notes a failed call for `aclrtGetLastError` and `aclGetRecentErrMsg`.

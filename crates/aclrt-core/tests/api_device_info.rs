@@ -109,9 +109,10 @@ fn reset_device_force_mixed_with_reset_device() {
 #[test]
 fn soc_name_default_and_environment() {
     let _serial = common::exclusive();
-    assert_eq!(code(api::get_soc_name()), ACL_ERROR_UNINITIALIZE);
-    api::init().unwrap();
+    // Build scripts ask before any aclInit.
     std::env::remove_var(api::ENV_SOC_NAME);
+    assert_eq!(api::get_soc_name().unwrap(), api::EMULATED_SOC_NAME);
+    api::init().unwrap();
     assert_eq!(api::get_soc_name().unwrap(), api::EMULATED_SOC_NAME);
     assert_eq!(api::EMULATED_SOC_NAME, "Ascend910B3");
     std::env::set_var(api::ENV_SOC_NAME, "Ascend910_9392");
@@ -424,5 +425,63 @@ fn two_devices_with_peer_access_copy_device_to_device() {
     let refused = unsafe { api::memcpy(dev0, N, dev1, N, ACL_MEMCPY_DEVICE_TO_DEVICE) };
     assert_eq!(code(refused), ACL_ERROR_RT_NO_PERMISSION);
     let _ = StreamHandle::NULL;
+    api::finalize().unwrap();
+}
+
+#[test]
+fn core_limits_of_devices_streams_and_threads() {
+    use aclrt::res_limit::{EMULATED_CUBE_CORE_LIMIT, EMULATED_VECTOR_CORE_LIMIT};
+    let _serial = common::exclusive();
+    let (cube, vector) = (
+        vc::ACL_RT_DEV_RES_CUBE_CORE as u32,
+        vc::ACL_RT_DEV_RES_VECTOR_CORE as u32,
+    );
+    api::init().unwrap();
+    assert_eq!(
+        code(api::get_device_res_limit(0, cube)),
+        ACL_ERROR_RT_DEV_SETUP_ERROR
+    );
+    api::set_device(0).unwrap();
+    assert_eq!(
+        api::get_device_info(0, vc::ACL_DEV_ATTR_CUBE_CORE_NUM as u32).unwrap(),
+        i64::from(EMULATED_CUBE_CORE_LIMIT)
+    );
+    assert_eq!(
+        api::get_device_info(0, vc::ACL_DEV_ATTR_VECTOR_CORE_NUM as u32).unwrap(),
+        i64::from(EMULATED_VECTOR_CORE_LIMIT)
+    );
+    assert_eq!(api::get_device_res_limit(0, cube).unwrap(), 20);
+    assert_eq!(api::get_device_res_limit(0, vector).unwrap(), 40);
+    assert_eq!(
+        code(api::set_device_res_limit(0, vector, 41)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    assert_eq!(
+        code(api::set_device_res_limit(0, 2, 1)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    assert_eq!(
+        code(api::set_device_res_limit(-1, 2, 1)),
+        ACL_ERROR_RT_INVALID_DEVICEID
+    );
+    api::set_device_res_limit(0, vector, 1).unwrap();
+    let s = api::create_stream().unwrap();
+    assert_eq!(api::get_stream_res_limit(s, vector).unwrap(), 1);
+    api::set_stream_res_limit(s, cube, 8).unwrap();
+    assert_eq!(api::get_res_in_current_thread(cube).unwrap(), 20);
+    api::use_stream_res_in_current_thread(s).unwrap();
+    assert_eq!(api::get_res_in_current_thread(cube).unwrap(), 8);
+    assert_eq!(api::get_res_in_current_thread(vector).unwrap(), 1);
+    api::unuse_stream_res_in_current_thread(s).unwrap();
+    assert_eq!(api::get_res_in_current_thread(cube).unwrap(), 20);
+    api::reset_device_res_limit(0).unwrap();
+    assert_eq!(api::get_stream_res_limit(s, vector).unwrap(), 40);
+    api::set_device_res_limit(0, cube, 2).unwrap();
+    api::destroy_stream(s).unwrap();
+    // Released with the device: the next use starts from the chip's counts.
+    api::reset_device(0).unwrap();
+    api::set_device(0).unwrap();
+    assert_eq!(api::get_device_res_limit(0, cube).unwrap(), 20);
+    api::reset_device(0).unwrap();
     api::finalize().unwrap();
 }

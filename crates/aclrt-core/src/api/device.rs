@@ -228,6 +228,7 @@ impl Runtime {
         };
         if let Some(ctx) = released {
             self.destroy_context_now(&ctx, true);
+            self.release_core_limits_if_unused(&device);
         }
         drop(teardown);
         Ok(())
@@ -288,6 +289,7 @@ impl Runtime {
                 "{handle:?} was destroyed by another call meanwhile"
             );
         }
+        self.release_core_limits_if_unused(&ctx.device);
         Ok(())
     }
 

@@ -85,7 +85,8 @@ impl Runtime {
     }
 
     /// `aclrtGetSocName`: `ACLRT_SOC_NAME` when set and not empty, else
-    /// [`EMULATED_SOC_NAME`]; the same for every device.
+    /// [`EMULATED_SOC_NAME`]; the same for every device. It needs no `aclInit` (see
+    /// [`get_soc_name`](super::get_soc_name)).
     pub fn get_soc_name(&self) -> Result<String> {
         Ok(soc_name())
     }
@@ -270,7 +271,7 @@ impl Runtime {
 }
 
 /// The SoC name now (see [`Runtime::get_soc_name`]).
-fn soc_name() -> String {
+pub(crate) fn soc_name() -> String {
     std::env::var(ENV_SOC_NAME)
         .ok()
         .filter(|name| !name.is_empty())

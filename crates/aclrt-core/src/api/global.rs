@@ -351,6 +351,12 @@ pub fn ensure_not_in_callback(name: &str) -> Result<()> {
     noted(not_in_callback(name))
 }
 
+/// [`Runtime::get_soc_name`], which needs no runtime: the vendor's build scripts ask for the SoC
+/// name before any `aclInit`.
+pub fn get_soc_name() -> Result<String> {
+    Ok(super::device_info::soc_name())
+}
+
 /// Free functions for Rust programs: each runs the [`Runtime`] method of the same name on the
 /// process's runtime through [`acl`].
 macro_rules! on_the_process_runtime {
@@ -422,7 +428,6 @@ on_the_process_runtime! {
     fn stream_priority(handle: StreamHandle) -> u32;
     fn set_stream_name(handle: StreamHandle, name: &str) -> ();
     fn reset_device_force(id: i32) -> ();
-    fn get_soc_name() -> String;
     fn get_device_info(device_id: u32, attr: u32) -> i64;
     fn get_device_capability(device_id: u32, info: i32) -> i64;
     fn get_device_feature(device_id: i32, feature: u32) -> i32;
@@ -463,6 +468,15 @@ on_the_process_runtime! {
     fn subscribe_host_func(thread_id: u64, stream: StreamHandle) -> ();
     fn process_host_func(timeout_ms: i32) -> ();
     fn unsubscribe_host_func(thread_id: u64, stream: StreamHandle) -> ();
+    fn get_device_res_limit(device_id: i32, kind: u32) -> u32;
+    fn set_device_res_limit(device_id: i32, kind: u32, value: u32) -> ();
+    fn reset_device_res_limit(device_id: i32) -> ();
+    fn get_stream_res_limit(handle: StreamHandle, kind: u32) -> u32;
+    fn set_stream_res_limit(handle: StreamHandle, kind: u32, value: u32) -> ();
+    fn reset_stream_res_limit(handle: StreamHandle) -> ();
+    fn use_stream_res_in_current_thread(handle: StreamHandle) -> ();
+    fn unuse_stream_res_in_current_thread(handle: StreamHandle) -> ();
+    fn get_res_in_current_thread(kind: u32) -> u32;
 }
 
 /// [`Runtime::memcpy_2d`] on the process's runtime.

@@ -24,6 +24,7 @@ mod memory_ext;
 mod memory_query;
 mod not_supported;
 mod notify;
+mod res_limit;
 mod stream;
 mod stream_ext;
 
