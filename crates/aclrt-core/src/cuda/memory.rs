@@ -21,6 +21,7 @@
 //! Synchronous sets (`cuMemsetD*`) return once the set is done; the asynchronous ones are queued.
 
 use super::api::{cu, current, fail, resolve, sticky, stream_of, CuDevicePtr};
+use super::capture::{self, NodeKind, Recipe};
 use super::codes::*;
 use super::state::with_state;
 use super::{CuError, CuResultOf};
@@ -133,6 +134,7 @@ fn wait_for(rt: &Runtime, stream: &Stream) -> CuResultOf<()> {
 pub fn mem_alloc(size: usize) -> CuResultOf<CuDevicePtr> {
     cu(|rt| {
         current(rt)?;
+        capture::check_unsafe(rt, "cuMemAlloc")?;
         Ok(rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)? as CuDevicePtr)
     })
 }
@@ -146,6 +148,7 @@ pub fn mem_alloc_pitch(
 ) -> CuResultOf<(CuDevicePtr, usize)> {
     cu(|rt| {
         current(rt)?;
+        capture::check_unsafe(rt, "cuMemAllocPitch")?;
         if !matches!(element_size, 4 | 8 | 16) || width == 0 || height == 0 {
             return fail(
                 CUDA_ERROR_INVALID_VALUE,
@@ -166,6 +169,7 @@ pub fn mem_alloc_pitch(
 /// `cuMemFree`: device or managed memory; anything else is `CUDA_ERROR_INVALID_VALUE`.
 pub fn mem_free(ptr: CuDevicePtr) -> CuResultOf<()> {
     cu(|rt| {
+        capture::check_unsafe(rt, "cuMemFree")?;
         rt.free(ptr as usize)?;
         with_state(rt, |s| s.managed.remove(&(ptr as usize)));
         Ok(())
@@ -195,6 +199,7 @@ pub fn mem_host_alloc(size: usize, flags: u32) -> CuResultOf<usize> {
                 format!("cuMemHostAlloc: unknown flags {flags:#x}"),
             );
         }
+        capture::check_unsafe(rt, "cuMemHostAlloc")?;
         let ptr = rt.malloc_host(size)?;
         with_state(rt, |s| s.host_flags.insert(ptr, flags));
         Ok(ptr)
@@ -204,6 +209,7 @@ pub fn mem_host_alloc(size: usize, flags: u32) -> CuResultOf<usize> {
 /// `cuMemFreeHost`.
 pub fn mem_free_host(ptr: usize) -> CuResultOf<()> {
     cu(|rt| {
+        capture::check_unsafe(rt, "cuMemFreeHost")?;
         rt.free_host(ptr)?;
         with_state(rt, |s| s.host_flags.remove(&ptr));
         Ok(())
@@ -308,6 +314,7 @@ pub fn mem_alloc_managed(size: usize, flags: u32) -> CuResultOf<CuDevicePtr> {
                 format!("cuMemAllocManaged: flags {flags:#x} are not CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST"),
             );
         }
+        capture::check_unsafe(rt, "cuMemAllocManaged")?;
         let ptr = rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)?;
         with_state(rt, |s| s.managed.insert(ptr, flags));
         Ok(ptr as CuDevicePtr)
@@ -461,6 +468,18 @@ pub unsafe fn memcpy(
             device_side(dst_kind, dst, "destination", call)?;
         }
         if count == 0 {
+            return Ok(());
+        }
+        if capture::capturing(rt, &stream, call)? {
+            // A memcpy node: the copy reads its source when the graph runs.
+            let kind = acl_kind(src_kind, dst_kind);
+            let run: Recipe = Arc::new(move |rt, ls| {
+                // SAFETY: a graph's copies use the addresses captured; the caller keeps them
+                // valid for every launch, as CUDA requires of graph memory.
+                unsafe { rt.memcpy_async(dst, count, src, count, kind, ls.handle)? };
+                Ok(())
+            });
+            capture::submit(rt, &stream, NodeKind::Memcpy, call, run)?;
             return Ok(());
         }
         let plan = plan(src_kind, dst_kind, mode);
@@ -725,11 +744,14 @@ pub unsafe fn memcpy_2d(
             // A pageable source: consumed before the call returns.
             plan = Plan::QueueAndWait;
         }
-        if src.pitch == width && dst.pitch == width {
+        let run: Recipe = if src.pitch == width && dst.pitch == width {
             let kind = acl_kind(src_kind, dst_kind);
             let n = width * height;
-            // SAFETY: forwarded to the caller.
-            unsafe { rt.memcpy_async(dst.ptr, n, src.ptr, n, kind, stream.handle)? };
+            Arc::new(move |rt, ls| {
+                // SAFETY: forwarded to the caller (for a graph, at every launch).
+                unsafe { rt.memcpy_async(dst.ptr, n, src.ptr, n, kind, ls.handle)? };
+                Ok(())
+            })
         } else {
             let access = KernelAccess {
                 reads: vec![MemRange {
@@ -741,26 +763,30 @@ pub unsafe fn memcpy_2d(
                     len: dst_len,
                 }],
             };
-            rt.launch_on(
-                &stream,
-                call,
-                access,
-                Box::new(move || {
-                    for row in 0..height {
-                        // SAFETY: both extents were checked; the caller keeps them valid.
-                        unsafe {
-                            std::ptr::copy(
-                                (src.ptr + row * src.pitch) as *const u8,
-                                (dst.ptr + row * dst.pitch) as *mut u8,
-                                width,
-                            )
-                        };
-                    }
-                    Ok(())
-                }),
-            )?;
-        }
-        if plan == Plan::QueueAndWait {
+            Arc::new(move |rt, ls| {
+                rt.launch_on(
+                    ls,
+                    call,
+                    access.clone(),
+                    Box::new(move || {
+                        for row in 0..height {
+                            // SAFETY: both extents were checked; the caller keeps them valid.
+                            unsafe {
+                                std::ptr::copy(
+                                    (src.ptr + row * src.pitch) as *const u8,
+                                    (dst.ptr + row * dst.pitch) as *mut u8,
+                                    width,
+                                )
+                            };
+                        }
+                        Ok(())
+                    }),
+                )?;
+                Ok(())
+            })
+        };
+        let captured = capture::submit(rt, &stream, NodeKind::Memcpy, call, run)?;
+        if plan == Plan::QueueAndWait && !captured {
             wait_for(rt, &stream)?;
         }
         Ok(())
@@ -838,9 +864,13 @@ pub unsafe fn memset(
         let kind = classify(rt, dst, extent, "memset")?;
         device_side(kind, dst, "destination", call)?;
         let contiguous = height == 1 || pitch == row;
-        if contiguous && bytes.iter().all(|&b| b == bytes[0]) {
-            // SAFETY: forwarded to the caller.
-            unsafe { rt.memset_async(dst, extent, i32::from(bytes[0]), extent, stream.handle)? };
+        let run: Recipe = if contiguous && bytes.iter().all(|&b| b == bytes[0]) {
+            let value = i32::from(bytes[0]);
+            Arc::new(move |rt, ls| {
+                // SAFETY: forwarded to the caller (for a graph, at every launch).
+                unsafe { rt.memset_async(dst, extent, value, extent, ls.handle)? };
+                Ok(())
+            })
         } else {
             let access = KernelAccess {
                 reads: Vec::new(),
@@ -849,29 +879,34 @@ pub unsafe fn memset(
                     len: extent,
                 }],
             };
-            rt.launch_on(
-                &stream,
-                call,
-                access,
-                Box::new(move || {
-                    for r in 0..height {
-                        let start = dst + r * pitch;
-                        for i in 0..width {
-                            // SAFETY: the extent was checked; the caller keeps it valid.
-                            unsafe {
-                                std::ptr::copy_nonoverlapping(
-                                    bytes.as_ptr(),
-                                    (start + i * elem) as *mut u8,
-                                    elem,
-                                )
-                            };
+            Arc::new(move |rt, ls| {
+                let bytes = bytes.clone();
+                rt.launch_on(
+                    ls,
+                    call,
+                    access.clone(),
+                    Box::new(move || {
+                        for r in 0..height {
+                            let start = dst + r * pitch;
+                            for i in 0..width {
+                                // SAFETY: the extent was checked; the caller keeps it valid.
+                                unsafe {
+                                    std::ptr::copy_nonoverlapping(
+                                        bytes.as_ptr(),
+                                        (start + i * elem) as *mut u8,
+                                        elem,
+                                    )
+                                };
+                            }
                         }
-                    }
-                    Ok(())
-                }),
-            )?;
-        }
-        if mode == Mode::Sync {
+                        Ok(())
+                    }),
+                )?;
+                Ok(())
+            })
+        };
+        let captured = capture::submit(rt, &stream, NodeKind::Memset, call, run)?;
+        if mode == Mode::Sync && !captured {
             wait_for(rt, &stream)?;
         }
         Ok(())

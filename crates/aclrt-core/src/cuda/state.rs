@@ -89,6 +89,8 @@ pub(crate) struct State {
     pub(crate) managed: HashMap<usize, u32>,
     pub(crate) modules: HashMap<u64, Module>,
     pub(crate) functions: HashMap<u64, Function>,
+    /// Stream captures, graphs and executable graphs.
+    pub(crate) captures: super::capture::Captures,
     next_id: u64,
 }
 
