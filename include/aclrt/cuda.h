@@ -492,6 +492,23 @@ CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData);
 CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length,
                                 unsigned int flags);
 
+typedef enum CUpointer_attribute_enum {
+    CU_POINTER_ATTRIBUTE_CONTEXT = 1,          /* CUcontext (NULL: globals, registered) */
+    CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,      /* unsigned int: CU_MEMORYTYPE_HOST / _DEVICE */
+    CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,   /* CUdeviceptr */
+    CU_POINTER_ATTRIBUTE_HOST_POINTER = 4,     /* void * (not for device memory) */
+    CU_POINTER_ATTRIBUTE_SYNC_MEMOPS = 6,      /* bool */
+    CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,       /* bool */
+    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,   /* int */
+    CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11, /* void * */
+    CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,      /* size_t */
+    CU_POINTER_ATTRIBUTE_MAPPED = 13           /* bool; other attributes: CUDA_ERROR_NOT_SUPPORTED */
+} CUpointer_attribute;
+
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr);
+CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes,
+                                void **data, CUdeviceptr ptr);
+
 typedef enum CUgraphInstantiate_flags_enum {
     CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1,
     CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD = 2,

@@ -554,6 +554,16 @@ fn table() -> &'static [Entry] {
                 11070,
                 cuOccupancyMaxPotentialClusterSize as *const c_void,
             ),
+            (
+                "cuPointerGetAttribute",
+                4000,
+                cuPointerGetAttribute as *const c_void,
+            ),
+            (
+                "cuPointerGetAttributes",
+                7000,
+                cuPointerGetAttributes as *const c_void,
+            ),
             ("cuProfilerStart", 4000, cuProfilerStart as *const c_void),
             ("cuProfilerStop", 4000, cuProfilerStop as *const c_void),
             (
