@@ -149,6 +149,7 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUgraphNode_st *CUgraphNode;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef struct CUextMemory_st *CUexternalMemory;
 typedef void (*CUhostFn)(void *userData);
@@ -287,7 +288,7 @@ typedef enum CUevent_record_flags_enum {
 
 typedef enum CUevent_wait_flags_enum {
     CU_EVENT_WAIT_DEFAULT = 0x0,
-    CU_EVENT_WAIT_EXTERNAL = 0x1 /* only during stream capture: refused here */
+    CU_EVENT_WAIT_EXTERNAL = 0x1 /* only during stream capture: an event wait node */
 } CUevent_wait_flags;
 
 typedef enum CUstream_flags_enum {
@@ -417,6 +418,7 @@ typedef enum CUdriverProcAddressQueryResult_enum {
 #define cuMemAdvise cuMemAdvise_v2
 #define cuMemPrefetchAsync cuMemPrefetchAsync_v2
 #define cuGetProcAddress cuGetProcAddress_v2
+#define cuGraphInstantiate cuGraphInstantiateWithFlags
 
 CUresult cuGetErrorName(CUresult error, const char **pStr);
 CUresult cuGetErrorString(CUresult error, const char **pStr);
@@ -490,18 +492,51 @@ CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData);
 CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length,
                                 unsigned int flags);
 
-/* Stream capture and graphs are not supported: BeginCapture is CUDA_ERROR_NOT_SUPPORTED, a
- * stream is never capturing, EndCapture is CUDA_ERROR_ILLEGAL_STATE. */
+typedef enum CUpointer_attribute_enum {
+    CU_POINTER_ATTRIBUTE_CONTEXT = 1,          /* CUcontext (NULL: globals, registered) */
+    CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,      /* unsigned int: CU_MEMORYTYPE_HOST / _DEVICE */
+    CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,   /* CUdeviceptr */
+    CU_POINTER_ATTRIBUTE_HOST_POINTER = 4,     /* void * (not for device memory) */
+    CU_POINTER_ATTRIBUTE_SYNC_MEMOPS = 6,      /* bool */
+    CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,       /* bool */
+    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,   /* int */
+    CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11, /* void * */
+    CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,      /* size_t */
+    CU_POINTER_ATTRIBUTE_MAPPED = 13           /* bool; other attributes: CUDA_ERROR_NOT_SUPPORTED */
+} CUpointer_attribute;
+
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr);
+CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes,
+                                void **data, CUdeviceptr ptr);
+
+typedef enum CUgraphInstantiate_flags_enum {
+    CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1,
+    CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD = 2,
+    CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH = 4, /* CUDA_ERROR_NOT_SUPPORTED */
+    CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY = 8
+} CUgraphInstantiate_flags;
+
+/* Stream capture: work submitted to a capturing stream becomes graph nodes instead of running;
+ * cuGraphLaunch submits the nodes' work again, in dependency order, on its stream
+ * (docs/SEMANTICS.md lists what capture records and refuses). */
 CUresult cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode);
 CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus);
 CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
 CUresult cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
                                 cuuint64_t *id_out, CUgraph *graph_out,
-                                const void **dependencies_out, size_t *numDependencies_out);
+                                const CUgraphNode **dependencies_out, size_t *numDependencies_out);
+CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                   cuuint64_t *id_out, CUgraph *graph_out,
+                                   const CUgraphNode **dependencies_out,
+                                   const void **edgeData_out, size_t *numDependencies_out);
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode);
 CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags);
 CUresult cuGraphDestroy(CUgraph hGraph);
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
 CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
                                      unsigned long long flags);
+CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+                               char *logBuffer, size_t bufferSize);
 CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
 CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
 CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);

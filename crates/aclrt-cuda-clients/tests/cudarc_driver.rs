@@ -199,3 +199,66 @@ fn host_kernels_through_modules() {
         DriverError(sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS)
     );
 }
+
+#[test]
+fn graphs_from_stream_capture() {
+    if !in_child("graphs_from_stream_capture") {
+        return;
+    }
+    let ctx = CudaContext::new(0).unwrap();
+    // One stream does everything; no waits on events recorded outside the capture.
+    // SAFETY: every access below is on `stream`.
+    unsafe { ctx.disable_event_tracking() };
+    let stream = ctx.new_stream().unwrap();
+    let mut data = stream.clone_htod(&[3u32; 8]).unwrap();
+    let counter = Arc::new(AtomicU32::new(0));
+    stream
+        .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        .unwrap();
+    assert_eq!(
+        stream.capture_status().unwrap(),
+        sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE
+    );
+    stream.memset_zeros(&mut data).unwrap();
+    // SAFETY: `count` takes the counter, alive until after the last synchronize below.
+    unsafe {
+        sys::cuLaunchHostFunc(
+            stream.cu_stream(),
+            Some(count),
+            Arc::as_ptr(&counter) as *mut _,
+        )
+        .result()
+        .unwrap()
+    };
+    let graph = stream
+        .end_capture(sys::CUgraphInstantiate_flags(0))
+        .unwrap()
+        .unwrap();
+    // Captured, not run.
+    assert_eq!(counter.load(Ordering::SeqCst), 0);
+    assert_eq!(stream.clone_dtoh(&data).unwrap(), vec![3u32; 8]);
+    for round in 1..=3 {
+        stream.memcpy_htod(&[round; 8], &mut data).unwrap();
+        graph.launch().unwrap();
+        assert_eq!(stream.clone_dtoh(&data).unwrap(), vec![0u32; 8]);
+        assert_eq!(counter.load(Ordering::SeqCst), round);
+    }
+    // Synchronising a capturing stream is refused and invalidates the capture.
+    stream
+        .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL)
+        .unwrap();
+    assert_eq!(
+        stream.synchronize().unwrap_err(),
+        DriverError(sys::CUresult::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
+    );
+    assert_eq!(
+        stream.capture_status().unwrap(),
+        sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_INVALIDATED
+    );
+    assert!(matches!(
+        stream.end_capture(sys::CUgraphInstantiate_flags(0)),
+        Err(DriverError(
+            sys::CUresult::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+        ))
+    ));
+}

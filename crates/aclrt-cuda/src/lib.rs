@@ -95,6 +95,9 @@ pub(crate) fn context(h: CUcontext) -> ContextHandle {
 pub(crate) struct UserData(pub(crate) *mut c_void);
 // SAFETY: the pointer is only handed back to the caller's own function.
 unsafe impl Send for UserData {}
+// SAFETY: as for `Send`: the runtime never dereferences it; a captured host function may be
+// called from more than one stream worker, as CUDA may call a graph's host node.
+unsafe impl Sync for UserData {}
 
 // ---- errors --------------------------------------------------------------------------------
 
@@ -242,14 +245,11 @@ pub unsafe extern "C" fn cuLaunchHostFunc(
         cuda::ensure_initialized()?;
         let f = f.ok_or_else(null_fn)?;
         let data = UserData(userData);
-        cuda::launch_host_func(
-            stream(hStream),
-            Box::new(move || {
-                let data = data;
-                // SAFETY: the caller's function with the caller's argument, as CUDA runs it.
-                unsafe { f(data.0) }
-            }),
-        )
+        cuda::launch_host_func(stream(hStream), move || {
+            let data = &data;
+            // SAFETY: the caller's function with the caller's argument, as CUDA runs it.
+            unsafe { f(data.0) }
+        })
     })
 }
 
@@ -270,18 +270,14 @@ pub unsafe extern "C" fn aclrtxCuLaunchHostKernel(
         cuda::ensure_initialized()?;
         let f = f.ok_or_else(null_fn)?;
         let data = UserData(userData);
-        cuda::launch_host_kernel(
-            stream(hStream),
-            "host kernel",
-            Box::new(move || {
-                let data = data;
-                // SAFETY: as for cuLaunchHostFunc.
-                match unsafe { f(data.0) } {
-                    CUDA_SUCCESS => Ok(()),
-                    code => Err(code),
-                }
-            }),
-        )
+        cuda::launch_host_kernel(stream(hStream), "host kernel", move || {
+            let data = &data;
+            // SAFETY: as for cuLaunchHostFunc.
+            match unsafe { f(data.0) } {
+                CUDA_SUCCESS => Ok(()),
+                code => Err(code),
+            }
+        })
     })
 }
 

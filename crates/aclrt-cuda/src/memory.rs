@@ -633,3 +633,86 @@ memsets! {
     /// `cuMemsetD32_v2`: `dstDevice` 4-byte aligned.
     cuMemsetD32_v2, cuMemsetD32Async, cuMemsetD2D32_v2, cuMemsetD2D32Async, u32, U32, 4;
 }
+
+// ---- pointer attributes --------------------------------------------------------------------
+
+/// Writes one attribute value in the width CUDA gives it (booleans: one byte).
+///
+/// # Safety
+/// `data` must be writable for that width.
+unsafe fn write_attribute(data: *mut c_void, value: cuda::PointerValue) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        match value {
+            cuda::PointerValue::Word(v) => data.cast::<u64>().write_unaligned(v),
+            cuda::PointerValue::U32(v) => data.cast::<u32>().write_unaligned(v),
+            cuda::PointerValue::Bool(v) => data.cast::<u8>().write(u8::from(v)),
+        }
+    }
+}
+
+/// `cuPointerGetAttribute(data, attribute, ptr)`.
+///
+/// # Safety
+/// `data` is NULL or writable for the attribute's value.
+#[no_mangle]
+pub unsafe extern "C" fn cuPointerGetAttribute(
+    data: *mut c_void,
+    attribute: c_int,
+    ptr: CUdeviceptr,
+) -> CUresult {
+    guard(|| {
+        out_ptr(data, "data")?;
+        let value = cuda::pointer_attribute(attribute as u32, ptr)?;
+        // SAFETY: checked non-NULL; the caller provides room for the value.
+        unsafe { write_attribute(data, value) };
+        Ok(())
+    })
+}
+
+/// `cuPointerGetAttributes(numAttributes, attributes, data, ptr)`: as `cuPointerGetAttribute`
+/// for each, except that an address the driver does not know gives every attribute its NULL
+/// value (0, NULL, false) and succeeds.
+///
+/// # Safety
+/// `attributes` and `data` hold `numAttributes` entries; each `data[i]` is writable for its
+/// attribute's value.
+#[no_mangle]
+pub unsafe extern "C" fn cuPointerGetAttributes(
+    numAttributes: c_uint,
+    attributes: *mut c_int,
+    data: *mut *mut c_void,
+    ptr: CUdeviceptr,
+) -> CUresult {
+    guard(|| {
+        out_ptr(attributes, "attributes")?;
+        out_ptr(data, "data")?;
+        for i in 0..numAttributes as usize {
+            // SAFETY: the caller provides `numAttributes` entries in both arrays.
+            let (attribute, slot) = unsafe { (*attributes.add(i), *data.add(i)) };
+            if slot.is_null() {
+                return Err(CuError::new(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!("data[{i}] is NULL"),
+                ));
+            }
+            let value = match cuda::pointer_attribute(attribute as u32, ptr) {
+                Ok(v) => v,
+                Err(e) if e.code() == CUDA_ERROR_INVALID_VALUE && (1..=21).contains(&attribute) => {
+                    match attribute as u32 {
+                        cuda::CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+                        | cuda::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL => cuda::PointerValue::U32(0),
+                        cuda::CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
+                        | cuda::CU_POINTER_ATTRIBUTE_IS_MANAGED
+                        | cuda::CU_POINTER_ATTRIBUTE_MAPPED => cuda::PointerValue::Bool(false),
+                        _ => cuda::PointerValue::Word(0),
+                    }
+                }
+                Err(e) => return Err(e),
+            };
+            // SAFETY: checked non-NULL; the caller provides room for the value.
+            unsafe { write_attribute(slot, value) };
+        }
+        Ok(())
+    })
+}

@@ -277,6 +277,27 @@ fn table() -> &'static [Entry] {
                 11040,
                 cuGraphInstantiateWithFlags as *const c_void,
             ),
+            ("cuGraphGetNodes", 10000, cuGraphGetNodes as *const c_void),
+            (
+                "cuGraphInstantiate",
+                10000,
+                cuGraphInstantiate as *const c_void,
+            ),
+            (
+                "cuGraphInstantiate",
+                11000,
+                cuGraphInstantiate_v2 as *const c_void,
+            ),
+            (
+                "cuGraphInstantiate",
+                12000,
+                cuGraphInstantiateWithFlags as *const c_void,
+            ),
+            (
+                "cuThreadExchangeStreamCaptureMode",
+                10010,
+                cuThreadExchangeStreamCaptureMode as *const c_void,
+            ),
             ("cuGraphLaunch", 10000, cuGraphLaunch as *const c_void),
             ("cuGraphUpload", 11010, cuGraphUpload as *const c_void),
             (
@@ -532,6 +553,16 @@ fn table() -> &'static [Entry] {
                 "cuOccupancyMaxPotentialClusterSize",
                 11070,
                 cuOccupancyMaxPotentialClusterSize as *const c_void,
+            ),
+            (
+                "cuPointerGetAttribute",
+                4000,
+                cuPointerGetAttribute as *const c_void,
+            ),
+            (
+                "cuPointerGetAttributes",
+                7000,
+                cuPointerGetAttributes as *const c_void,
             ),
             ("cuProfilerStart", 4000, cuProfilerStart as *const c_void),
             ("cuProfilerStop", 4000, cuProfilerStop as *const c_void),

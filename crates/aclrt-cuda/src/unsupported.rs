@@ -1,8 +1,8 @@
 //! Calls with no meaning on the emulated device: exported with CUDA's signatures, they check
-//! initialisation and return `CUDA_ERROR_NOT_SUPPORTED` (memory pools, external memory, graphs,
+//! initialisation and return `CUDA_ERROR_NOT_SUPPORTED` (memory pools, external memory,
 //! clusters, the extended launch, Windows LUIDs). The profiler calls succeed and do nothing.
 
-use std::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void};
+use std::ffi::{c_char, c_int, c_uint, c_void};
 
 use aclrt::cuda::{self, codes::*, CuError};
 
@@ -49,15 +49,6 @@ unsupported! { "external memory imports":
     cuImportExternalMemory(extMem_out: *mut Opaque, memHandleDesc: *const c_void);
     cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: Opaque, bufferDesc: *const c_void);
     cuDestroyExternalMemory(extMem: Opaque);
-}
-
-unsupported! { "CUDA graphs":
-    cuGraphCreate(phGraph: *mut Opaque, flags: c_uint);
-    cuGraphDestroy(hGraph: Opaque);
-    cuGraphExecDestroy(hGraphExec: Opaque);
-    cuGraphInstantiateWithFlags(phGraphExec: *mut Opaque, hGraph: Opaque, flags: c_ulonglong);
-    cuGraphLaunch(hGraphExec: Opaque, hStream: CUstream);
-    cuGraphUpload(hGraphExec: Opaque, hStream: CUstream);
 }
 
 unsupported! { "thread block clusters and the extended launch":

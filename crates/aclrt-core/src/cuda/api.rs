@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use super::capture::{self, NodeKind, Recipe};
 use super::codes::*;
 use super::{
     CU_EVENT_BLOCKING_SYNC, CU_EVENT_DISABLE_TIMING, CU_EVENT_INTERPROCESS,
@@ -30,8 +31,6 @@ use crate::sync::SpinPolicy;
 pub type CuDevice = i32;
 /// `CUdeviceptr`.
 pub type CuDevicePtr = u64;
-/// A CUDA host kernel: `Err(code)` fails the task with that `CUresult` (sticky on the context).
-pub type CuKernelFn = Box<dyn FnOnce() -> Result<(), CuResult> + Send>;
 
 const EVENT_FLAG_BITS: u32 =
     CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
@@ -265,7 +264,7 @@ pub fn stream_get_id(handle: StreamHandle) -> CuResultOf<u64> {
 /// calls such callbacks with the error rather than skipping them).
 pub fn stream_add_callback(
     stream: StreamHandle,
-    body: Box<dyn FnOnce(CuResult) + Send>,
+    body: impl Fn(CuResult) + Send + Sync + 'static,
     flags: u32,
 ) -> CuResultOf<()> {
     if flags != 0 {
@@ -276,7 +275,7 @@ pub fn stream_add_callback(
             )
         });
     }
-    launch_host_func(stream, Box::new(move || body(CUDA_SUCCESS)))
+    launch_host_func(stream, move || body(CUDA_SUCCESS))
 }
 
 /// `cuStreamDestroy`: waits for the stream's work, then destroys it. The special handles are
@@ -290,6 +289,7 @@ pub fn stream_destroy(handle: StreamHandle) -> CuResultOf<()> {
             );
         }
         stream_of(rt, handle)?;
+        capture::forget_stream(rt, handle);
         Ok(rt.destroy_stream(handle)?)
     })
 }
@@ -300,6 +300,7 @@ pub fn stream_query(handle: StreamHandle) -> CuResultOf<()> {
         let h = resolve(rt, handle)?;
         let stream = stream_of(rt, h)?;
         sticky(&stream.context)?;
+        capture::check_observe(rt, &stream, "cuStreamQuery")?;
         if rt.query_on(&stream) {
             Ok(())
         } else {
@@ -318,6 +319,7 @@ pub fn stream_synchronize(handle: StreamHandle) -> CuResultOf<()> {
         let h = resolve(rt, handle)?;
         let stream = stream_of(rt, h)?;
         crate::api::not_in_callback("cuStreamSynchronize")?;
+        capture::check_observe(rt, &stream, "cuStreamSynchronize")?;
         Ok(rt.synchronize_on(&stream, None, -1)?)
     })
 }
@@ -331,21 +333,37 @@ pub fn stream_wait_event(stream: StreamHandle, event: EventHandle, flags: u32) -
         let s = stream_of(rt, h)?;
         current(rt)?;
         sticky(&s.context)?;
-        outside_capture(flags, CU_EVENT_WAIT_EXTERNAL, "cuStreamWaitEvent")?;
+        let external = capture_flag(flags, CU_EVENT_WAIT_EXTERNAL, "cuStreamWaitEvent")?;
         let s = rt.stream_for_work(Some(s), "cuStreamWaitEvent")?;
+        if capture::wait(rt, &s, &ev, external)? {
+            return Ok(());
+        }
+        if external {
+            return outside_capture("cuStreamWaitEvent");
+        }
         Ok(rt.wait_on(&s, &ev, None)?)
     })
 }
 
 /// `cuLaunchHostFunc`: `body` runs on a runtime thread after earlier work on the stream, and
-/// later work waits for it. Skipped if the context hits a sticky error first.
-pub fn launch_host_func(stream: StreamHandle, body: crate::HostFn) -> CuResultOf<()> {
+/// later work waits for it. Skipped if the context hits a sticky error first. On a capturing
+/// stream, a host node (`body` then runs at every launch of the graph).
+pub fn launch_host_func(
+    stream: StreamHandle,
+    body: impl Fn() + Send + Sync + 'static,
+) -> CuResultOf<()> {
+    let body = Arc::new(body);
     cu(|rt| {
         let h = resolve(rt, stream)?;
         let s = stream_of(rt, h)?;
         current(rt)?;
         let s = rt.stream_for_work(Some(s), "cuLaunchHostFunc")?;
-        Ok(rt.host_func_on(&s, body)?)
+        let run: Recipe = Arc::new(move |rt, ls| {
+            let body = body.clone();
+            Ok(rt.host_func_on(ls, Box::new(move || body()))?)
+        });
+        capture::submit(rt, &s, NodeKind::Host, "cuLaunchHostFunc", run)?;
+        Ok(())
     })
 }
 
@@ -353,14 +371,26 @@ pub fn launch_host_func(stream: StreamHandle, body: crate::HostFn) -> CuResultOf
 /// device's stand-in for `cuLaunchKernel`). A kernel returning `Err(code)` fails with that
 /// `CUresult`: `CUDA_ERROR_ILLEGAL_ADDRESS` stays itself, anything else is
 /// `CUDA_ERROR_LAUNCH_FAILED`; either is sticky on the context. A panic is a launch failure.
-pub fn launch_host_kernel(stream: StreamHandle, name: &str, kernel: CuKernelFn) -> CuResultOf<()> {
+/// On a capturing stream, a kernel node (`kernel` then runs at every launch of the graph).
+pub fn launch_host_kernel(
+    stream: StreamHandle,
+    name: &str,
+    kernel: impl Fn() -> Result<(), CuResult> + Send + Sync + 'static,
+) -> CuResultOf<()> {
+    let kernel = Arc::new(kernel);
     cu(|rt| {
         let h = resolve(rt, stream)?;
         let s = stream_of(rt, h)?;
         current(rt)?;
         let s = rt.stream_for_work(Some(s), "cuLaunchHostKernel")?;
-        let body: crate::KernelFn = Box::new(move || kernel().map_err(to_acl_task_code));
-        rt.launch_on(&s, name, Default::default(), body)?;
+        let name = name.to_string();
+        let run: Recipe = Arc::new(move |rt, ls| {
+            let kernel = kernel.clone();
+            let body: crate::KernelFn = Box::new(move || kernel().map_err(to_acl_task_code));
+            rt.launch_on(ls, &name, Default::default(), body)?;
+            Ok(())
+        });
+        capture::submit(rt, &s, NodeKind::Kernel, "cuLaunchHostKernel", run)?;
         Ok(())
     })
 }
@@ -392,6 +422,7 @@ pub fn event_create(flags: u32) -> CuResultOf<EventHandle> {
 pub fn event_destroy(event: EventHandle) -> CuResultOf<()> {
     cu(|rt| {
         cuda_event(rt, event)?;
+        capture::forget_event(rt, event);
         Ok(rt.destroy_event(event)?)
     })
 }
@@ -402,8 +433,10 @@ pub fn event_record(event: EventHandle, stream: StreamHandle) -> CuResultOf<()> 
     event_record_with_flags(event, stream, CU_EVENT_RECORD_DEFAULT)
 }
 
-/// `cuEventRecordWithFlags`: `CU_EVENT_RECORD_EXTERNAL` is refused outside stream capture
-/// (which this runtime does not have). The event and the stream must share a context.
+/// `cuEventRecordWithFlags`: `CU_EVENT_RECORD_EXTERNAL` is refused outside stream capture.
+/// The event and the stream must share a context. In a capture, the event takes what the stream
+/// has captured so far (for other streams to wait on), or with `CU_EVENT_RECORD_EXTERNAL`
+/// becomes an event record node.
 pub fn event_record_with_flags(
     event: EventHandle,
     stream: StreamHandle,
@@ -424,26 +457,36 @@ pub fn event_record_with_flags(
             );
         }
         sticky(&s.context)?;
-        outside_capture(flags, CU_EVENT_RECORD_EXTERNAL, "cuEventRecordWithFlags")?;
+        let external = capture_flag(flags, CU_EVENT_RECORD_EXTERNAL, "cuEventRecordWithFlags")?;
         let s = rt.stream_for_work(Some(s), "cuEventRecord")?;
+        if capture::record(rt, &ev, &s, external)? {
+            return Ok(());
+        }
+        if external {
+            return outside_capture("cuEventRecordWithFlags");
+        }
         Ok(rt.record_on(&ev, &s)?)
     })
 }
 
-/// Record and wait flags: only the default (0) is valid, since the `EXTERNAL` flag needs stream
-/// capture, which this runtime does not have.
-fn outside_capture(flags: u32, external: u32, call: &str) -> CuResultOf<()> {
+/// Record and wait flags: the default (0) or the `EXTERNAL` flag (`true`), which only a
+/// capturing stream accepts.
+fn capture_flag(flags: u32, external: u32, call: &str) -> CuResultOf<bool> {
     match flags {
-        0 => Ok(()),
-        f if f == external => fail(
-            CUDA_ERROR_INVALID_VALUE,
-            format!("{call}: the EXTERNAL flag is valid only during stream capture"),
-        ),
+        0 => Ok(false),
+        f if f == external => Ok(true),
         other => fail(
             CUDA_ERROR_INVALID_VALUE,
             format!("{call}: unknown flags {other:#x}"),
         ),
     }
+}
+
+fn outside_capture(call: &str) -> CuResultOf<()> {
+    fail(
+        CUDA_ERROR_INVALID_VALUE,
+        format!("{call}: the EXTERNAL flag is valid only during stream capture"),
+    )
 }
 
 /// `cuEventQuery`: `Ok` when the captured work is done (or nothing was ever recorded),
@@ -452,6 +495,7 @@ pub fn event_query(event: EventHandle) -> CuResultOf<()> {
     cu(|rt| {
         let ev = cuda_event(rt, event)?;
         sticky(&ev.context)?;
+        capture::check_event(rt, &ev, "cuEventQuery")?;
         match ev.latest() {
             None => Ok(()),
             Some(r) if !r.is_done() => fail(
@@ -473,6 +517,7 @@ pub fn event_synchronize(event: EventHandle) -> CuResultOf<()> {
         let ev = cuda_event(rt, event)?;
         sticky(&ev.context)?;
         crate::api::not_in_callback("cuEventSynchronize")?;
+        capture::check_event(rt, &ev, "cuEventSynchronize")?;
         rt.wait_for_record(&ev, None, sync_policy(ev.flags))?;
         Ok(())
     })
@@ -496,6 +541,7 @@ fn elapsed(start: EventHandle, end: EventHandle, report_sticky: bool) -> CuResul
             sticky(&e.context)?;
         }
         for ev in [&s, &e] {
+            capture::check_event(rt, ev, "cuEventElapsedTime")?;
             if ev.flags & CU_EVENT_DISABLE_TIMING != 0 {
                 return fail(
                     CUDA_ERROR_INVALID_HANDLE,

@@ -283,8 +283,9 @@ pub fn ctx_get_stream_priority_range() -> CuResultOf<(i32, i32)> {
 /// `cuCtxSynchronize`: waits for every stream of the current context; reports a failure.
 pub fn ctx_synchronize() -> CuResultOf<()> {
     cu(|rt| {
-        current(rt)?;
+        let ctx = current(rt)?;
         crate::api::not_in_callback("cuCtxSynchronize")?;
+        super::capture::check_context_sync(rt, ctx.handle.as_raw())?;
         Ok(rt.synchronize_device()?)
     })
 }

@@ -21,6 +21,7 @@
 //! Synchronous sets (`cuMemsetD*`) return once the set is done; the asynchronous ones are queued.
 
 use super::api::{cu, current, fail, resolve, sticky, stream_of, CuDevicePtr};
+use super::capture::{self, NodeKind, Recipe};
 use super::codes::*;
 use super::state::with_state;
 use super::{CuError, CuResultOf};
@@ -129,11 +130,22 @@ fn wait_for(rt: &Runtime, stream: &Stream) -> CuResultOf<()> {
 
 // ---- allocation --------------------------------------------------------------------------
 
+fn own(rt: &Runtime, ptr: usize, ctx: &crate::stream::Context) {
+    with_state(rt, |s| s.owners.insert(ptr, ctx.handle.as_raw()));
+}
+
+fn current_any_raw(rt: &Runtime) -> u64 {
+    super::api::current_any(rt).map_or(0, |c| c.handle.as_raw())
+}
+
 /// `cuMemAlloc`: device memory, zeroed; size 0 → `CUDA_ERROR_INVALID_VALUE`.
 pub fn mem_alloc(size: usize) -> CuResultOf<CuDevicePtr> {
     cu(|rt| {
-        current(rt)?;
-        Ok(rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)? as CuDevicePtr)
+        let ctx = current(rt)?;
+        capture::check_unsafe(rt, "cuMemAlloc")?;
+        let ptr = rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)?;
+        own(rt, ptr, &ctx);
+        Ok(ptr as CuDevicePtr)
     })
 }
 
@@ -145,7 +157,8 @@ pub fn mem_alloc_pitch(
     element_size: u32,
 ) -> CuResultOf<(CuDevicePtr, usize)> {
     cu(|rt| {
-        current(rt)?;
+        let ctx = current(rt)?;
+        capture::check_unsafe(rt, "cuMemAllocPitch")?;
         if !matches!(element_size, 4 | 8 | 16) || width == 0 || height == 0 {
             return fail(
                 CUDA_ERROR_INVALID_VALUE,
@@ -156,18 +169,21 @@ pub fn mem_alloc_pitch(
         let size = pitch.checked_mul(height).ok_or_else(|| {
             CuError::new(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAllocPitch: size overflows")
         })?;
-        Ok((
-            rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)? as CuDevicePtr,
-            pitch,
-        ))
+        let ptr = rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)?;
+        own(rt, ptr, &ctx);
+        Ok((ptr as CuDevicePtr, pitch))
     })
 }
 
 /// `cuMemFree`: device or managed memory; anything else is `CUDA_ERROR_INVALID_VALUE`.
 pub fn mem_free(ptr: CuDevicePtr) -> CuResultOf<()> {
     cu(|rt| {
+        capture::check_unsafe(rt, "cuMemFree")?;
         rt.free(ptr as usize)?;
-        with_state(rt, |s| s.managed.remove(&(ptr as usize)));
+        with_state(rt, |s| {
+            s.managed.remove(&(ptr as usize));
+            s.owners.remove(&(ptr as usize));
+        });
         Ok(())
     })
 }
@@ -195,8 +211,13 @@ pub fn mem_host_alloc(size: usize, flags: u32) -> CuResultOf<usize> {
                 format!("cuMemHostAlloc: unknown flags {flags:#x}"),
             );
         }
+        capture::check_unsafe(rt, "cuMemHostAlloc")?;
         let ptr = rt.malloc_host(size)?;
-        with_state(rt, |s| s.host_flags.insert(ptr, flags));
+        let owner = current_any_raw(rt);
+        with_state(rt, |s| {
+            s.host_flags.insert(ptr, flags);
+            s.owners.insert(ptr, owner);
+        });
         Ok(ptr)
     })
 }
@@ -204,8 +225,12 @@ pub fn mem_host_alloc(size: usize, flags: u32) -> CuResultOf<usize> {
 /// `cuMemFreeHost`.
 pub fn mem_free_host(ptr: usize) -> CuResultOf<()> {
     cu(|rt| {
+        capture::check_unsafe(rt, "cuMemFreeHost")?;
         rt.free_host(ptr)?;
-        with_state(rt, |s| s.host_flags.remove(&ptr));
+        with_state(rt, |s| {
+            s.host_flags.remove(&ptr);
+            s.owners.remove(&ptr);
+        });
         Ok(())
     })
 }
@@ -308,8 +333,13 @@ pub fn mem_alloc_managed(size: usize, flags: u32) -> CuResultOf<CuDevicePtr> {
                 format!("cuMemAllocManaged: flags {flags:#x} are not CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST"),
             );
         }
+        capture::check_unsafe(rt, "cuMemAllocManaged")?;
         let ptr = rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)?;
-        with_state(rt, |s| s.managed.insert(ptr, flags));
+        let owner = current_any_raw(rt);
+        with_state(rt, |s| {
+            s.managed.insert(ptr, flags);
+            s.owners.insert(ptr, owner);
+        });
         Ok(ptr as CuDevicePtr)
     })
 }
@@ -461,6 +491,18 @@ pub unsafe fn memcpy(
             device_side(dst_kind, dst, "destination", call)?;
         }
         if count == 0 {
+            return Ok(());
+        }
+        if capture::capturing(rt, &stream, call)? {
+            // A memcpy node: the copy reads its source when the graph runs.
+            let kind = acl_kind(src_kind, dst_kind);
+            let run: Recipe = Arc::new(move |rt, ls| {
+                // SAFETY: a graph's copies use the addresses captured; the caller keeps them
+                // valid for every launch, as CUDA requires of graph memory.
+                unsafe { rt.memcpy_async(dst, count, src, count, kind, ls.handle)? };
+                Ok(())
+            });
+            capture::submit(rt, &stream, NodeKind::Memcpy, call, run)?;
             return Ok(());
         }
         let plan = plan(src_kind, dst_kind, mode);
@@ -725,11 +767,14 @@ pub unsafe fn memcpy_2d(
             // A pageable source: consumed before the call returns.
             plan = Plan::QueueAndWait;
         }
-        if src.pitch == width && dst.pitch == width {
+        let run: Recipe = if src.pitch == width && dst.pitch == width {
             let kind = acl_kind(src_kind, dst_kind);
             let n = width * height;
-            // SAFETY: forwarded to the caller.
-            unsafe { rt.memcpy_async(dst.ptr, n, src.ptr, n, kind, stream.handle)? };
+            Arc::new(move |rt, ls| {
+                // SAFETY: forwarded to the caller (for a graph, at every launch).
+                unsafe { rt.memcpy_async(dst.ptr, n, src.ptr, n, kind, ls.handle)? };
+                Ok(())
+            })
         } else {
             let access = KernelAccess {
                 reads: vec![MemRange {
@@ -741,29 +786,139 @@ pub unsafe fn memcpy_2d(
                     len: dst_len,
                 }],
             };
-            rt.launch_on(
-                &stream,
-                call,
-                access,
-                Box::new(move || {
-                    for row in 0..height {
-                        // SAFETY: both extents were checked; the caller keeps them valid.
-                        unsafe {
-                            std::ptr::copy(
-                                (src.ptr + row * src.pitch) as *const u8,
-                                (dst.ptr + row * dst.pitch) as *mut u8,
-                                width,
-                            )
-                        };
-                    }
-                    Ok(())
-                }),
-            )?;
-        }
-        if plan == Plan::QueueAndWait {
+            Arc::new(move |rt, ls| {
+                rt.launch_on(
+                    ls,
+                    call,
+                    access.clone(),
+                    Box::new(move || {
+                        for row in 0..height {
+                            // SAFETY: both extents were checked; the caller keeps them valid.
+                            unsafe {
+                                std::ptr::copy(
+                                    (src.ptr + row * src.pitch) as *const u8,
+                                    (dst.ptr + row * dst.pitch) as *mut u8,
+                                    width,
+                                )
+                            };
+                        }
+                        Ok(())
+                    }),
+                )?;
+                Ok(())
+            })
+        };
+        let captured = capture::submit(rt, &stream, NodeKind::Memcpy, call, run)?;
+        if plan == Plan::QueueAndWait && !captured {
             wait_for(rt, &stream)?;
         }
         Ok(())
+    })
+}
+
+// ---- pointer attributes ------------------------------------------------------------------
+
+/// `CU_POINTER_ATTRIBUTE_CONTEXT`.
+pub const CU_POINTER_ATTRIBUTE_CONTEXT: u32 = 1;
+/// `CU_POINTER_ATTRIBUTE_MEMORY_TYPE`.
+pub const CU_POINTER_ATTRIBUTE_MEMORY_TYPE: u32 = 2;
+/// `CU_POINTER_ATTRIBUTE_DEVICE_POINTER`.
+pub const CU_POINTER_ATTRIBUTE_DEVICE_POINTER: u32 = 3;
+/// `CU_POINTER_ATTRIBUTE_HOST_POINTER`.
+pub const CU_POINTER_ATTRIBUTE_HOST_POINTER: u32 = 4;
+/// `CU_POINTER_ATTRIBUTE_SYNC_MEMOPS`.
+pub const CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: u32 = 6;
+/// `CU_POINTER_ATTRIBUTE_IS_MANAGED`.
+pub const CU_POINTER_ATTRIBUTE_IS_MANAGED: u32 = 8;
+/// `CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL`.
+pub const CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: u32 = 9;
+/// `CU_POINTER_ATTRIBUTE_RANGE_START_ADDR`.
+pub const CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: u32 = 11;
+/// `CU_POINTER_ATTRIBUTE_RANGE_SIZE`.
+pub const CU_POINTER_ATTRIBUTE_RANGE_SIZE: u32 = 12;
+/// `CU_POINTER_ATTRIBUTE_MAPPED`.
+pub const CU_POINTER_ATTRIBUTE_MAPPED: u32 = 13;
+
+/// The value of one pointer attribute, in the width CUDA writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PointerValue {
+    /// A handle or address (`CUcontext`, `CUdeviceptr`, `void *`, `size_t`).
+    Word(u64),
+    /// An `unsigned int` / `int` (memory type, device ordinal).
+    U32(u32),
+    /// A boolean (one byte).
+    Bool(bool),
+}
+
+/// `cuPointerGetAttribute(attribute, ptr)`: for memory the driver allocated or registered
+/// (device, managed, pinned host, registered host, module globals). Any other address is
+/// `CUDA_ERROR_INVALID_VALUE`; an attribute outside those listed above is
+/// `CUDA_ERROR_NOT_SUPPORTED` (or `CUDA_ERROR_INVALID_VALUE` if no CUDA attribute has its
+/// value). The context of a module global or a registered range is not recorded: NULL.
+pub fn pointer_attribute(attribute: u32, ptr: CuDevicePtr) -> CuResultOf<PointerValue> {
+    cu(|rt| {
+        let p = ptr as usize;
+        let alloc = rt.memory.allocation_at(p);
+        let (start, size, kind, managed, owner, device) = match alloc {
+            Some((base, a)) => {
+                let (managed, owner) = with_state(rt, |s| {
+                    (s.managed.contains_key(&base), s.owners.get(&base).copied())
+                });
+                match a.place {
+                    Place::Device(d) => (base, a.size, CU_MEMORYTYPE_DEVICE, managed, owner, d),
+                    Place::Host => (base, a.size, CU_MEMORYTYPE_HOST, false, owner, 0),
+                }
+            }
+            None => {
+                let found = with_state(rt, |s| {
+                    if let Some((start, size, _)) = s.registered_range(p, 1) {
+                        Some((start, size, CU_MEMORYTYPE_HOST))
+                    } else {
+                        s.global_range(p, 1)
+                            .map(|(start, size)| (start, size, CU_MEMORYTYPE_DEVICE))
+                    }
+                });
+                let Some((start, size, kind)) = found else {
+                    return fail(
+                        CUDA_ERROR_INVALID_VALUE,
+                        format!("cuPointerGetAttribute: {p:#x} is not memory the driver allocated or registered"),
+                    );
+                };
+                (start, size, kind, false, None, 0)
+            }
+        };
+        Ok(match attribute {
+            CU_POINTER_ATTRIBUTE_CONTEXT => PointerValue::Word(owner.unwrap_or(0)),
+            CU_POINTER_ATTRIBUTE_MEMORY_TYPE => PointerValue::U32(kind),
+            CU_POINTER_ATTRIBUTE_DEVICE_POINTER => PointerValue::Word(ptr),
+            CU_POINTER_ATTRIBUTE_HOST_POINTER => {
+                if kind == CU_MEMORYTYPE_DEVICE && !managed {
+                    return fail(
+                        CUDA_ERROR_INVALID_VALUE,
+                        format!("cuPointerGetAttribute: device memory {p:#x} has no host address"),
+                    );
+                }
+                PointerValue::Word(ptr)
+            }
+            CU_POINTER_ATTRIBUTE_SYNC_MEMOPS => PointerValue::Bool(false),
+            CU_POINTER_ATTRIBUTE_IS_MANAGED => PointerValue::Bool(managed),
+            CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL => PointerValue::U32(device as u32),
+            CU_POINTER_ATTRIBUTE_RANGE_START_ADDR => PointerValue::Word(start as u64),
+            CU_POINTER_ATTRIBUTE_RANGE_SIZE => PointerValue::Word(size as u64),
+            CU_POINTER_ATTRIBUTE_MAPPED => PointerValue::Bool(true),
+            a if (1..=21).contains(&a) => return fail(
+                CUDA_ERROR_NOT_SUPPORTED,
+                format!(
+                    "cuPointerGetAttribute: attribute {a} is not supported by the emulated device"
+                ),
+            ),
+            a => {
+                return fail(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!("cuPointerGetAttribute: {a} is not a CUpointer_attribute"),
+                )
+            }
+        })
     })
 }
 
@@ -838,9 +993,13 @@ pub unsafe fn memset(
         let kind = classify(rt, dst, extent, "memset")?;
         device_side(kind, dst, "destination", call)?;
         let contiguous = height == 1 || pitch == row;
-        if contiguous && bytes.iter().all(|&b| b == bytes[0]) {
-            // SAFETY: forwarded to the caller.
-            unsafe { rt.memset_async(dst, extent, i32::from(bytes[0]), extent, stream.handle)? };
+        let run: Recipe = if contiguous && bytes.iter().all(|&b| b == bytes[0]) {
+            let value = i32::from(bytes[0]);
+            Arc::new(move |rt, ls| {
+                // SAFETY: forwarded to the caller (for a graph, at every launch).
+                unsafe { rt.memset_async(dst, extent, value, extent, ls.handle)? };
+                Ok(())
+            })
         } else {
             let access = KernelAccess {
                 reads: Vec::new(),
@@ -849,29 +1008,34 @@ pub unsafe fn memset(
                     len: extent,
                 }],
             };
-            rt.launch_on(
-                &stream,
-                call,
-                access,
-                Box::new(move || {
-                    for r in 0..height {
-                        let start = dst + r * pitch;
-                        for i in 0..width {
-                            // SAFETY: the extent was checked; the caller keeps it valid.
-                            unsafe {
-                                std::ptr::copy_nonoverlapping(
-                                    bytes.as_ptr(),
-                                    (start + i * elem) as *mut u8,
-                                    elem,
-                                )
-                            };
+            Arc::new(move |rt, ls| {
+                let bytes = bytes.clone();
+                rt.launch_on(
+                    ls,
+                    call,
+                    access.clone(),
+                    Box::new(move || {
+                        for r in 0..height {
+                            let start = dst + r * pitch;
+                            for i in 0..width {
+                                // SAFETY: the extent was checked; the caller keeps it valid.
+                                unsafe {
+                                    std::ptr::copy_nonoverlapping(
+                                        bytes.as_ptr(),
+                                        (start + i * elem) as *mut u8,
+                                        elem,
+                                    )
+                                };
+                            }
                         }
-                    }
-                    Ok(())
-                }),
-            )?;
-        }
-        if mode == Mode::Sync {
+                        Ok(())
+                    }),
+                )?;
+                Ok(())
+            })
+        };
+        let captured = capture::submit(rt, &stream, NodeKind::Memset, call, run)?;
+        if mode == Mode::Sync && !captured {
             wait_for(rt, &stream)?;
         }
         Ok(())

@@ -7,6 +7,7 @@
 //! is on real hardware.
 
 mod api;
+mod capture;
 pub mod codes;
 mod context;
 mod device;
@@ -15,6 +16,16 @@ mod module;
 mod state;
 
 pub use api::*;
+pub use capture::{
+    graph_create, graph_destroy, graph_exec_destroy, graph_instantiate, graph_launch, graph_nodes,
+    graph_shape, graph_upload, stream_begin_capture, stream_capture_info, stream_end_capture,
+    thread_exchange_capture_mode, CaptureInfo, NodeKind,
+    CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH,
+    CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD, CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY,
+    CU_STREAM_CAPTURE_MODE_GLOBAL, CU_STREAM_CAPTURE_MODE_RELAXED,
+    CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, CU_STREAM_CAPTURE_STATUS_ACTIVE,
+    CU_STREAM_CAPTURE_STATUS_INVALIDATED, CU_STREAM_CAPTURE_STATUS_NONE,
+};
 pub use codes::{CuError, CuResult, CuResultOf};
 pub use context::*;
 pub use device::*;
@@ -38,7 +49,8 @@ pub const CU_EVENT_DISABLE_TIMING: u32 = 0x2;
 pub const CU_EVENT_INTERPROCESS: u32 = 0x4;
 /// `CU_EVENT_RECORD_DEFAULT`.
 pub const CU_EVENT_RECORD_DEFAULT: u32 = 0;
-/// `CU_EVENT_RECORD_EXTERNAL`: valid only while the stream is being captured.
+/// `CU_EVENT_RECORD_EXTERNAL`: valid only while the stream is being captured (an event record
+/// node).
 pub const CU_EVENT_RECORD_EXTERNAL: u32 = 0x1;
 /// `CU_EVENT_WAIT_DEFAULT`.
 pub const CU_EVENT_WAIT_DEFAULT: u32 = 0;

@@ -20,6 +20,7 @@
 //! `CUDA_ERROR_NOT_SUPPORTED`.
 
 use std::ffi::{c_void, CStr, CString};
+use std::sync::Arc;
 
 use super::api::{cu, current, fail, resolve, sticky, stream_of};
 use super::codes::*;
@@ -571,35 +572,43 @@ pub unsafe fn launch_kernel(
         // SAFETY: the address of an exported function of the ABI the module follows.
         let entry: HostKernel = unsafe { std::mem::transmute::<usize, HostKernel>(func.address) };
         let name = func.name.clone();
-        let body: crate::KernelFn = Box::new(move || {
-            let mut storage = storage;
-            let base = storage.as_mut_ptr() as *mut u8;
-            let mut pointers: Vec<*mut c_void> = offsets
-                .iter()
-                // SAFETY: offsets lie inside the storage.
-                .map(|&o| unsafe { base.add(o) } as *mut c_void)
-                .collect();
-            let mut shared = vec![0u128; (dims.shared_mem_bytes as usize).div_ceil(16)];
-            let launch = KernelLaunch {
-                grid_dim: dims.grid,
-                block_dim: dims.block,
-                shared_mem_bytes: dims.shared_mem_bytes,
-                shared_mem: if dims.shared_mem_bytes == 0 {
-                    std::ptr::null_mut()
-                } else {
-                    shared.as_mut_ptr().cast()
-                },
-            };
-            // SAFETY: the kernel's ABI: argument pointers into live storage, a launch
-            // description on the stack.
-            let code = unsafe { entry(pointers.as_mut_ptr(), &launch) };
-            drop(shared);
-            match code {
-                CUDA_SUCCESS => Ok(()),
-                code => Err(super::codes::to_acl_task_code(code)),
-            }
+        // Each run gets its own copy of the arguments (a captured launch runs at every launch
+        // of its graph).
+        let run: super::capture::Recipe = Arc::new(move |rt, ls| {
+            let storage = storage.clone();
+            let offsets = offsets.clone();
+            let body: crate::KernelFn = Box::new(move || {
+                let mut storage = storage;
+                let base = storage.as_mut_ptr() as *mut u8;
+                let mut pointers: Vec<*mut c_void> = offsets
+                    .iter()
+                    // SAFETY: offsets lie inside the storage.
+                    .map(|&o| unsafe { base.add(o) } as *mut c_void)
+                    .collect();
+                let mut shared = vec![0u128; (dims.shared_mem_bytes as usize).div_ceil(16)];
+                let launch = KernelLaunch {
+                    grid_dim: dims.grid,
+                    block_dim: dims.block,
+                    shared_mem_bytes: dims.shared_mem_bytes,
+                    shared_mem: if dims.shared_mem_bytes == 0 {
+                        std::ptr::null_mut()
+                    } else {
+                        shared.as_mut_ptr().cast()
+                    },
+                };
+                // SAFETY: the kernel's ABI: argument pointers into live storage, a launch
+                // description on the stack.
+                let code = unsafe { entry(pointers.as_mut_ptr(), &launch) };
+                drop(shared);
+                match code {
+                    CUDA_SUCCESS => Ok(()),
+                    code => Err(super::codes::to_acl_task_code(code)),
+                }
+            });
+            rt.launch_on(ls, &name, KernelAccess::default(), body)?;
+            Ok(())
         });
-        rt.launch_on(&s, &name, KernelAccess::default(), body)?;
+        super::capture::submit(rt, &s, super::capture::NodeKind::Kernel, call, run)?;
         Ok(())
     })
 }

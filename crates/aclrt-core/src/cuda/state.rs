@@ -89,6 +89,11 @@ pub(crate) struct State {
     pub(crate) managed: HashMap<usize, u32>,
     pub(crate) modules: HashMap<u64, Module>,
     pub(crate) functions: HashMap<u64, Function>,
+    /// The context each driver allocation was made in (device, managed and host allocations),
+    /// by base address.
+    pub(crate) owners: HashMap<usize, u64>,
+    /// Stream captures, graphs and executable graphs.
+    pub(crate) captures: super::capture::Captures,
     next_id: u64,
 }
 
