@@ -9,6 +9,8 @@ use crate::res_limit::CoreLimits;
 use crate::sync::lock;
 use crate::threads::ThreadSpawner;
 
+pub use crate::res_limit::{EMULATED_AICORE_NUM, EMULATED_VECTOR_CORE_NUM};
+
 /// Streams per device, default streams included.
 pub const MAX_STREAMS_PER_DEVICE: usize = 1984;
 /// Events holding a SYNC resource per device.

@@ -45,6 +45,7 @@ mod event;
 mod exception;
 mod exec;
 mod extras;
+mod fork;
 mod handle;
 mod memory;
 mod notify;

@@ -7,7 +7,11 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::api::{EMULATED_AICORE_NUM, EMULATED_VECTOR_CORE_NUM};
+/// AI Core count of the emulated chip (`ACL_DEV_ATTR_AICORE_CORE_NUM`,
+/// `ACL_DEVICE_INFO_AI_CORE_NUM`); cube cores are as many.
+pub const EMULATED_AICORE_NUM: i64 = 20;
+/// Vector core count (`ACL_DEV_ATTR_VECTOR_CORE_NUM`, `ACL_DEVICE_INFO_VECTOR_CORE_NUM`).
+pub const EMULATED_VECTOR_CORE_NUM: i64 = 40;
 
 /// Cube cores of the emulated chip: the default and largest cube core limit
 /// (`ACL_RT_DEV_RES_CUBE_CORE`); as many as its AI Cores (`ACL_DEV_ATTR_CUBE_CORE_NUM`).

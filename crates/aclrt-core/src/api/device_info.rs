@@ -24,11 +24,7 @@ pub const ENV_SOC_NAME: &str = "ACLRT_SOC_NAME";
 /// The NPU architecture version of the emulated chip (`ACL_DEV_ATTR_NPU_ARCH`): the vendor's
 /// value for its A2 training and inference products.
 pub const EMULATED_NPU_ARCH: i64 = 2201;
-/// AI Core count of the emulated chip (`ACL_DEV_ATTR_AICORE_CORE_NUM`,
-/// `ACL_DEVICE_INFO_AI_CORE_NUM`); cube cores are as many.
-pub const EMULATED_AICORE_NUM: i64 = 20;
-/// Vector core count (`ACL_DEV_ATTR_VECTOR_CORE_NUM`, `ACL_DEVICE_INFO_VECTOR_CORE_NUM`).
-pub const EMULATED_VECTOR_CORE_NUM: i64 = 40;
+pub use crate::device::{EMULATED_AICORE_NUM, EMULATED_VECTOR_CORE_NUM};
 /// AI CPU count (`ACL_DEV_ATTR_AICPU_CORE_NUM`).
 pub const EMULATED_AICPU_NUM: i64 = 6;
 /// L2 cache size in bytes (`ACL_DEV_ATTR_L2_CACHE_SIZE`, `ACL_DEVICE_INFO_L2_SIZE`).

@@ -239,56 +239,60 @@ pub fn finalize() -> Result<()> {
 /// collector's likewise, and the child's collector starts afresh (`trace::after_fork_in_child`).
 /// The parent goes on as before.
 pub(crate) fn watch_forks() {
-    static REGISTERED: std::sync::Once = std::sync::Once::new();
-    REGISTERED.call_once(|| {
-        // SAFETY: three plain functions with no preconditions; they run in the forking
-        // thread around fork(), as pthread_atfork specifies.
-        let rc = unsafe {
-            libc::pthread_atfork(
-                Some(before_fork),
-                Some(after_fork_in_parent),
-                Some(after_fork_in_child),
-            )
-        };
-        if rc != 0 {
-            eprintln!("aclrt: pthread_atfork failed ({rc}): a forked child must not use ACL");
-        }
-    });
+    use crate::fork::{watch, Participant, Rank};
+    watch(
+        Rank::Lifecycle,
+        Participant {
+            prepare: || {
+                let life = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
+                let _ = HELD_LIFECYCLE.try_with(|held| *held.borrow_mut() = Some(life));
+            },
+            parent: || {
+                let _ = HELD_LIFECYCLE.try_with(|held| held.borrow_mut().take());
+            },
+            child: lifecycle_after_fork_in_child,
+        },
+    );
+    // The collector's locks come after the lifecycle lock (aclInit and aclFinalize start and
+    // stop an ACLRT_TRACE collection under it).
+    crate::trace::watch_forks();
+    watch(
+        Rank::Installed,
+        Participant {
+            prepare: || {
+                let installed = INSTALLED.write().unwrap_or_else(|e| e.into_inner());
+                let _ = HELD_INSTALLED.try_with(|held| *held.borrow_mut() = Some(installed));
+            },
+            parent: || {
+                let _ = HELD_INSTALLED.try_with(|held| held.borrow_mut().take());
+            },
+            child: || {
+                let _ = HELD_INSTALLED.try_with(|held| {
+                    if let Some(mut installed) = held.borrow_mut().take() {
+                        // The parent's runtime is abandoned, not dropped (see `watch_forks`).
+                        std::mem::forget(installed.take());
+                        INSTALLED_SERIAL.store(0, Ordering::SeqCst);
+                    }
+                });
+            },
+        },
+    );
 }
-
-type ForkHeld = (
-    std::sync::MutexGuard<'static, Lifecycle>,
-    std::sync::RwLockWriteGuard<'static, Option<Arc<Runtime>>>,
-    crate::trace::ForkHeld,
-);
 
 thread_local! {
-    /// The lifecycle locks, held by the forking thread across `fork()`.
-    static FORK_HELD: RefCell<Option<ForkHeld>> = const { RefCell::new(None) };
+    /// The locks the forking thread holds across `fork()`.
+    static HELD_LIFECYCLE: RefCell<Option<std::sync::MutexGuard<'static, Lifecycle>>> =
+        const { RefCell::new(None) };
+    static HELD_INSTALLED: RefCell<
+        Option<std::sync::RwLockWriteGuard<'static, Option<Arc<Runtime>>>>,
+    > = const { RefCell::new(None) };
 }
 
-extern "C" fn before_fork() {
-    let life = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
-    // The lifecycle lock comes before the collector's (aclInit and aclFinalize start and stop
-    // an ACLRT_TRACE collection under it); the installed runtime's is a leaf, taken last.
-    let trace = crate::trace::before_fork();
-    let installed = INSTALLED.write().unwrap_or_else(|e| e.into_inner());
-    let _ = FORK_HELD.try_with(|held| *held.borrow_mut() = Some((life, installed, trace)));
-}
-
-extern "C" fn after_fork_in_parent() {
-    let _ = FORK_HELD.try_with(|held| held.borrow_mut().take());
-}
-
-extern "C" fn after_fork_in_child() {
-    let _ = FORK_HELD.try_with(|held| {
-        if let Some((mut life, mut installed, trace)) = held.borrow_mut().take() {
-            // The parent's runtime is abandoned, not dropped (see `watch_forks`).
-            std::mem::forget(installed.take());
-            INSTALLED_SERIAL.store(0, Ordering::SeqCst);
+fn lifecycle_after_fork_in_child() {
+    let _ = HELD_LIFECYCLE.try_with(|held| {
+        if let Some(mut life) = held.borrow_mut().take() {
             life.init_count = 0;
             FINALIZING.store(false, Ordering::SeqCst);
-            crate::trace::after_fork_in_child(trace);
         }
     });
     let _ = CACHED.try_with(|c| {

@@ -906,12 +906,14 @@ pub fn pointer_attribute(attribute: u32, ptr: CuDevicePtr) -> CuResultOf<Pointer
             CU_POINTER_ATTRIBUTE_RANGE_START_ADDR => PointerValue::Word(start as u64),
             CU_POINTER_ATTRIBUTE_RANGE_SIZE => PointerValue::Word(size as u64),
             CU_POINTER_ATTRIBUTE_MAPPED => PointerValue::Bool(true),
-            a if (1..=21).contains(&a) => return fail(
-                CUDA_ERROR_NOT_SUPPORTED,
-                format!(
+            a if (1..=21).contains(&a) => {
+                return fail(
+                    CUDA_ERROR_NOT_SUPPORTED,
+                    format!(
                     "cuPointerGetAttribute: attribute {a} is not supported by the emulated device"
                 ),
-            ),
+                )
+            }
             a => {
                 return fail(
                     CUDA_ERROR_INVALID_VALUE,

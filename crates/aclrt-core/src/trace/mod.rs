@@ -210,7 +210,7 @@ static FORKED_CHILD: AtomicBool = AtomicBool::new(false);
 /// Starts (or restarts) the built-in collector, dropping anything gathered before.
 pub fn start() {
     // A process that traces and forks gives its child a fresh collector (see `before_fork`).
-    crate::api::watch_forks();
+    watch_forks();
     // Read before the collector's lock: the names have their own lock.
     let named_before = observe::named_streams();
     let mut installed = lock(&COLLECTOR);
@@ -298,6 +298,35 @@ pub(crate) fn on_finalize() {
     }
 }
 
+/// Registers the collector's fork handlers (see [`crate::fork`]): [`before_fork`] in the
+/// forking thread, the guards released in the parent, [`after_fork_in_child`] in the child.
+pub(crate) fn watch_forks() {
+    crate::fork::watch(
+        crate::fork::Rank::Trace,
+        crate::fork::Participant {
+            prepare: || {
+                let held = before_fork();
+                let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(held));
+            },
+            parent: || {
+                let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+            },
+            child: || {
+                let _ = FORK_HELD.try_with(|h| {
+                    if let Some(held) = h.borrow_mut().take() {
+                        after_fork_in_child(held);
+                    }
+                });
+            },
+        },
+    );
+}
+
+thread_local! {
+    /// The collector's locks, held by the forking thread across `fork()`.
+    static FORK_HELD: std::cell::RefCell<Option<ForkHeld>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Everything of the collector (and of the observer list it sits in) that the forking thread
 /// holds across `fork()`.
 pub(crate) struct ForkHeld {
@@ -311,7 +340,7 @@ pub(crate) struct ForkHeld {
 /// collector's locks in their order, then the observer list's, so that no other thread of the
 /// parent holds one at the fork and the child never inherits one half-taken. A per-thread
 /// buffer's own lock is not taken: the child never touches the parent's buffers.
-pub(crate) fn before_fork() -> ForkHeld {
+fn before_fork() -> ForkHeld {
     ForkHeld {
         env_path: ENV_PATH.lock().unwrap_or_else(|e| e.into_inner()),
         collector: COLLECTOR.lock().unwrap_or_else(|e| e.into_inner()),
@@ -325,7 +354,7 @@ pub(crate) fn before_fork() -> ForkHeld {
 /// parent's: the child neither continues nor writes them (not at its `aclFinalize`, not at its
 /// exit). Its own `aclInit` starts a new [`ENV_TRACE`] collection, written to the path with
 /// `.<pid>` appended; [`start`] starts one from Rust.
-pub(crate) fn after_fork_in_child(mut held: ForkHeld) {
+fn after_fork_in_child(mut held: ForkHeld) {
     FORKED_CHILD.store(true, Ordering::SeqCst);
     *held.env_path = None;
     let collecting = held.collector.take();
