@@ -241,7 +241,7 @@ typedef struct CUctxCigParam_st {
 typedef struct CUctxCreateParams_st {
     CUexecAffinityParam *execAffinityParams; /* none supported: CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY */
     int numExecAffinityParams;
-    CUctxCigParam *cigParams; /* not supported: CUDA_ERROR_NOT_SUPPORTED */
+    CUctxCigParam *cigParams; /* not supported: CUDA_ERROR_NOT_SUPPORTED (INVALID_VALUE without sharedData) */
 } CUctxCreateParams;
 
 typedef enum CUlimit_enum {

@@ -13,6 +13,13 @@ pub struct CUexecAffinityParam {
     pub param: c_uint,
 }
 
+/// `CUctxCigParam` (CUDA 12.5+).
+#[repr(C)]
+pub struct CUctxCigParam {
+    pub sharedDataType: c_int,
+    pub sharedData: *mut c_void,
+}
+
 /// `CUctxCreateParams` (CUDA 12.5+).
 #[repr(C)]
 pub struct CUctxCreateParams {
@@ -61,15 +68,20 @@ pub unsafe extern "C" fn cuCtxCreate_v3(
 ) -> CUresult {
     guard(|| {
         out_ptr(pctx, "pctx")?;
-        if numParams < 0 || (numParams > 0 && paramsArray.is_null()) {
-            return Err(CuError::new(
-                CUDA_ERROR_INVALID_VALUE,
-                "cuCtxCreate_v3: numParams is negative, or positive with a NULL paramsArray",
-            ));
-        }
+        // Without an array the count is not read (the driver accepts any).
+        let exec_affinity = if paramsArray.is_null() {
+            0
+        } else {
+            usize::try_from(numParams).map_err(|_| {
+                CuError::new(
+                    CUDA_ERROR_INVALID_VALUE,
+                    "cuCtxCreate_v3: numParams is negative",
+                )
+            })?
+        };
         let params = CreateParams {
-            exec_affinity: numParams as usize,
-            cig: false,
+            exec_affinity,
+            cig: None,
         };
         ctx_out(pctx, cuda::ctx_create_with(flags, dev, params)?);
         Ok(())
@@ -99,9 +111,14 @@ pub unsafe extern "C" fn cuCtxCreate_v4(
                     "cuCtxCreate_v4: numExecAffinityParams is negative, or positive with NULL params",
                 ));
             }
+            let cig = (!p.cigParams.is_null()).then(|| {
+                // SAFETY: non-NULL: a CUctxCigParam the caller provides.
+                let cig = unsafe { &*p.cigParams.cast::<CUctxCigParam>() };
+                !cig.sharedData.is_null()
+            });
             CreateParams {
                 exec_affinity: p.numExecAffinityParams as usize,
-                cig: !p.cigParams.is_null(),
+                cig,
             }
         };
         ctx_out(pctx, cuda::ctx_create_with(flags, dev, params)?);

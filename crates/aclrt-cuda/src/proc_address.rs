@@ -4,9 +4,10 @@
 //! A name has one entry per ABI version, with the CUDA version that introduced it; a request
 //! for version V gets the newest entry introduced at or before V (`cuMemAlloc` at 3020 or later
 //! is `cuMemAlloc_v2`; `cuCtxCreate` at 12050 or later is `cuCtxCreate_v4`). A name the library
-//! does not export is `CUDA_ERROR_NOT_FOUND` with `CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND`; a
-//! version older than every entry is `CUDA_ERROR_NOT_FOUND` with
-//! `CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT`; `*pfn` is then NULL.
+//! does not export gives `CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND`, a version older than every
+//! entry `CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT`, and `*pfn` is then NULL. The call itself
+//! succeeds in the CUDA 12 form (`_v2`, whose status says what happened; the driver does so)
+//! and fails with `CUDA_ERROR_NOT_FOUND` in the CUDA 11.3 form, which has no status.
 //!
 //! The per-thread default stream variants (`_ptsz`, `_ptds`) are not provided: with
 //! `CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM` the same functions are returned, for which
@@ -678,6 +679,7 @@ unsafe fn get_proc_address(
     cudaVersion: c_int,
     flags: u64,
     symbolStatus: *mut c_int,
+    not_found_is_an_error: bool,
 ) -> CUresult {
     guard(|| {
         if symbol.is_null() || pfn.is_null() {
@@ -704,7 +706,7 @@ unsafe fn get_proc_address(
         if !symbolStatus.is_null() {
             put(symbolStatus, status);
         }
-        if found.is_null() {
+        if found.is_null() && not_found_is_an_error {
             return Err(CuError::new(
                 CUDA_ERROR_NOT_FOUND,
                 format!("cuGetProcAddress: no {name} for CUDA version {cudaVersion}"),
@@ -723,10 +725,11 @@ pub unsafe extern "C" fn cuGetProcAddress(
     flags: u64,
 ) -> CUresult {
     // SAFETY: forwarded; same contract.
-    unsafe { get_proc_address(symbol, pfn, cudaVersion, flags, std::ptr::null_mut()) }
+    unsafe { get_proc_address(symbol, pfn, cudaVersion, flags, std::ptr::null_mut(), true) }
 }
 
-/// `cuGetProcAddress_v2`: `symbolStatus` may be NULL.
+/// `cuGetProcAddress_v2`: `symbolStatus` may be NULL; a name not found is a status, not an
+/// error.
 #[no_mangle]
 pub unsafe extern "C" fn cuGetProcAddress_v2(
     symbol: *const c_char,
@@ -736,7 +739,7 @@ pub unsafe extern "C" fn cuGetProcAddress_v2(
     symbolStatus: *mut c_int,
 ) -> CUresult {
     // SAFETY: forwarded; same contract.
-    unsafe { get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus) }
+    unsafe { get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus, false) }
 }
 
 #[cfg(test)]
@@ -774,8 +777,10 @@ mod tests {
         let mut functions = std::collections::HashSet::new();
         for (name, version, f) in entries() {
             assert!(names.insert((name, version)), "{name} {version} twice");
+            // One function may serve two names (CUDA 12's cuGraphInstantiate is
+            // cuGraphInstantiateWithFlags), never two versions of one name.
             assert!(
-                functions.insert(f),
+                functions.insert((name, f)),
                 "{name} {version}: a function listed twice"
             );
         }

@@ -37,10 +37,16 @@ int main(void) {
     /* _v3 and _v4: affinity and CIG parameters are refused, NULL parameters are fine. */
     CUexecAffinityParam affinity = {0};
     EXPECT(cuCtxCreate_v3(&b, &affinity, 1, 0, 0), CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY);
-    EXPECT(cuCtxCreate_v3(&b, NULL, -1, 0, 0), CUDA_ERROR_INVALID_VALUE);
+    /* Without an array the count is not read, as the driver does. */
+    OK(cuCtxCreate_v3(&b, NULL, -1, 0, 0));
+    OK(cuCtxDestroy(b));
+    EXPECT(cuCtxCreate_v3(&b, &affinity, -1, 0, 0), CUDA_ERROR_INVALID_VALUE);
     OK(cuCtxCreate_v3(&b, NULL, 0, 0, 0));
+    int shared = 0;
     CUctxCigParam cig = {0, NULL};
     CUctxCreateParams params = {NULL, 0, &cig};
+    EXPECT(cuCtxCreate_v4(&c, &params, 0, 0), CUDA_ERROR_INVALID_VALUE);
+    cig.sharedData = &shared;
     EXPECT(cuCtxCreate_v4(&c, &params, 0, 0), CUDA_ERROR_NOT_SUPPORTED);
     params.cigParams = NULL;
     OK(cuCtxCreate_v4(&c, &params, 0, 0));

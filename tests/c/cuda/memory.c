@@ -128,8 +128,8 @@ static void copies_and_sets(void) {
     c.Height = 4;
     OK(cuMemcpy2D(&c));
     for (int i = 0; i < 12; i++) ASSERT(packed[i] == 7);
-    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    EXPECT(cuMemcpy2D(&c), CUDA_ERROR_NOT_SUPPORTED);
+    c.srcMemoryType = CU_MEMORYTYPE_ARRAY; /* no array can exist: an invalid one */
+    EXPECT(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
     c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
     c.srcPitch = 4;
     EXPECT(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);

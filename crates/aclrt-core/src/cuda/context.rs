@@ -78,8 +78,9 @@ fn push(rt: &Runtime, ctx: ContextHandle) {
 pub struct CreateParams {
     /// Execution affinity parameters given (none is supported: the device has no SM partitions).
     pub exec_affinity: usize,
-    /// Whether CUDA-in-graphics parameters were given (no graphics API here).
-    pub cig: bool,
+    /// CUDA-in-graphics parameters, if given: whether they carry shared data (no graphics API
+    /// here, so with data they are not supported and without they are invalid).
+    pub cig: Option<bool>,
 }
 
 /// `cuCtxCreate(flags, dev)`: a new context with CUDA stream semantics, pushed on the thread's
@@ -90,7 +91,7 @@ pub fn ctx_create(flags: u32, dev: CuDevice) -> CuResultOf<ContextHandle> {
 
 /// `cuCtxCreate_v3`/`_v4`: as [`ctx_create`]; execution affinity gives
 /// `CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY` and CUDA-in-graphics parameters
-/// `CUDA_ERROR_NOT_SUPPORTED`.
+/// `CUDA_ERROR_NOT_SUPPORTED` (`CUDA_ERROR_INVALID_VALUE` without shared data).
 pub fn ctx_create_with(
     flags: u32,
     dev: CuDevice,
@@ -105,7 +106,13 @@ pub fn ctx_create_with(
                 "cuCtxCreate: the emulated device has no execution affinity (SM partitions)",
             );
         }
-        if params.cig {
+        if params.cig == Some(false) {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                "cuCtxCreate: CUDA-in-graphics parameters without shared data",
+            );
+        }
+        if params.cig == Some(true) {
             return fail(
                 CUDA_ERROR_NOT_SUPPORTED,
                 "cuCtxCreate: CUDA-in-graphics contexts need a graphics API, which the emulated device has not",

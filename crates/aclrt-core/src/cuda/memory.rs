@@ -699,7 +699,8 @@ pub struct Side2D {
     pub memory_type: u32,
 }
 
-/// `cuMemcpy2D`/`cuMemcpy2DAsync`: `height` rows of `width` bytes. Arrays are not supported.
+/// `cuMemcpy2D`/`cuMemcpy2DAsync`: `height` rows of `width` bytes. No CUDA array can exist
+/// (`cuArrayCreate` is not supported), so an array side names an invalid array.
 /// A pageable host side makes the call wait for the copy.
 ///
 /// # Safety
@@ -719,8 +720,11 @@ pub unsafe fn memcpy_2d(
                 CU_MEMORYTYPE_HOST | CU_MEMORYTYPE_DEVICE | CU_MEMORYTYPE_UNIFIED => {}
                 CU_MEMORYTYPE_ARRAY => {
                     return fail(
-                        CUDA_ERROR_NOT_SUPPORTED,
-                        format!("{call}: the emulated device has no CUDA arrays"),
+                        CUDA_ERROR_INVALID_VALUE,
+                        format!(
+                            "{call}: no CUDA array exists on the emulated device (cuArrayCreate \
+                             is not supported), so the array side is invalid"
+                        ),
                     )
                 }
                 other => {
