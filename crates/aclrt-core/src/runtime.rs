@@ -47,6 +47,9 @@ pub struct Runtime {
     creations: Creations,
     /// State of the calls beside the core model (peer access, notifies, stream state callbacks).
     pub(crate) extras: crate::extras::Extras,
+    /// What the CUDA face keeps for this runtime (`cuda::state`), opaque here so that the
+    /// runtime sits below the face.
+    pub(crate) cuda_state: Mutex<Option<Box<dyn std::any::Any + Send>>>,
     /// The configuration the runtime was made with (the CUDA face reads the device properties).
     pub(crate) config: Config,
 }
@@ -133,6 +136,7 @@ impl Runtime {
             teardowns: Teardowns::default(),
             creations: Creations::default(),
             extras: Default::default(),
+            cuda_state: Mutex::new(None),
             config: config.clone(),
         })
     }

@@ -2,12 +2,11 @@
 //! contexts, the thread's context stack, host allocation flags, registered host ranges,
 //! managed allocations and loaded modules.
 //!
-//! One table per process, tied to the runtime it was filled under: when the installed runtime
-//! changes (finalize, then init), the table starts empty again.
+//! One table per runtime, kept in the runtime's slot for the CUDA face (opaque there, so the
+//! runtime knows nothing of CUDA): a new runtime (finalize, then init) starts with an empty one.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
 
 use crate::handle::ContextHandle;
 use crate::runtime::Runtime;
@@ -78,7 +77,6 @@ pub(crate) struct Function {
 /// Everything the CUDA face remembers for one runtime.
 #[derive(Default)]
 pub(crate) struct State {
-    serial: u64,
     pub(crate) contexts: HashMap<u64, CtxInfo>,
     pub(crate) primary: HashMap<i32, Primary>,
     /// `cuMemHostAlloc` flags by base address.
@@ -119,24 +117,14 @@ impl State {
     }
 }
 
-static STATE: Mutex<Option<State>> = Mutex::new(None);
-
-/// The CUDA face's table for `rt` (emptied first if it was filled under another runtime).
-pub(crate) fn state(rt: &Runtime) -> crate::sync::Guard<'static, Option<State>> {
-    let mut guard = lock(&STATE);
-    if guard.as_ref().is_none_or(|s| s.serial != rt.serial) {
-        *guard = Some(State {
-            serial: rt.serial,
-            ..State::default()
-        });
-    }
-    guard
-}
-
-/// Runs `body` on the table of `rt`.
+/// Runs `body` on the table of `rt` (made empty at the first use).
 pub(crate) fn with_state<T>(rt: &Runtime, body: impl FnOnce(&mut State) -> T) -> T {
-    let mut guard = state(rt);
-    body(guard.as_mut().expect("state() fills the table"))
+    let mut slot = lock(&rt.cuda_state);
+    let state = slot
+        .get_or_insert_with(|| Box::new(State::default()))
+        .downcast_mut::<State>()
+        .expect("only the CUDA face fills its slot");
+    body(state)
 }
 
 thread_local! {

@@ -43,6 +43,7 @@ const CLASSES: &[(&str, &str)] = &[
     ("Vec<usize>", "exception.live_infos"),
     ("BTreeSet<u64>", "extras.halted"),
     ("BTreeSet<(i32, i32)>", "extras.peers"),
+    ("Option<Box<dyn Any + Send>>", "cuda.state"),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
