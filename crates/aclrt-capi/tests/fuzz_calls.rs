@@ -268,8 +268,10 @@ fn expect_handles(
 fn run_sequence(ops: &[Op]) -> Result<(), TestCaseError> {
     start_watchdog();
     let mut w = World::default();
+    // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
     prop_assert_eq!(unsafe { aclInit(null()) }, ACL_SUCCESS);
     prop_assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+    // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
     unsafe {
         prop_assert_eq!(aclrtMalloc(&mut w.arena, 64, 0), ACL_SUCCESS);
     }
@@ -279,6 +281,7 @@ fn run_sequence(ops: &[Op]) -> Result<(), TestCaseError> {
     result?;
     prop_assert_eq!(fin, ACL_SUCCESS);
     let mut live = aclxLiveObjects::default();
+    // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
     unsafe { prop_assert_eq!(aclxGetLiveObjects(&mut live), ACL_SUCCESS) };
     prop_assert_eq!(
         live,
@@ -293,6 +296,7 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
     match op {
         Op::CreateStream(p, f) => {
             let mut s = null_mut();
+            // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
             let code = call("aclrtCreateStreamWithConfig", || unsafe {
                 aclrtCreateStreamWithConfig(&mut s, *p, *f)
             })?;
@@ -316,6 +320,7 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
         }
         Op::CreateEvent(family, flags) => {
             let mut e = null_mut();
+            // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
             let code = call("aclrtCreateEvent*", || unsafe {
                 match family {
                     0 => aclrtCreateEvent(&mut e),
@@ -363,6 +368,7 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
         Op::Query(eh, kind) => {
             let (e, ek) = w.event(eh);
             let mut st = u32::MAX;
+            // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
             let code = call("aclrtQueryEvent*", || unsafe {
                 match kind {
                     0 => aclrtQueryEvent(e, &mut st),
@@ -398,6 +404,7 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
             let (ea, ka) = w.event(a);
             let (eb, kb) = w.event(b);
             let mut ms = f32::NAN;
+            // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
             let code = call("aclrtEventElapsedTime", || unsafe {
                 aclrtEventElapsedTime(&mut ms, ea, eb)
             })?;
@@ -416,6 +423,7 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
         Op::Timestamp(eh) => {
             let (e, ek) = w.event(eh);
             let mut t = 0u64;
+            // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
             let code = call("aclrtEventGetTimestamp", || unsafe {
                 aclrtEventGetTimestamp(e, &mut t)
             })?;
@@ -423,6 +431,7 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
         }
         Op::Kernel(sh, ms, fail) => {
             let (s, sk) = w.stream(sh);
+            // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
             let code = call("aclxLaunchHostKernel", || unsafe {
                 match fail {
                     Some(i) => aclxLaunchHostKernel(
@@ -459,10 +468,12 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
         Op::StreamInfo(sh) => {
             let (s, sk) = w.stream(sh);
             let (mut id, mut prio, mut st) = (-1i32, u32::MAX, u32::MAX);
+            // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
             let code = call("aclrtStreamGetId", || unsafe {
                 aclrtStreamGetId(s, &mut id)
             })?;
             expect_handles("aclrtStreamGetId", code, None, Some(sk))?;
+            // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
             let code = call("aclrtStreamGetPriority", || unsafe {
                 aclrtStreamGetPriority(s, &mut prio)
             })?;
@@ -470,6 +481,7 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
             if code == ACL_SUCCESS {
                 prop_assert!(prio <= 7);
             }
+            // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
             let code = call("aclrtStreamQuery", || unsafe {
                 aclrtStreamQuery(s, &mut st)
             })?;
@@ -515,6 +527,7 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
         }
         Op::Malloc(size) => {
             let mut p = null_mut();
+            // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
             let code = call("aclrtMalloc", || unsafe { aclrtMalloc(&mut p, *size, 0) })?;
             if *size == 0 {
                 prop_assert_eq!(code, ACL_ERROR_INVALID_PARAM);
@@ -541,6 +554,7 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
         }
         Op::MemsetAsync(sh, n) => {
             let (s, sk) = w.stream(sh);
+            // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
             let code = call("aclrtMemsetAsync", || unsafe {
                 aclrtMemsetAsync(w.arena, 64, 7, *n, s)
             })?;
@@ -552,6 +566,7 @@ fn step(w: &mut World, op: &Op, me: u64) -> Result<(), TestCaseError> {
         }
         Op::NullOut(which) => {
             let live_event = w.events.first().copied().unwrap_or(null_mut());
+            // SAFETY: out-pointers are locals of this test; every other argument is a fuzzed value the C API must check and refuse, never dereference.
             let code = call("NULL out-pointer", || unsafe {
                 match which {
                     0 => aclrtCreateStream(null_mut()),

@@ -86,6 +86,7 @@ fn worker(seed: u64, shared: Arc<Shared>, reporter: u64, deadline: Instant) -> (
     let src = vec![0x5Au8; 4096];
     // Written once, before any copy reads it: asynchronous copies only read `dev`.
     let dev = api::malloc(4096, 0).unwrap();
+    // SAFETY: source and destination are live buffers of at least the length copied (a 4096-byte device allocation, `src`, or a fresh host allocation of `n` bytes).
     unsafe {
         api::memcpy(
             dev,
@@ -233,6 +234,7 @@ fn worker(seed: u64, shared: Arc<Shared>, reporter: u64, deadline: Instant) -> (
                     SYNC_CODES,
                 );
             }
+            // SAFETY: source and destination are live buffers of at least the length copied (a 4096-byte device allocation, `src`, or a fresh host allocation of `n` bytes).
             17 => unsafe {
                 api::memcpy(
                     dev_sync,
@@ -243,6 +245,7 @@ fn worker(seed: u64, shared: Arc<Shared>, reporter: u64, deadline: Instant) -> (
                 )
                 .unwrap();
             },
+            // SAFETY: source and destination are live buffers of at least the length copied (a 4096-byte device allocation, `src`, or a fresh host allocation of `n` bytes).
             18 => unsafe {
                 // Each copy writes its own destination: copies queued on different streams
                 // never write the same bytes at once.
