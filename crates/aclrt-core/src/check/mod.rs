@@ -51,6 +51,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 pub use report::{Access, AccessKind, Finding, Kind, Object, Site, Wait};
+pub use site::{set_site_source, SiteSource};
 
 use crate::observe::{self, Observed, Observer, ObserverId};
 /// The checker's own locks are leaves below every runtime lock: observer events arrive with
