@@ -7,7 +7,7 @@ are ACL "Ex" events: each record captures anew, no reset is needed between uses.
 
 import threading
 import time
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Iterable, List, Optional, Tuple
 
 from . import _acl
 from ._acl import constants as _c
@@ -120,11 +120,21 @@ class Stream:
         """Later work on this stream waits for everything submitted to ``other`` so far."""
         self.wait_event(other.record_event())
 
-    def launch(self, fn: Callable[..., Any], *args: Any, name: str = "") -> int:
+    def launch(
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        name: str = "",
+        reads: Optional[Iterable[Tuple[int, int]]] = None,
+        writes: Optional[Iterable[Tuple[int, int]]] = None,
+    ) -> int:
         """Queues ``fn(*args)`` as a host kernel; returns its task id. A raised exception or a
-        non-zero int result fails the task (reported by the next synchronize)."""
+        non-zero int result fails the task (reported by the next synchronize). ``reads`` and
+        ``writes`` declare the memory it touches, as ``(ptr, size)`` pairs (for the checker)."""
         label = name or getattr(fn, "__qualname__", "")
-        task, ret = _ext.launch_host_kernel(lambda a: fn(*a), args, self._handle, label)
+        task, ret = _ext.launch_host_kernel(
+            lambda a: fn(*a), args, self._handle, label, reads=reads, writes=writes
+        )
         check(ret, "launch_host_kernel")
         return task
 

@@ -1,8 +1,20 @@
 """aclrt extensions beyond pyACL."""
 
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
-def launch_host_kernel(fn: Callable[[Any], object], args: Any, stream: int, /, name: str = "") -> Tuple[int, int]: ...
+def launch_host_kernel(
+    fn: Callable[[Any], object],
+    args: Any,
+    stream: int,
+    /,
+    name: str = "",
+    *,
+    reads: Optional[Iterable[Tuple[int, int]]] = None,
+    writes: Optional[Iterable[Tuple[int, int]]] = None,
+) -> Tuple[int, int]:
+    """Queues ``fn(args)`` as a kernel on ``stream``; returns ``(task_id, ret)``. ``reads`` and
+    ``writes`` declare the memory it touches as ``(ptr, size)`` pairs, for traces and the
+    checker (``ACLRT_CHECK``)."""
 def set_stream_name(stream: int, name: str, /) -> int: ...
 def error_name(code: int, /) -> Optional[str]: ...
 def error_description(code: int, /) -> Optional[str]: ...

@@ -55,8 +55,14 @@ struct Run {
 }
 
 fn check(exe: &Path, args: &[&str], report: &Path) -> Run {
+    check_with(exe, args, report, &[])
+}
+
+/// [`check`] with more environment variables.
+fn check_with(exe: &Path, args: &[&str], report: &Path, env: &[(&str, &Path)]) -> Run {
     let _ = std::fs::remove_file(report);
     let out = Command::new(env!("CARGO_BIN_EXE_aclrt"))
+        .envs(env.iter().copied())
         .arg("check")
         .arg("--report")
         .arg(report)
@@ -233,5 +239,186 @@ fn the_shipped_c_examples_run_clean_under_the_checker() {
         assert_eq!(run.code, Some(0), "{name}: {}", run.stderr);
         assert!(run.findings.is_empty(), "{name}: {:#?}", run.findings);
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `aclrt check` with `ACLRT_TRACE` set: the findings report and the trace file.
+fn check_traced(exe: &Path, mode: &str, report: &Path, trace: &Path) -> (Run, Vec<Value>) {
+    let _ = std::fs::remove_file(trace);
+    let run = check_with(exe, &[mode], report, &[("ACLRT_TRACE", trace)]);
+    let text = std::fs::read_to_string(trace)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{}", trace.display(), run.stderr));
+    let events = serde_json::from_str::<Value>(&text).unwrap()["traceEvents"]
+        .as_array()
+        .unwrap()
+        .clone();
+    (run, events)
+}
+
+/// Runs `aclrt ARGS…`; its standard output.
+fn aclrt(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_aclrt"))
+        .args(args)
+        .output()
+        .expect("aclrt runs");
+    assert!(
+        out.status.success(),
+        "aclrt {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn findings_in(events: &[Value]) -> Vec<&Value> {
+    events.iter().filter(|e| e["cat"] == "finding").collect()
+}
+
+#[test]
+fn findings_are_marked_in_the_trace_its_summary_and_its_picture() {
+    if !have_gcc() {
+        eprintln!("gcc not installed: the C programs of the checker are not built");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("aclrt-check-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("two_streams");
+    compile(&root().join("tests/check/two_streams.c"), &exe);
+    let report = dir.join("report.json");
+    let trace = dir.join("trace.json");
+    let svg = dir.join("trace.svg");
+
+    // The racy variant: one race, marked on both tasks' tracks over the tasks' own slices.
+    let (racy, events) = check_traced(&exe, "racy", &report, &trace);
+    assert_eq!(racy.code, Some(66), "{}", racy.stderr);
+    assert_eq!(racy.findings.len(), 1, "{:#?}", racy.findings);
+    let f = &racy.findings[0];
+    let marks = findings_in(&events);
+    assert_eq!(marks.len(), 2, "{marks:#?}");
+    let mut on_tracks = Vec::new();
+    for mark in &marks {
+        // Either task may start first: each mark names its access by its track.
+        let access = (0..2)
+            .find(|&i| f["accesses"][i]["stream"] == mark["tid"])
+            .unwrap_or_else(|| panic!("{mark:#} on no access's track: {f:#}"));
+        let a = &f["accesses"][access];
+        assert_eq!(mark["ph"], "X", "{mark:#}");
+        assert_eq!(mark["name"], "finding: race");
+        assert_eq!(mark["args"]["finding"], 1);
+        assert_eq!(mark["args"]["kind"], "race");
+        assert_eq!(mark["args"]["message"], f["message"]);
+        assert_eq!(mark["args"]["fix"], f["fix"]);
+        let sites: Vec<&str> = mark["args"]["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        assert_eq!(sites.len(), 2, "{mark:#}");
+        assert!(sites[0].starts_with("write by aclrtMemsetAsync on stream "));
+        assert!(sites[0].ends_with("two_streams.c:20)"), "{}", sites[0]);
+        assert!(sites[1].starts_with("read by aclrtMemcpyAsync on stream "));
+        assert!(sites[1].ends_with("two_streams.c:25)"), "{}", sites[1]);
+        // On the track of the stream that made the access, over that task's slice.
+        assert_eq!(mark["pid"], a["device"]);
+        assert_eq!(mark["tid"], a["stream"]);
+        assert_eq!(mark["args"]["task"], a["task"]);
+        let task = events
+            .iter()
+            .find(|e| {
+                e["ph"] == "X"
+                    && e["cat"] != "finding"
+                    && e["args"]["uid"] == mark["args"]["uid"]
+                    && e["pid"] == mark["pid"]
+            })
+            .unwrap_or_else(|| panic!("no task slice for {mark:#}"));
+        assert_eq!(task["tid"], mark["tid"]);
+        assert_eq!((&task["ts"], &task["dur"]), (&mark["ts"], &mark["dur"]));
+        assert_eq!(
+            task["args"]["kind"],
+            if access == 0 { "memset" } else { "memcpy" }
+        );
+        on_tracks.push(a["stream"].as_u64().unwrap());
+    }
+    on_tracks.sort_unstable();
+    assert!(on_tracks[0] < on_tracks[1], "{on_tracks:?}");
+
+    let summary = aclrt(&["trace", "summary", trace.to_str().unwrap()]);
+    let lines: Vec<&str> = summary.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("checker findings:"))
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert_eq!(lines[at], "checker findings: 1 (race 1)");
+    assert_eq!(
+        lines[at + 1],
+        format!("  #1 race: {}", f["message"].as_str().unwrap())
+    );
+    assert_eq!(
+        lines[at + 2],
+        format!(
+            "     marked on device 0 stream {}; device 0 stream {}",
+            on_tracks[0], on_tracks[1]
+        )
+    );
+
+    aclrt(&[
+        "trace",
+        "render",
+        trace.to_str().unwrap(),
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert_eq!(
+        picture
+            .matches(r#"<rect class="finding" data-finding="1" data-kind="race""#)
+            .count(),
+        2,
+        "{picture}"
+    );
+    assert_eq!(picture.matches(r#"class="finding-flag""#).count(), 2);
+    assert_eq!(
+        picture
+            .matches(r#"class="legend-entry" data-label="checker finding (race)""#)
+            .count(),
+        1
+    );
+
+    // The fixed twin: nothing in the trace, the summary or the picture.
+    let (fixed, events) = check_traced(&exe, "fixed", &report, &trace);
+    assert_eq!(fixed.code, Some(0), "{}", fixed.stderr);
+    assert!(findings_in(&events).is_empty());
+    assert!(
+        events.iter().any(|e| e["args"]["kind"] == "memcpy"),
+        "the trace is not empty"
+    );
+    let summary = aclrt(&["trace", "summary", trace.to_str().unwrap()]);
+    assert!(!summary.contains("checker findings"), "{summary}");
+    aclrt(&[
+        "trace",
+        "render",
+        trace.to_str().unwrap(),
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(!picture.contains("finding"), "{picture}");
+
+    // A deadlock ends the process at once: the trace is written first, the finding marked on
+    // the blocked host thread and on the stream whose callback waits for it.
+    let exe = dir.join("callback_deadlock");
+    compile(&root().join("tests/check/callback_deadlock.c"), &exe);
+    let (dead, events) = check_traced(&exe, "racy", &report, &trace);
+    assert_eq!(dead.code, Some(66), "{}", dead.stderr);
+    let marks = findings_in(&events);
+    let kinds: Vec<&Value> = marks.iter().map(|m| &m["args"]["kind"]).collect();
+    assert_eq!(kinds, ["deadlock", "deadlock"], "{marks:#?}");
+    let host_pid = events
+        .iter()
+        .find(|e| e["name"] == "process_name" && e["args"]["name"] == "host")
+        .map(|e| e["pid"].clone())
+        .unwrap();
+    let host_marks = marks.iter().filter(|m| m["pid"] == host_pid).count();
+    assert_eq!(host_marks, 1, "{marks:#?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

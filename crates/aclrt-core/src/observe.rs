@@ -279,6 +279,30 @@ pub enum Observed<'a> {
         /// Subscribed (`true`) or unsubscribed.
         subscribed: bool,
     },
+    /// A tool (the checker) found a problem in the program, so that other observers (the
+    /// trace collector) can show it beside the work it concerns.
+    Finding {
+        /// What kind of problem (`"race"`, `"use_after_free"`, `"deadlock"`, …).
+        kind: &'a str,
+        /// One sentence.
+        message: &'a str,
+        /// The tasks and host threads involved, earlier first.
+        involved: &'a [Point],
+        /// One line per access or wait involved, each naming its call site.
+        sites: &'a [String],
+        /// What would fix it.
+        fix: &'a str,
+        /// The thread that made the finding.
+        thread_id: u32,
+        /// When.
+        at_ns: u64,
+    },
+    /// The process is about to end at once (`_exit`), with neither `aclFinalize` nor exit
+    /// handlers to come: observers that keep something for the end (a trace file) write it now.
+    ProcessEnding {
+        /// The exit status.
+        code: i32,
+    },
 }
 
 /// Receives what the runtime does. Must be cheap, must not block for long and must not call
@@ -639,6 +663,29 @@ pub(crate) fn subscription(stream: u64, pthread: u64, subscribed: bool) {
         pthread,
         subscribed,
     });
+}
+
+/// A tool found a problem: tells every observer (the tool itself included, which ignores it).
+/// Must be called with none of the tool's own locks held.
+pub(crate) fn finding(kind: &str, message: &str, involved: &[Point], sites: &[String], fix: &str) {
+    if enabled() {
+        emit(&Observed::Finding {
+            kind,
+            message,
+            involved,
+            sites,
+            fix,
+            thread_id: thread_id(),
+            at_ns: now_ns(),
+        });
+    }
+}
+
+/// The process is about to `_exit(code)`: observers write what they keep for the end.
+pub(crate) fn process_ending(code: i32) {
+    if enabled() {
+        emit(&Observed::ProcessEnding { code });
+    }
 }
 
 pub(crate) fn api_failed(code: AclError, message: &str) {

@@ -167,6 +167,7 @@ pub fn add_one(
               kwargs: Option<&Bound<'_, pyo3::types::PyDict>>|
               -> PyResult<Py<PyAny>> {
             let py = args.py();
+            let _in_call = crate::site::InCall::enter();
             let called = if takes_args {
                 inner.bind(py).call(args, kwargs)
             } else {

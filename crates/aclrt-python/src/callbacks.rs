@@ -39,7 +39,7 @@ pub fn report_unraisable(py: Python<'_>, err: PyErr, origin: &Bound<'_, PyAny>) 
 #[pyfunction]
 fn process_report(py: Python<'_>, timeout: &Any) -> PyResult<i32> {
     let ms = i32_arg(timeout, "timeout")?;
-    Ok(ret(py.detach(|| api::process_report(ms))))
+    Ok(ret(crate::site::detach(py, || api::process_report(ms))))
 }
 
 #[pyfunction]

@@ -3,6 +3,7 @@
 
 use aclrt::api::{self, KernelAccess};
 use aclrt::codes::ACL_ERROR_RT_AICORE_EXCEPTION;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt};
 
@@ -21,12 +22,27 @@ enum KernelError {
 /// The function runs on the stream's worker thread, holding the GIL. Returning a non-zero int
 /// fails the task with that code; raising fails it with `ACL_ERROR_RT_AICORE_EXCEPTION`, the
 /// traceback becoming the failure's message and going to `sys.stderr`.
+///
+/// `reads` and `writes` declare the memory the kernel touches, as `(ptr, size)` pairs (as
+/// `aclxLaunchHostKernelWithAccess` does in C): traces and the checker (`ACLRT_CHECK`) see
+/// them. Pairs with a zero pointer or size declare nothing.
 #[pyfunction]
-#[pyo3(signature = (fn_, args, stream, name = ""))]
-fn launch_host_kernel(fn_: &Any, args: &Any, stream: &Any, name: &str) -> PyResult<(u64, i32)> {
+#[pyo3(signature = (fn_, args, stream, name = "", *, reads = None, writes = None))]
+fn launch_host_kernel(
+    fn_: &Any,
+    args: &Any,
+    stream: &Any,
+    name: &str,
+    reads: Option<&Any>,
+    writes: Option<&Any>,
+) -> PyResult<(u64, i32)> {
     let f = callable_arg(fn_, "fn")?.unbind();
     let data = args.clone().unbind();
     let s = stream_arg(stream)?;
+    let access = KernelAccess {
+        reads: ranges_arg(reads, "reads")?,
+        writes: ranges_arg(writes, "writes")?,
+    };
     let label = if name.is_empty() {
         f.bind(fn_.py())
             .getattr("__qualname__")
@@ -61,10 +77,36 @@ fn launch_host_kernel(fn_: &Any, args: &Any, stream: &Any, name: &str) -> PyResu
             }
         }
     });
-    Ok(value(
-        api::launch_kernel(s, &label, KernelAccess::default(), kernel),
-        0,
-    ))
+    Ok(value(api::launch_kernel(s, &label, access, kernel), 0))
+}
+
+/// A `reads=` / `writes=` argument: `None`, or an iterable of `(ptr, size)` pairs of ints.
+fn ranges_arg(ranges: Option<&Any>, what: &str) -> PyResult<Vec<aclrt::MemRange>> {
+    let Some(ranges) = ranges.filter(|r| !r.is_none()) else {
+        return Ok(Vec::new());
+    };
+    let not_pairs = || {
+        PyTypeError::new_err(format!(
+            "{what} must be a list of (ptr, size) pairs of ints"
+        ))
+    };
+    let mut out = Vec::new();
+    for (i, item) in ranges.try_iter().map_err(|_| not_pairs())?.enumerate() {
+        let item = item?;
+        let pair: Vec<Any> = item
+            .try_iter()
+            .and_then(|it| it.collect::<PyResult<Vec<_>>>())
+            .map_err(|_| not_pairs())?;
+        let [ptr, size] = pair.as_slice() else {
+            return Err(not_pairs());
+        };
+        let start = usize_arg(ptr, &format!("{what}[{i}][0] (ptr)"))?;
+        let len = usize_arg(size, &format!("{what}[{i}][1] (size)"))?;
+        if start != 0 && len != 0 {
+            out.push(aclrt::MemRange { start, len });
+        }
+    }
+    Ok(out)
 }
 
 fn kernel_return(v: &Bound<'_, PyAny>) -> Result<(), KernelError> {

@@ -14,6 +14,7 @@ mod host_memory;
 mod media;
 mod rt;
 mod rt_ext;
+mod site;
 mod util;
 
 use aclrt::api;
@@ -24,12 +25,14 @@ use pyo3::types::PyModule;
 #[pyfunction]
 #[pyo3(signature = (config_path = None))]
 fn init(py: Python<'_>, config_path: Option<&str>) -> i32 {
-    args::ret(py.detach(|| api::init_with_config_file(config_path)))
+    args::ret(crate::site::detach(py, || {
+        api::init_with_config_file(config_path)
+    }))
 }
 
 #[pyfunction]
 fn finalize(py: Python<'_>) -> i32 {
-    args::ret(py.detach(api::finalize))
+    args::ret(crate::site::detach(py, api::finalize))
 }
 
 #[pyfunction]
@@ -41,7 +44,7 @@ fn get_recent_err_msg() -> Option<String> {
 #[pyfunction]
 fn _shutdown(py: Python<'_>) {
     if api::ensure_initialized().is_ok() {
-        let _ = py.detach(api::finalize);
+        let _ = crate::site::detach(py, api::finalize);
     }
     api::get_last_error();
     api::get_recent_err_msg();
@@ -77,6 +80,7 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
     base::register(m)?;
     host_memory::init_from_env();
+    site::install();
     submodule(m, "rt", |m| {
         rt::register(m)?;
         rt_ext::register(m)

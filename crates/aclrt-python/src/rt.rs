@@ -23,7 +23,7 @@ fn set_device(device_id: &Any) -> PyResult<i32> {
 #[pyfunction]
 fn reset_device(py: Python<'_>, device_id: &Any) -> PyResult<i32> {
     let id = i32_arg(device_id, "device_id")?;
-    Ok(ret(py.detach(|| api::reset_device(id))))
+    Ok(ret(crate::site::detach(py, || api::reset_device(id))))
 }
 
 /// `acl.rt.reset_device_force(device_id)`: releases the device whatever its set count, by
@@ -32,7 +32,9 @@ fn reset_device(py: Python<'_>, device_id: &Any) -> PyResult<i32> {
 #[pyfunction]
 fn reset_device_force(py: Python<'_>, device_id: &Any) -> PyResult<i32> {
     let id = i32_arg(device_id, "device_id")?;
-    Ok(ret(py.detach(|| api::acl(|rt| rt.reset_device_force(id)))))
+    Ok(ret(crate::site::detach(py, || {
+        api::acl(|rt| rt.reset_device_force(id))
+    })))
 }
 
 /// `acl.rt.get_run_mode()`: the program runs on the host side of the (emulated) device.
@@ -91,7 +93,7 @@ fn create_context(device_id: &Any) -> PyResult<(u64, i32)> {
 #[pyfunction]
 fn destroy_context(py: Python<'_>, context: &Any) -> PyResult<i32> {
     let ctx = context_arg(context)?;
-    Ok(ret(py.detach(|| api::destroy_context(ctx))))
+    Ok(ret(crate::site::detach(py, || api::destroy_context(ctx))))
 }
 
 #[pyfunction]
@@ -122,28 +124,30 @@ fn create_stream_with_config(priority: &Any, flag: &Any) -> PyResult<(u64, i32)>
 #[pyfunction]
 fn destroy_stream(py: Python<'_>, stream: &Any) -> PyResult<i32> {
     let s = stream_arg(stream)?;
-    Ok(ret(py.detach(|| api::destroy_stream(s))))
+    Ok(ret(crate::site::detach(py, || api::destroy_stream(s))))
 }
 
 #[pyfunction]
 fn destroy_stream_force(py: Python<'_>, stream: &Any) -> PyResult<i32> {
     let s = stream_arg(stream)?;
-    Ok(ret(py.detach(|| api::destroy_stream_force(s))))
+    Ok(ret(crate::site::detach(py, || {
+        api::destroy_stream_force(s)
+    })))
 }
 
 #[pyfunction]
 fn synchronize_stream(py: Python<'_>, stream: &Any) -> PyResult<i32> {
     let s = stream_arg(stream)?;
-    Ok(ret(py.detach(|| api::synchronize_stream(s))))
+    Ok(ret(crate::site::detach(py, || api::synchronize_stream(s))))
 }
 
 #[pyfunction]
 fn synchronize_stream_with_timeout(py: Python<'_>, stream: &Any, timeout: &Any) -> PyResult<i32> {
     let s = stream_arg(stream)?;
     let ms = i32_arg(timeout, "timeout")?;
-    Ok(ret(
-        py.detach(|| api::synchronize_stream_with_timeout(s, ms))
-    ))
+    Ok(ret(crate::site::detach(py, || {
+        api::synchronize_stream_with_timeout(s, ms)
+    })))
 }
 
 #[pyfunction]
@@ -165,13 +169,15 @@ fn set_stream_failure_mode(stream: &Any, mode: &Any) -> PyResult<i32> {
 
 #[pyfunction]
 fn synchronize_device(py: Python<'_>) -> i32 {
-    ret(py.detach(api::synchronize_device))
+    ret(crate::site::detach(py, api::synchronize_device))
 }
 
 #[pyfunction]
 fn synchronize_device_with_timeout(py: Python<'_>, timeout: &Any) -> PyResult<i32> {
     let ms = i32_arg(timeout, "timeout")?;
-    Ok(ret(py.detach(|| api::synchronize_device_with_timeout(ms))))
+    Ok(ret(crate::site::detach(py, || {
+        api::synchronize_device_with_timeout(ms)
+    })))
 }
 
 #[pyfunction]
@@ -238,14 +244,16 @@ fn query_event_wait_status(event: &Any) -> PyResult<(u32, i32)> {
 #[pyfunction]
 fn synchronize_event(py: Python<'_>, event: &Any) -> PyResult<i32> {
     let e = event_arg(event, "event")?;
-    Ok(ret(py.detach(|| api::synchronize_event(e))))
+    Ok(ret(crate::site::detach(py, || api::synchronize_event(e))))
 }
 
 #[pyfunction]
 fn synchronize_event_with_timeout(py: Python<'_>, event: &Any, timeout: &Any) -> PyResult<i32> {
     let e = event_arg(event, "event")?;
     let ms = i32_arg(timeout, "timeout")?;
-    Ok(ret(py.detach(|| api::synchronize_event_with_timeout(e, ms))))
+    Ok(ret(crate::site::detach(py, || {
+        api::synchronize_event_with_timeout(e, ms)
+    })))
 }
 
 #[pyfunction]
@@ -267,7 +275,9 @@ fn event_get_timestamp(event: &Any) -> PyResult<(u64, i32)> {
 fn stream_wait_event(py: Python<'_>, stream: &Any, event: &Any) -> PyResult<i32> {
     let s = stream_arg(stream)?;
     let e = event_arg(event, "event")?;
-    Ok(ret(py.detach(|| api::stream_wait_event(s, e))))
+    Ok(ret(crate::site::detach(py, || {
+        api::stream_wait_event(s, e)
+    })))
 }
 
 #[pyfunction]
@@ -280,9 +290,9 @@ fn stream_wait_event_with_timeout(
     let s = stream_arg(stream)?;
     let e = event_arg(event, "event")?;
     let ms = i32_arg(timeout, "timeout")?;
-    Ok(ret(
-        py.detach(|| api::stream_wait_event_with_timeout(s, e, ms))
-    ))
+    Ok(ret(crate::site::detach(py, || {
+        api::stream_wait_event_with_timeout(s, e, ms)
+    })))
 }
 
 /// `event_id, ret = acl.rt.get_event_id(event)`. pyACL hands this call's parse failure no text

@@ -106,7 +106,9 @@ fn get_stream_available_num() -> (u32, i32) {
 #[pyfunction]
 fn stream_abort(py: Python<'_>, stream: &Any) -> PyResult<i32> {
     let s = stream_arg(stream)?;
-    Ok(ret(py.detach(|| api::acl(|rt| rt.stream_abort(s)))))
+    Ok(ret(crate::site::detach(py, || {
+        api::acl(|rt| rt.stream_abort(s))
+    })))
 }
 
 fn notify_arg(obj: &Any) -> PyResult<NotifyHandle> {
@@ -127,7 +129,9 @@ fn create_notify(flag: &Any) -> PyResult<(u64, i32)> {
 #[pyfunction]
 fn destroy_notify(py: Python<'_>, notify: &Any) -> PyResult<i32> {
     let n = notify_arg(notify)?;
-    Ok(ret(py.detach(|| api::acl(|rt| rt.destroy_notify(n)))))
+    Ok(ret(crate::site::detach(py, || {
+        api::acl(|rt| rt.destroy_notify(n))
+    })))
 }
 
 /// `ret = acl.rt.record_notify(notify, stream)`.

@@ -82,8 +82,7 @@ fn start_thread(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<(u64, i32
             return Ok((0, e.code()));
         }
     };
-    let tid = py
-        .detach(move || rx.recv())
+    let tid = crate::site::detach(py, move || rx.recv())
         .map_err(|_| PyValueError::new_err("the new thread ended before reporting its id"))?;
     threads()
         .get_or_insert_with(HashMap::new)
@@ -111,7 +110,7 @@ fn stop_thread(py: Python<'_>, thread_id: &Any) -> PyResult<i32> {
         )
         .code());
     };
-    match py.detach(|| handle.join()) {
+    match crate::site::detach(py, || handle.join()) {
         Ok(None) => Ok(0),
         Ok(Some(name)) => Err(PyRuntimeError::new_err(format!(
             "exception={name},msg=thread call failed;"

@@ -74,6 +74,35 @@ pub struct ThreadRow {
     pub name: String,
 }
 
+/// The track a finding's mark lies on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Track {
+    /// A stream row ([`Model::streams`]).
+    Stream(usize),
+    /// A host thread row ([`Model::threads`]).
+    Host(usize),
+}
+
+/// One mark of a checker finding (category `finding`): a slice over a task involved, or an
+/// instant on a host thread involved. A finding has one mark per track it involves.
+#[derive(Debug, Clone)]
+pub struct FindingMark {
+    /// The finding's number in the trace, shared by its marks.
+    pub finding: u64,
+    /// `race`, `use_after_free`, `free_while_in_use`, `deadlock`, `hang`, `leak`.
+    pub kind: String,
+    /// The finding's one-sentence description.
+    pub message: String,
+    /// Its accesses or waits, each with its call site.
+    pub sites: Vec<String>,
+    pub track: Track,
+    pub start: f64,
+    /// Equal to `start` for an instant.
+    pub end: f64,
+    /// The task marked, where the mark is on a stream.
+    pub uid: Option<u64>,
+}
+
 /// A whole trace.
 #[derive(Debug, Clone, Default)]
 pub struct Model {
@@ -82,6 +111,8 @@ pub struct Model {
     /// In start order.
     pub tasks: Vec<Task>,
     pub host: Vec<HostSlice>,
+    /// Marks of checker findings, in the file's order.
+    pub findings: Vec<FindingMark>,
 }
 
 impl Model {
@@ -135,14 +166,15 @@ impl Model {
             let pid = e["pid"].as_i64().unwrap_or(0);
             let tid = e["tid"].as_i64().unwrap_or(0);
             let ts = e["ts"].as_f64().unwrap_or(0.0);
-            if ph != "X" {
+            let finding = e["cat"] == aclrt::trace::FINDING_CATEGORY;
+            if ph != "X" && !(finding && ph == "i") {
                 continue;
             }
             let end = ts + e["dur"].as_f64().unwrap_or(0.0);
             let args = &e["args"];
             let name = e["name"].as_str().unwrap_or_default().to_owned();
-            if Some(pid) == host_pid {
-                let row = *thread_rows.entry(tid).or_insert_with(|| {
+            let mut host_row = |model: &mut Model| {
+                *thread_rows.entry(tid).or_insert_with(|| {
                     model.threads.push(ThreadRow {
                         tid,
                         name: thread_names
@@ -151,7 +183,48 @@ impl Model {
                             .unwrap_or_else(|| format!("thread {tid}")),
                     });
                     model.threads.len() - 1
+                })
+            };
+            let mut stream_row = |model: &mut Model| {
+                *stream_rows.entry((pid, tid)).or_insert_with(|| {
+                    model.streams.push(StreamRow {
+                        device: pid,
+                        stream: tid,
+                        name: thread_names
+                            .get(&(pid, tid))
+                            .cloned()
+                            .unwrap_or_else(|| format!("track {tid}")),
+                    });
+                    model.streams.len() - 1
+                })
+            };
+            if finding {
+                let track = if Some(pid) == host_pid {
+                    Track::Host(host_row(&mut model))
+                } else {
+                    Track::Stream(stream_row(&mut model))
+                };
+                model.findings.push(FindingMark {
+                    finding: args["finding"].as_u64().unwrap_or(0),
+                    kind: args["kind"].as_str().unwrap_or("finding").to_owned(),
+                    message: args["message"].as_str().unwrap_or_default().to_owned(),
+                    sites: args["sites"]
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|v| v.as_str().map(str::to_owned))
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    track,
+                    start: ts,
+                    end,
+                    uid: args["uid"].as_u64(),
                 });
+                continue;
+            }
+            if Some(pid) == host_pid {
+                let row = host_row(&mut model);
                 model.host.push(HostSlice {
                     row,
                     name,
@@ -162,17 +235,7 @@ impl Model {
                 });
                 continue;
             }
-            let row = *stream_rows.entry((pid, tid)).or_insert_with(|| {
-                model.streams.push(StreamRow {
-                    device: pid,
-                    stream: tid,
-                    name: thread_names
-                        .get(&(pid, tid))
-                        .cloned()
-                        .unwrap_or_else(|| format!("track {tid}")),
-                });
-                model.streams.len() - 1
-            });
+            let row = stream_row(&mut model);
             let uid = args["uid"].as_u64().unwrap_or_else(|| {
                 next_uid += 1;
                 next_uid
@@ -207,6 +270,11 @@ impl Model {
         for t in &mut model.tasks {
             t.row = new_index[t.row];
         }
+        for f in &mut model.findings {
+            if let Track::Stream(row) = &mut f.track {
+                *row = new_index[*row];
+            }
+        }
         let mut order: Vec<usize> = (0..model.threads.len()).collect();
         order.sort_by_key(|&i| model.threads[i].tid);
         let mut new_index = vec![0; order.len()];
@@ -216,6 +284,11 @@ impl Model {
         model.threads = order.iter().map(|&i| model.threads[i].clone()).collect();
         for h in &mut model.host {
             h.row = new_index[h.row];
+        }
+        for f in &mut model.findings {
+            if let Track::Host(row) = &mut f.track {
+                *row = new_index[*row];
+            }
         }
         model
             .tasks
@@ -259,6 +332,23 @@ impl Model {
             .map(|t| t.end)
             .fold(f64::NEG_INFINITY, f64::max);
         (lo, hi)
+    }
+
+    /// One mark per finding (its first), in finding order.
+    pub fn distinct_findings(&self) -> Vec<&FindingMark> {
+        let mut seen = std::collections::BTreeMap::new();
+        for f in &self.findings {
+            seen.entry(f.finding).or_insert(f);
+        }
+        seen.into_values().collect()
+    }
+
+    /// A track's label: [`Model::stream_label`], or `host` and the thread's name.
+    pub fn track_label(&self, track: Track) -> String {
+        match track {
+            Track::Stream(row) => self.stream_label(row),
+            Track::Host(row) => format!("host {}", self.threads[row].name),
+        }
     }
 
     /// Tasks by uid.

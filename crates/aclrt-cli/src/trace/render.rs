@@ -1,13 +1,14 @@
 //! `aclrt trace render`: a self-contained SVG timeline.
 //!
 //! One row per stream (tasks as boxes coloured by kind), then one row per host thread that
-//! ran callbacks or blocked in synchronise calls; arrows join each event record to the wait it
-//! released and each callback task to the thread that ran it; a time axis in milliseconds
-//! runs along the top.
+//! ran callbacks, blocked in synchronise calls or took part in a checker finding; arrows join
+//! each event record to the wait it released and each callback task to the thread that ran
+//! it; findings are framed and flagged in their own colour; a time axis in milliseconds runs
+//! along the top.
 
 use std::fmt::Write;
 
-use super::model::Model;
+use super::model::{Model, Track};
 
 /// Layout choices.
 #[derive(Debug, Clone)]
@@ -40,6 +41,9 @@ fn min_width(kind: &str) -> f64 {
         _ => MIN_BOX,
     }
 }
+
+/// The colour that marks the checker's findings (no task kind uses it).
+const FINDING: &str = "#e6007e";
 
 /// Fill colour per task kind (and host slice category).
 pub fn colour(kind: &str) -> &'static str {
@@ -179,6 +183,19 @@ fn legend(
             "callback → the host thread that ran it",
         ));
     }
+    let mut kinds: Vec<&str> = Vec::new();
+    for f in &model.findings {
+        if !kinds.contains(&f.kind.as_str()) {
+            kinds.push(&f.kind);
+        }
+    }
+    if !kinds.is_empty() {
+        marks.push(Mark::Swatch(
+            "#ffffff".to_owned(),
+            FINDING,
+            format!("checker finding ({})", kinds.join(", ")),
+        ));
+    }
     marks
 }
 
@@ -199,7 +216,12 @@ fn legend_layout(marks: &[Mark], width: f64) -> Vec<(usize, f64)> {
 
 /// Renders the model as an SVG document.
 pub fn render(model: &Model, opts: &Options) -> String {
-    let (lo, hi) = model.task_span();
+    let (mut lo, mut hi) = model.task_span();
+    // A finding on a host thread may come before the first task or after the last.
+    for f in &model.findings {
+        lo = lo.min(f.start);
+        hi = hi.max(f.end);
+    }
     let pad = ((hi - lo) * 0.01).max(1.0);
     let (t0, mut t1) = (lo - pad, hi + pad);
     if t1 <= t0 {
@@ -207,13 +229,14 @@ pub fn render(model: &Model, opts: &Options) -> String {
     }
     let visible = |s: f64, e: f64| e >= t0 && s <= t1;
 
-    // Host threads worth a row: those that ran callbacks or blocked.
+    // Host threads worth a row: those that ran callbacks, blocked, or that a finding involves.
     let host_rows: Vec<usize> = (0..model.threads.len())
         .filter(|&r| {
             model
                 .host
                 .iter()
                 .any(|h| h.row == r && h.cat != "launch" && visible(h.start, h.end))
+                || model.findings.iter().any(|f| f.track == Track::Host(r))
         })
         .collect();
     let stream_labels: Vec<String> = (0..model.streams.len())
@@ -467,6 +490,55 @@ pub fn render(model: &Model, opts: &Options) -> String {
         );
     }
     let _ = writeln!(s, "</g>");
+
+    // Findings, over everything: a frame around each task involved, a flag on each host
+    // thread involved.
+    if !model.findings.is_empty() {
+        let _ = writeln!(
+            s,
+            r##"<g class="findings" fill="none" stroke="{FINDING}" stroke-width="2">"##
+        );
+    }
+    for f in &model.findings {
+        let mut title = format!("{} #{}: {}", f.kind, f.finding, f.message);
+        for site in &f.sites {
+            title.push('\n');
+            title.push_str(site);
+        }
+        let (y, inset) = match f.track {
+            Track::Stream(row) => (stream_y(row), 2.0),
+            Track::Host(row) => (host_y(row), 2.0),
+        };
+        let bx = x(f.start);
+        let top = y + (ROW - BOX) / 2.0 - inset;
+        if f.end > f.start {
+            let bw = (x(f.end) - bx).max(MIN_BOX);
+            let _ = writeln!(
+                s,
+                r#"<rect class="finding" data-finding="{}" data-kind="{}" data-uid="{}" x="{:.2}" y="{top:.1}" width="{:.2}" height="{:.1}" rx="3"><title>{}</title></rect>"#,
+                f.finding,
+                xml(&f.kind),
+                f.uid.map(|u| u.to_string()).unwrap_or_default(),
+                bx - inset,
+                bw + 2.0 * inset,
+                BOX + 2.0 * inset,
+                xml(&title)
+            );
+        }
+        // A flag at the mark's start: a triangle pointing down onto the row.
+        let _ = writeln!(
+            s,
+            r#"<path class="finding-flag" data-finding="{}" data-kind="{}" d="M{:.2},{:.1} h10 l-5,8 z" fill="{FINDING}" stroke="none"><title>{}</title></path>"#,
+            f.finding,
+            xml(&f.kind),
+            bx - 5.0,
+            top - 4.0,
+            xml(&title)
+        );
+    }
+    if !model.findings.is_empty() {
+        let _ = writeln!(s, "</g>");
+    }
 
     // Legend.
     let _ = writeln!(s, r#"<g class="legend">"#);

@@ -1,8 +1,9 @@
-//! `aclrt trace summary`: per-stream busy time, the longest waits and the critical path.
+//! `aclrt trace summary`: the checker's findings (when it ran), per-stream busy time, the
+//! longest waits and the critical path.
 
 use std::fmt::Write;
 
-use super::model::{Model, Task};
+use super::model::{Model, Task, Track};
 
 /// Length of the union of the intervals (which may overlap when slices nest).
 fn covered(mut spans: Vec<(f64, f64)>) -> f64 {
@@ -131,6 +132,43 @@ fn ms(us: f64) -> String {
     format!("{:.3}", us / 1000.0)
 }
 
+/// The checker's findings, when the trace holds any: a count by kind, then each finding's
+/// description and the tracks it marks.
+fn findings(model: &Model, out: &mut String) {
+    let distinct = model.distinct_findings();
+    if distinct.is_empty() {
+        return;
+    }
+    let mut by_kind: Vec<(&str, usize)> = Vec::new();
+    for f in &distinct {
+        match by_kind.iter_mut().find(|(k, _)| *k == f.kind) {
+            Some((_, n)) => *n += 1,
+            None => by_kind.push((&f.kind, 1)),
+        }
+    }
+    let counts: Vec<String> = by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "checker findings: {} ({})",
+        distinct.len(),
+        counts.join(", ")
+    );
+    for f in distinct {
+        let _ = writeln!(out, "  #{} {}: {}", f.finding, f.kind, f.message);
+        let mut tracks: Vec<Track> = model
+            .findings
+            .iter()
+            .filter(|m| m.finding == f.finding)
+            .map(|m| m.track)
+            .collect();
+        tracks.sort();
+        tracks.dedup();
+        let labels: Vec<String> = tracks.into_iter().map(|t| model.track_label(t)).collect();
+        let _ = writeln!(out, "     marked on {}", labels.join("; "));
+    }
+}
+
 /// The printed report.
 pub fn report(model: &Model, source: &str, top: usize) -> String {
     let mut out = String::new();
@@ -151,6 +189,7 @@ pub fn report(model: &Model, source: &str, top: usize) -> String {
         "busy and waiting are shares of the {} ms from the first task start to the last task end",
         ms(span)
     );
+    findings(model, &mut out);
     let _ = writeln!(out);
     let _ = writeln!(
         out,
@@ -322,6 +361,49 @@ mod tests {
             tasks,
             ..Model::default()
         }
+    }
+
+    #[test]
+    fn findings_are_counted_by_kind_and_listed_with_their_tracks() {
+        use crate::trace::model::{FindingMark, ThreadRow};
+        let mark = |finding: u64, kind: &str, track: Track| FindingMark {
+            finding,
+            kind: kind.into(),
+            message: format!("{kind} number {finding}"),
+            sites: Vec::new(),
+            track,
+            start: 0.0,
+            end: 0.0,
+            uid: None,
+        };
+        let mut m = two_streams(vec![task(1, 0, "kernel", 0.0, 1.0)]);
+        m.threads.push(ThreadRow {
+            tid: 77,
+            name: "main (77)".into(),
+        });
+        m.findings = vec![
+            mark(1, "race", Track::Stream(1)),
+            mark(1, "race", Track::Stream(0)),
+            mark(2, "use_after_free", Track::Host(0)),
+            mark(2, "use_after_free", Track::Stream(1)),
+            mark(3, "race", Track::Host(0)),
+        ];
+        let mut out = String::new();
+        findings(&m, &mut out);
+        assert_eq!(
+            out,
+            "\nchecker findings: 3 (race 2, use_after_free 1)\n\
+             \x20 #1 race: race number 1\n\
+             \x20    marked on device 0 stream 1; device 0 stream 2\n\
+             \x20 #2 use_after_free: use_after_free number 2\n\
+             \x20    marked on device 0 stream 2; host main (77)\n\
+             \x20 #3 race: race number 3\n\
+             \x20    marked on host main (77)\n"
+        );
+        m.findings.clear();
+        let mut out = String::new();
+        findings(&m, &mut out);
+        assert_eq!(out, "");
     }
 
     #[test]

@@ -51,6 +51,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 pub use report::{Access, AccessKind, Finding, Kind, Object, Site, Wait};
+pub use site::{set_site_source, SiteSource};
 
 use crate::observe::{self, Observed, Observer, ObserverId};
 /// The checker's own locks are leaves below every runtime lock: observer events arrive with
@@ -258,7 +259,9 @@ impl Observer for Checker {
             } => Some(copy_static(event)),
             Observed::WaitReleased { .. }
             | Observed::ApiFailed { .. }
-            | Observed::StreamNamed { .. } => return,
+            | Observed::StreamNamed { .. }
+            | Observed::Finding { .. }
+            | Observed::ProcessEnding { .. } => return,
             _ => None,
         };
         if let Some(ev) = worker_event {
@@ -274,10 +277,9 @@ impl Observer for Checker {
             let mut fatal = self.drain(&mut st);
             fatal |= st.observe(&ev, Caller::none());
             fatal |= self.drain(&mut st);
-            if st.findings.len() > before {
-                self.publish(&st, before);
-            }
+            let new = self.publish(&st, before);
             drop(st);
+            announce(&new);
             if fatal {
                 self.end_process();
             }
@@ -312,13 +314,12 @@ impl Observer for Checker {
         let mut fatal = self.drain(&mut st);
         fatal |= st.observe(event, caller);
         fatal |= self.drain(&mut st);
-        if st.findings.len() > before {
-            self.publish(&st, before);
-        }
+        let new = self.publish(&st, before);
         if matches!(event, Observed::HostWaitBegin { .. }) {
             self.watchdog.notify_all();
         }
         drop(st);
+        announce(&new);
         if fatal {
             self.end_process();
         }
@@ -375,8 +376,13 @@ impl Checker {
         fatal
     }
 
-    /// Prints the findings from `from` on and rewrites the report.
-    fn publish(&self, st: &State, from: usize) {
+    /// Prints the findings from `from` on and rewrites the report; returns them, for
+    /// [`announce`] once the state is released (nothing when there are none: the common case
+    /// costs a comparison).
+    fn publish(&self, st: &State, from: usize) -> Vec<Finding> {
+        if st.findings.len() <= from {
+            return Vec::new();
+        }
         if self.options.print {
             let mut err = std::io::stderr().lock();
             for f in &st.findings[from..] {
@@ -391,11 +397,13 @@ impl Checker {
                 );
             }
         }
+        st.findings[from..].to_vec()
     }
 
     /// After a hang or deadlock: end the process with the checker's code, if it is to.
     fn end_process(&self) {
         if let Some(code) = self.options.exit_code {
+            observe::process_ending(code);
             let _ = std::io::stderr().flush();
             // SAFETY: _exit ends the process at once; nothing of this process runs after it.
             unsafe { libc::_exit(code) };
@@ -412,19 +420,23 @@ impl Checker {
             }
             let before = st.findings.len();
             let fatal = self.drain(&mut st);
-            if st.findings.len() > before {
-                self.publish(&st, before);
-            }
-            if fatal {
+            let new = self.publish(&st, before);
+            if fatal || !new.is_empty() {
                 drop(st);
-                self.end_process();
-                return;
+                announce(&new);
+                if fatal {
+                    self.end_process();
+                    return;
+                }
+                st = lock(&self.state);
+                continue;
             }
             let now = crate::clock::now_ns();
             if st.look_for_hang(now, hang_ns) {
                 let from = st.findings.len() - 1;
-                self.publish(&st, from);
+                let new = self.publish(&st, from);
                 drop(st);
+                announce(&new);
                 self.end_process();
                 return;
             }
@@ -537,7 +549,23 @@ pub fn check_leaks() {
     }
     let from = st.findings.len();
     st.findings.extend(leaks);
-    checker.publish(&st, from);
+    let new = checker.publish(&st, from);
+    drop(st);
+    announce(&new);
+}
+
+/// Tells the other observers (a trace collector) of new findings, on the calling thread, with
+/// the checker's state released (observers take their own locks).
+fn announce(new: &[Finding]) {
+    for f in new {
+        observe::finding(
+            f.kind.as_str(),
+            &f.message,
+            &f.involved,
+            &f.site_lines(),
+            &f.fix,
+        );
+    }
 }
 
 /// `aclInit`: starts the checker when `ACLRT_CHECK` asks for it.
@@ -567,6 +595,7 @@ extern "C" fn at_exit() {
         check_leaks();
         let code = EXIT_CODE.load(std::sync::atomic::Ordering::Acquire);
         if code >= 0 && !findings().is_empty() {
+            observe::process_ending(code);
             let _ = std::io::stderr().flush();
             // SAFETY: _exit ends the process at once with the checker's status.
             unsafe { libc::_exit(code) };

@@ -4,6 +4,8 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
+use crate::observe::Point;
+
 pub use super::site::Site;
 
 /// What kind of problem a finding is.
@@ -153,6 +155,9 @@ pub struct Finding {
     pub objects: Vec<Object>,
     /// What would fix it.
     pub fix: String,
+    /// The tasks and host threads involved (the accesses' in their order; the waiters of a
+    /// wait-for picture; none for a leak).
+    pub involved: Vec<Point>,
 }
 
 fn site_json(site: &Site) -> Value {
@@ -164,23 +169,29 @@ impl Finding {
     /// waits with their sites, and a `fix:` line.
     pub fn to_text(&self) -> String {
         let mut s = format!("aclrt-check: {}: {}\n", self.kind.as_str(), self.message);
-        for a in &self.accesses {
-            let _ = writeln!(s, "  {}", a.describe());
-        }
-        for w in &self.waits {
-            let _ = writeln!(
-                s,
-                "  {} waits for {} (at {})",
-                w.waiter,
-                w.waits_for,
-                w.site.describe()
-            );
-        }
-        for o in &self.objects {
-            let _ = writeln!(s, "  {} created at {}", o.object, o.site.describe());
+        for line in self.site_lines() {
+            let _ = writeln!(s, "  {line}");
         }
         let _ = writeln!(s, "  fix: {}", self.fix);
         s
+    }
+
+    /// One line per access, wait or object involved, each with its call site.
+    pub fn site_lines(&self) -> Vec<String> {
+        let accesses = self.accesses.iter().map(Access::describe);
+        let waits = self.waits.iter().map(|w| {
+            format!(
+                "{} waits for {} (at {})",
+                w.waiter,
+                w.waits_for,
+                w.site.describe()
+            )
+        });
+        let objects = self
+            .objects
+            .iter()
+            .map(|o| format!("{} created at {}", o.object, o.site.describe()));
+        accesses.chain(waits).chain(objects).collect()
     }
 
     /// The finding as a JSON object.

@@ -6,14 +6,39 @@
 use super::FastMap;
 use std::ffi::CStr;
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Frames captured at most (deep enough to leave the runtime from any entry point).
 const MAX_FRAMES: usize = 40;
 
-/// A captured stack: return addresses, innermost first.
+/// A captured stack: return addresses, innermost first, and where an interpreted program
+/// (Python) called, when a [`SiteSource`] says so.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub(crate) struct Stack(Box<[usize]>);
+pub(crate) struct Stack(Box<[usize]>, Option<Arc<Site>>);
+
+/// Tells where an interpreted program made the call under way on the calling thread (the
+/// interpreter's own frames say nothing of the program's lines), or `None` when it does not
+/// know. Called on the thread making the call, with no lock of the checker's held but
+/// possibly with runtime locks held: it must not call into the runtime nor block.
+pub type SiteSource = fn() -> Option<Site>;
+
+static SITE_SOURCE: std::sync::atomic::AtomicPtr<()> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+/// Installs the face's [`SiteSource`] (the Python face does, at import).
+pub fn set_site_source(source: SiteSource) {
+    SITE_SOURCE.store(source as *mut (), std::sync::atomic::Ordering::Release);
+}
+
+fn program_site() -> Option<Arc<Site>> {
+    let source = SITE_SOURCE.load(std::sync::atomic::Ordering::Acquire);
+    if source.is_null() {
+        return None;
+    }
+    // SAFETY: the only non-null value ever stored is a `SiteSource` cast to a pointer.
+    let source: SiteSource = unsafe { std::mem::transmute::<*mut (), SiteSource>(source) };
+    source().map(Arc::new)
+}
 
 /// Captures the calling thread's stack, up to and including the first frame outside the
 /// runtime (each return address is classified once per thread).
@@ -34,7 +59,7 @@ pub(crate) fn capture() -> Stack {
             runtime && n < MAX_FRAMES
         });
     });
-    Stack(ips[..n].into())
+    Stack(ips[..n].into(), program_site())
 }
 
 /// Whether every symbol at `ip` is the runtime's.
@@ -58,7 +83,7 @@ fn is_runtime_frame(ip: usize) -> bool {
 pub(crate) struct SiteId(u32);
 
 /// Where a program called the runtime.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Site {
     /// The function (demangled, without its hash).
     pub function: String,
@@ -126,6 +151,14 @@ impl Sites {
             return r.clone();
         }
         let r = match self.stacks.get(id.0 as usize) {
+            Some(Stack(ips, Some(program))) => {
+                let entry = if ips.is_empty() {
+                    None
+                } else {
+                    first_outside(&self.stacks[id.0 as usize]).1
+                };
+                ((**program).clone(), entry)
+            }
             Some(stack) if !stack.0.is_empty() => first_outside(stack),
             _ => (Site::unknown(), None),
         };

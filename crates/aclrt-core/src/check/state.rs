@@ -879,6 +879,7 @@ impl State {
             waits: Vec::new(),
             objects: Vec::new(),
             fix,
+            involved: vec![point_of(first), point_of(second)],
         });
     }
 
@@ -1057,6 +1058,20 @@ fn leak(
             site,
         }],
         fix,
+        involved: Vec::new(),
+    }
+}
+
+/// The task that made an access, or the host thread.
+fn point_of(info: &AccInfo) -> Point {
+    match info.task {
+        Some((stream_id, stream, task_id)) => Point::Task(TaskRef {
+            device_id: info.device,
+            stream_id,
+            stream,
+            task_id,
+        }),
+        None => Point::Host(info.thread),
     }
 }
 

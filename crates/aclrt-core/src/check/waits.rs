@@ -12,7 +12,7 @@
 use super::report::{Finding, Kind, Wait};
 use super::site::SiteId;
 use super::state::State;
-use crate::observe::TaskRef;
+use crate::observe::{Point, TaskRef};
 use crate::task_info::TaskKind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -23,6 +23,8 @@ enum Status {
 }
 
 struct Link {
+    /// The waiter, as a task or host thread.
+    point: Point,
     waiter: String,
     waits_for: String,
     site: SiteId,
@@ -87,6 +89,7 @@ impl<'a> Walk<'a> {
             let mark = self.links.len();
             if self.explain {
                 let link = Link {
+                    point: Point::Host(tid),
                     waiter: format!("thread {tid} in {}", b.call),
                     waits_for: self.task_name(*t),
                     site: b.site,
@@ -138,6 +141,7 @@ impl<'a> Walk<'a> {
                 Some(rec) => {
                     if self.explain {
                         let link = Link {
+                            point: Point::Task(head_ref),
                             waiter,
                             waits_for: format!("record {}", self.task_name(rec)),
                             site: head.site,
@@ -151,7 +155,7 @@ impl<'a> Walk<'a> {
                     }
                     self.task(rec)
                 }
-                None => self.flag_wait(head.event, head.site, waiter, t.stream_id),
+                None => self.flag_wait(head.event, head.site, (head_ref, waiter), t.stream_id),
             },
             TaskKind::Callback if head.blocking => {
                 let subscriber = self.st.subscriptions.get(&t.stream).copied();
@@ -171,6 +175,7 @@ impl<'a> Walk<'a> {
                         let call = self.st.blocked[&tid].call;
                         if self.explain {
                             let link = Link {
+                            point: Point::Task(head_ref),
                             waiter,
                             waits_for: format!(
                                 "thread {tid}, subscribed to stream {} with aclrtSubscribeReport, to call aclrtProcessReport (it is blocked in {call})",
@@ -199,7 +204,7 @@ impl<'a> Walk<'a> {
         &mut self,
         event: Option<u64>,
         site: SiteId,
-        waiter: String,
+        (head, waiter): (TaskRef, String),
         stream: u32,
     ) -> Status {
         let name = self.event_name(event);
@@ -237,6 +242,7 @@ impl<'a> Walk<'a> {
             };
             if self.explain {
                 let link = Link {
+                    point: Point::Task(head),
                     waiter,
                     waits_for: why,
                     site,
@@ -256,6 +262,7 @@ impl<'a> Walk<'a> {
             let inner = self.links.len();
             if self.explain {
                 let link = Link {
+                    point: Point::Task(head),
                     waiter: waiter.clone(),
                     waits_for: format!("record {}", self.task_name(c)),
                     site,
@@ -367,6 +374,12 @@ pub(crate) fn find_deadlock(st: &mut State, look: Look) -> Option<Finding> {
 
 fn finish(st: &mut State, links: Vec<Link>, message: String) -> Finding {
     let fix = links.iter().rev().find_map(|l| l.fix.clone());
+    let mut involved: Vec<Point> = Vec::new();
+    for l in &links {
+        if !involved.contains(&l.point) {
+            involved.push(l.point);
+        }
+    }
     let waits = links
         .into_iter()
         .map(|l| Wait {
@@ -382,6 +395,7 @@ fn finish(st: &mut State, links: Vec<Link>, message: String) -> Finding {
         waits,
         objects: Vec::new(),
         fix: fix.unwrap_or_else(|| "break the cycle of waits shown".into()),
+        involved,
     }
 }
 
@@ -408,6 +422,7 @@ pub(crate) fn hang_finding(st: &mut State, now_ns: u64) -> Finding {
                     .join(", ")
             };
             w.links.push(Link {
+                point: Point::Host(tid),
                 waiter: format!("thread {tid} in {} for {since} ms", b.call),
                 waits_for: what,
                 site: b.site,

@@ -7,7 +7,10 @@
 //! slice) join each launch to its task, each event record to every wait it released, and each
 //! callback task to the host thread that ran its body. Every task slice carries `args.uid`, a
 //! trace-wide task number, so tools need not rebuild identities from stream ids (which the
-//! runtime reuses).
+//! runtime reuses). A finding of the checker (when it runs beside the collector) is marked on
+//! every track it involves, in category `finding`: a slice over each task involved, nested in
+//! the task's own slice, and an instant on each host thread; each mark's `args` hold the
+//! finding's number, kind, message, the sites of its accesses or waits, and its fix.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -15,10 +18,14 @@ use serde_json::{json, Map, Value};
 
 use super::{TaskRef, Trace, TraceRecord};
 use crate::error::AclError;
+use crate::observe::Point;
 use crate::task_info::TaskKind;
 
 /// The `process_name` of the host process.
 pub const HOST_PROCESS_NAME: &str = "host";
+
+/// The category of the slices and instants that mark a finding of the checker.
+pub const FINDING_CATEGORY: &str = "finding";
 
 /// The name a kind goes by in the trace (`args.kind`, the slice category).
 pub(crate) fn kind_name(kind: TaskKind) -> &'static str {
@@ -115,6 +122,33 @@ impl Writer {
             event: json!({
                 "ph": "i", "s": "t", "pid": pid, "tid": tid, "name": name, "cat": cat,
                 "ts": us(ts), "args": a,
+            }),
+        });
+    }
+
+    /// A finding's slice (category `finding`, drawn in the viewer's alarm colour).
+    fn marked_slice(&mut self, pid: u64, tid: u64, name: &str, ts: u64, end: u64, a: Value) {
+        let dur = end.saturating_sub(ts);
+        self.out.push(Out {
+            ts,
+            order: 0,
+            dur,
+            event: json!({
+                "ph": "X", "pid": pid, "tid": tid, "name": name, "cat": FINDING_CATEGORY,
+                "cname": "terrible", "ts": us(ts), "dur": us(dur), "args": a,
+            }),
+        });
+    }
+
+    /// A finding's instant on a track.
+    fn marked_instant(&mut self, pid: u64, tid: u64, name: &str, ts: u64, a: Value) {
+        self.out.push(Out {
+            ts,
+            order: 1,
+            dur: 0,
+            event: json!({
+                "ph": "i", "s": "t", "pid": pid, "tid": tid, "name": name,
+                "cat": FINDING_CATEGORY, "cname": "terrible", "ts": us(ts), "args": a,
             }),
         });
     }
@@ -263,7 +297,7 @@ pub(crate) fn to_json(trace: &Trace) -> String {
             TraceRecord::CallbackRan { end_ns, .. } | TraceRecord::HostWait { end_ns, .. } => {
                 trace_end = trace_end.max(*end_ns);
             }
-            TraceRecord::ApiFailed { .. } => {}
+            TraceRecord::ApiFailed { .. } | TraceRecord::Finding { .. } => {}
         }
     }
 
@@ -464,6 +498,63 @@ pub(crate) fn to_json(trace: &Trace) -> String {
                 );
             }
             _ => {}
+        }
+    }
+
+    // Findings: a marked slice over each task involved (an instant where the task never ran),
+    // an instant on each host thread involved (the finding's own thread when none is named).
+    let mut number = 0u64;
+    for r in &trace.records {
+        let TraceRecord::Finding {
+            finding,
+            thread_id,
+            at_ns,
+        } = r
+        else {
+            continue;
+        };
+        number += 1;
+        let name = format!("finding: {}", finding.kind);
+        let mark_args = |extra: Vec<(&'static str, Value)>| {
+            let mut a = vec![
+                ("finding", json!(number)),
+                ("kind", json!(finding.kind)),
+                ("message", json!(finding.message)),
+                ("sites", json!(finding.sites)),
+                ("fix", json!(finding.fix)),
+            ];
+            a.extend(extra);
+            args(a)
+        };
+        let host = [Point::Host(*thread_id)];
+        let involved = if finding.involved.is_empty() {
+            &host[..]
+        } else {
+            &finding.involved[..]
+        };
+        for point in involved {
+            match point {
+                Point::Task(task) => {
+                    add_handle(&mut stream_tracks, task);
+                    let (pid, tid) = (task.device_id as u64, u64::from(task.stream_id));
+                    let span = spans.get(task);
+                    let a = mark_args(vec![
+                        ("uid", json!(span.map(|s| s.uid))),
+                        ("task", json!(task.task_id)),
+                    ]);
+                    match span.and_then(|s| s.start.map(|(start, _)| (start, s.end))) {
+                        Some((start, end)) => {
+                            let end = end.unwrap_or(trace_end).max(start);
+                            w.marked_slice(pid, tid, &name, start, end, a);
+                        }
+                        None => w.marked_instant(pid, tid, &name, *at_ns, a),
+                    }
+                }
+                Point::Host(t) => {
+                    host_threads.insert(*t);
+                    w.marked_instant(host_pid, u64::from(*t), &name, *at_ns, mark_args(vec![]));
+                }
+            }
         }
     }
 

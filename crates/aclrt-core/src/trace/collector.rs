@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 
-use super::{StreamInfo, ThreadInfo, Trace, TraceRecord};
+use super::{FindingInfo, StreamInfo, ThreadInfo, Trace, TraceRecord};
 use crate::observe::{thread_id, Observed, Observer};
 use crate::sync::lock;
 
@@ -172,6 +172,30 @@ impl Observer for Collector {
                     stream,
                     name: name.map(str::to_owned),
                 });
+                return;
+            }
+            Observed::Finding {
+                kind,
+                message,
+                involved,
+                sites,
+                fix,
+                thread_id,
+                at_ns,
+            } => TraceRecord::Finding {
+                finding: Arc::new(FindingInfo {
+                    kind: kind.to_owned(),
+                    message: message.to_owned(),
+                    involved: involved.to_vec(),
+                    sites: sites.to_vec(),
+                    fix: fix.to_owned(),
+                }),
+                thread_id,
+                at_ns,
+            },
+            // Nothing else will write a trace started by the environment: write it now.
+            Observed::ProcessEnding { .. } => {
+                super::on_finalize();
                 return;
             }
             // Edges other than wait releases and synchronous host accesses are not drawn.

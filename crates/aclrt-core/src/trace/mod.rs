@@ -24,7 +24,7 @@ use crate::observe::{self, ObserverId};
 use crate::sync::lock;
 use crate::task_info::TaskKind;
 
-pub use chrome::HOST_PROCESS_NAME;
+pub use chrome::{FINDING_CATEGORY, HOST_PROCESS_NAME};
 
 /// The environment variable that switches the collector on: the path the trace is written to.
 pub const ENV_TRACE: &str = "ACLRT_TRACE";
@@ -130,6 +130,31 @@ pub enum TraceRecord {
         /// When.
         at_ns: u64,
     },
+    /// The checker (or another tool) found a problem.
+    Finding {
+        /// What it found.
+        finding: Arc<FindingInfo>,
+        /// The thread that made the finding.
+        thread_id: u32,
+        /// When.
+        at_ns: u64,
+    },
+}
+
+/// A problem a tool found, as the trace shows it: marks on the tracks of the tasks and host
+/// threads involved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FindingInfo {
+    /// `"race"`, `"use_after_free"`, `"free_while_in_use"`, `"deadlock"`, `"hang"`, `"leak"`.
+    pub kind: String,
+    /// One sentence.
+    pub message: String,
+    /// The tasks and host threads involved.
+    pub involved: Vec<observe::Point>,
+    /// One line per access or wait involved, with its call site.
+    pub sites: Vec<String>,
+    /// What would fix it.
+    pub fix: String,
 }
 
 impl TraceRecord {
@@ -143,7 +168,8 @@ impl TraceRecord {
             | TraceRecord::Finished { at_ns, .. }
             | TraceRecord::Discarded { at_ns, .. }
             | TraceRecord::WaitReleased { at_ns, .. }
-            | TraceRecord::ApiFailed { at_ns, .. } => *at_ns,
+            | TraceRecord::ApiFailed { at_ns, .. }
+            | TraceRecord::Finding { at_ns, .. } => *at_ns,
         }
     }
 }
