@@ -46,9 +46,10 @@ impl Runtime {
     /// `aclrtCreateStreamWithConfig`: priority 0 (highest) to 7, clamped; unknown flag bits are
     /// ignored.
     pub fn create_stream_with_config(&self, priority: u32, flags: u32) -> Result<StreamHandle> {
-        // A finalized runtime says so before the context check (the guard that matters is
-        // taken where the stream is made).
-        drop(self.creating()?);
+        // A finalized runtime says so before the context check, and the guard stays held
+        // through it: a shut-down that starts meanwhile waits, so the context cannot be torn
+        // down between the check and the lookup (`create_stream_in` takes it again).
+        let _creating = self.creating()?;
         let ctx = self.current_context()?;
         self.create_stream_in(&ctx, priority, flags, LegacySync::Independent)
     }
