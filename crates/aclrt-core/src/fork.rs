@@ -15,10 +15,14 @@ use std::sync::{Once, OnceLock};
 pub(crate) enum Rank {
     /// `aclInit`/`aclFinalize`'s lifecycle lock (held while a collection starts or stops).
     Lifecycle = 0,
-    /// The trace collector's locks and the observer list.
+    /// The trace collector's locks.
     Trace = 1,
+    /// The observer list and the stream names (leaves).
+    Observe = 2,
     /// The installed runtime's lock, a leaf.
-    Installed = 2,
+    Installed = 3,
+    /// The checker's installation slot (taken under the lifecycle lock at `aclInit`).
+    Check = 4,
 }
 
 /// What one participant does around a fork.
@@ -31,7 +35,7 @@ pub(crate) struct Participant {
     pub(crate) child: fn(),
 }
 
-static PARTICIPANTS: [OnceLock<Participant>; 3] = [const { OnceLock::new() }; 3];
+static PARTICIPANTS: [OnceLock<Participant>; 5] = [const { OnceLock::new() }; 5];
 
 /// Registers `participant` at `rank` (once; a second registration at that rank is ignored).
 pub(crate) fn watch(rank: Rank, participant: Participant) {

@@ -331,6 +331,7 @@ thread_local! {
 
 /// Installs an observer; it sees events from now on.
 pub fn install(observer: Arc<dyn Observer>) -> ObserverId {
+    watch_forks();
     let id = ObserverId(NEXT_ID.fetch_add(1, Ordering::Relaxed));
     update(|list| list.push((id, observer)));
     id
@@ -451,33 +452,60 @@ pub(crate) fn stream_retired(stream: u64) {
 
 /// What the forking thread holds across `fork()` so the child never inherits it half-taken:
 /// the observer list and the stream names.
-pub(crate) struct ForkHeld {
+/// Registers the fork handlers of the observer list (see [`crate::fork`]): a forked child
+/// starts with no observer.
+pub(crate) fn watch_forks() {
+    crate::fork::watch(
+        crate::fork::Rank::Observe,
+        crate::fork::Participant {
+            prepare: || {
+                let held = before_fork();
+                let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(held));
+            },
+            parent: || {
+                let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+            },
+            child: || {
+                let _ = FORK_HELD.try_with(|h| {
+                    if let Some(held) = h.borrow_mut().take() {
+                        after_fork_in_child(held);
+                    }
+                });
+            },
+        },
+    );
+}
+
+thread_local! {
+    /// The list's locks, held by the forking thread across `fork()`.
+    static FORK_HELD: std::cell::RefCell<Option<ForkHeld>> = const { std::cell::RefCell::new(None) };
+}
+
+struct ForkHeld {
     named: std::sync::MutexGuard<'static, Vec<NamedStream>>,
     list: std::sync::RwLockWriteGuard<'static, Option<List>>,
 }
 
 /// Before `fork()`: takes the observer list and the stream names (both leaves: nothing else is
 /// taken while either is held, so the forking thread may take them last).
-pub(crate) fn before_fork() -> ForkHeld {
+fn before_fork() -> ForkHeld {
     ForkHeld {
         named: NAMED_STREAMS.lock().unwrap_or_else(|e| e.into_inner()),
         list: LIST.write().unwrap_or_else(|e| e.into_inner()),
     }
 }
 
-/// In a forked child: `remove` (the parent's trace collector) is no longer installed, the
-/// names of the parent's streams (whose handles are dead here) are forgotten, and the calling
-/// thread's cached OS id is asked again (the child's thread has a new one).
-pub(crate) fn after_fork_in_child(mut held: ForkHeld, remove: Option<ObserverId>) {
+/// In a forked child: no observer of the parent stays installed (the trace collector and the
+/// checker start afresh, or not at all, with the child's own `aclInit` or `start`; their
+/// parent state is abandoned, never touched), the names of the parent's streams (whose handles
+/// are dead here) are forgotten, and the calling thread's cached OS id is asked again (the
+/// child's thread has a new one).
+fn after_fork_in_child(mut held: ForkHeld) {
     std::mem::forget(std::mem::take(&mut *held.named));
     ANY_NAMED.store(false, Ordering::Release);
-    if let Some(id) = remove {
-        let mut list: Vec<_> = held.list.as_ref().map(|l| l.to_vec()).unwrap_or_default();
-        list.retain(|(i, _)| *i != id);
-        ENABLED.store(!list.is_empty(), Ordering::Release);
-        *held.list = (!list.is_empty()).then(|| Arc::new(list));
-        GENERATION.fetch_add(1, Ordering::Release);
-    }
+    std::mem::forget(held.list.take());
+    ENABLED.store(false, Ordering::Release);
+    GENERATION.fetch_add(1, Ordering::Release);
     let _ = THREAD_ID.try_with(|c| c.set(0));
 }
 

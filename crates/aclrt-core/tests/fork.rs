@@ -240,3 +240,75 @@ fn a_forked_child_of_a_tracing_parent_starts_with_a_fresh_collector() {
     assert!(!json.contains("child_kernel"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The child of a checking parent: each failed step returns its own status.
+fn checked_child() -> i32 {
+    fn c<T>(r: aclrt::Result<T>) -> i32 {
+        common::code(r)
+    }
+    // The parent's checker is gone: nothing observes, nothing is checked.
+    if aclrt::check::is_enabled() || aclrt::observe::enabled() {
+        return 30;
+    }
+    if !aclrt::check::findings().is_empty() {
+        return 31;
+    }
+    // A checker of its own works, with none of the parent's state.
+    aclrt::check::enable(aclrt::check::Parts::ALL);
+    if c(api::init()) != 0 || c(api::set_device(0)) != 0 {
+        return 32;
+    }
+    let Ok(s) = api::create_stream() else {
+        return 33;
+    };
+    let launched = api::launch_kernel(s, "child_kernel", Default::default(), Box::new(|| Ok(())));
+    if launched.is_err() || c(api::synchronize_stream(s)) != 0 {
+        return 34;
+    }
+    if c(api::destroy_stream(s)) != 0 || c(api::finalize()) != 0 {
+        return 35;
+    }
+    if !aclrt::check::disable().is_empty() {
+        return 36;
+    }
+    0
+}
+
+#[test]
+fn a_forked_child_of_a_checking_parent_runs_unchecked_until_it_checks_again() {
+    let _serial = common::exclusive();
+    common::setup();
+    aclrt::check::enable(aclrt::check::Parts::ALL);
+    // Another thread keeps the checker busy (its state lock) while the children are forked.
+    let stop = Arc::new(AtomicBool::new(false));
+    let busy = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            api::set_device(0).unwrap();
+            let s = api::create_stream().unwrap();
+            while !stop.load(Ordering::SeqCst) {
+                api::launch_kernel(s, "busy", Default::default(), Box::new(|| Ok(()))).unwrap();
+                api::synchronize_stream(s).unwrap();
+            }
+            api::destroy_stream(s).unwrap();
+        })
+    };
+    for i in 0..8 {
+        // SAFETY: the child runs only `checked_child` (the fork handlers hand it the runtime's
+        // and the observers' locks free, and the parent's checker is abandoned untouched) and
+        // leaves with `_exit`.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let status = std::panic::catch_unwind(checked_child).unwrap_or(99);
+            // SAFETY: ends the child at once, as a forked child must.
+            unsafe { libc::_exit(status) };
+        }
+        assert_eq!(exit_status(pid), 0, "child {i} failed a step");
+    }
+    stop.store(true, Ordering::SeqCst);
+    busy.join().unwrap();
+    assert!(aclrt::check::is_enabled(), "the parent still checks");
+    assert_eq!(aclrt::check::disable(), Vec::new());
+    api::finalize().unwrap();
+}

@@ -256,6 +256,7 @@ pub(crate) fn watch_forks() {
     // The collector's locks come after the lifecycle lock (aclInit and aclFinalize start and
     // stop an ACLRT_TRACE collection under it).
     crate::trace::watch_forks();
+    crate::observe::watch_forks();
     watch(
         Rank::Installed,
         Participant {

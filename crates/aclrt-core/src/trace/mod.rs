@@ -359,7 +359,6 @@ pub(crate) struct ForkHeld {
     env_path: MutexGuard<'static, Option<PathBuf>>,
     collector: MutexGuard<'static, Option<ObserverId>>,
     lists: collector::ForkHeld,
-    observe: observe::ForkHeld,
 }
 
 /// Before `fork()` (the runtime's fork handlers, after the lifecycle locks): takes the
@@ -371,7 +370,6 @@ fn before_fork() -> ForkHeld {
         env_path: ENV_PATH.lock().unwrap_or_else(|e| e.into_inner()),
         collector: COLLECTOR.lock().unwrap_or_else(|e| e.into_inner()),
         lists: collector::before_fork(),
-        observe: observe::before_fork(),
     }
 }
 
@@ -383,9 +381,8 @@ fn before_fork() -> ForkHeld {
 fn after_fork_in_child(mut held: ForkHeld) {
     FORKED_CHILD.store(true, Ordering::SeqCst);
     *held.env_path = None;
-    let collecting = held.collector.take();
+    held.collector.take();
     collector::after_fork_in_child(held.lists);
-    observe::after_fork_in_child(held.observe, collecting);
 }
 
 /// Nanoseconds since the device epoch.
