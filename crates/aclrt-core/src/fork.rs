@@ -23,6 +23,8 @@ pub(crate) enum Rank {
     Installed = 3,
     /// The checker's installation slot (taken under the lifecycle lock at `aclInit`).
     Check = 4,
+    /// The checker's stack walking (no thread inside the `backtrace` crate at the fork).
+    Unwinding = 5,
 }
 
 /// What one participant does around a fork.
@@ -35,7 +37,7 @@ pub(crate) struct Participant {
     pub(crate) child: fn(),
 }
 
-static PARTICIPANTS: [OnceLock<Participant>; 5] = [const { OnceLock::new() }; 5];
+static PARTICIPANTS: [OnceLock<Participant>; 6] = [const { OnceLock::new() }; 6];
 
 /// Registers `participant` at `rank` (once; a second registration at that rank is ignored).
 pub(crate) fn watch(rank: Rank, participant: Participant) {

@@ -51,12 +51,14 @@ pub(crate) fn capture() -> Stack {
     let mut n = 0;
     let _ = RUNTIME_IP.try_with(|known| {
         let mut known = known.borrow_mut();
-        backtrace::trace(|frame| {
-            let ip = frame.ip() as usize;
-            ips[n] = ip;
-            n += 1;
-            let runtime = *known.entry(ip).or_insert_with(|| is_runtime_frame(ip));
-            runtime && n < MAX_FRAMES
+        unwinding(|| {
+            backtrace::trace(|frame| {
+                let ip = frame.ip() as usize;
+                ips[n] = ip;
+                n += 1;
+                let runtime = *known.entry(ip).or_insert_with(|| is_runtime_frame(ip));
+                runtime && n < MAX_FRAMES
+            })
         });
     });
     Stack(ips[..n].into(), program_site())
@@ -233,14 +235,63 @@ fn symbols(ip: usize) -> Vec<Symbol> {
     let mut out = Vec::new();
     // A return address points after the call: look up the call itself.
     let addr = ip.saturating_sub(1) as *mut std::ffi::c_void;
-    backtrace::resolve(addr, |s| {
-        out.push(Symbol {
-            name: s.name().map(|n| format!("{n:#}")),
-            file: s.filename().map(|f| f.display().to_string()),
-            line: s.lineno(),
-        });
+    unwinding(|| {
+        backtrace::resolve(addr, |s| {
+            out.push(Symbol {
+                name: s.name().map(|n| format!("{n:#}")),
+                file: s.filename().map(|f| f.display().to_string()),
+                line: s.lineno(),
+            });
+        })
     });
     out
+}
+
+/// Held while this module walks or symbolises a stack (the outermost call on a thread takes
+/// it; nested ones, a symbol looked up while walking, run under it). The `backtrace` crate
+/// serialises itself with a global lock a forked child would inherit held if another thread
+/// of the parent was walking at the fork; the fork handler takes this lock first, so no
+/// thread is inside `backtrace` when the process forks.
+static UNWINDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+thread_local! {
+    static UNWINDING_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn unwinding<T>(body: impl FnOnce() -> T) -> T {
+    let outermost = UNWINDING_DEPTH.try_with(|d| d.get() == 0).unwrap_or(true);
+    let _held = outermost.then(|| {
+        watch_forks();
+        UNWINDING.lock().unwrap_or_else(|e| e.into_inner())
+    });
+    let _ = UNWINDING_DEPTH.try_with(|d| d.set(d.get() + 1));
+    let out = body();
+    let _ = UNWINDING_DEPTH.try_with(|d| d.set(d.get() - 1));
+    out
+}
+
+thread_local! {
+    static FORK_HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, ()>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Holds [`UNWINDING`] across `fork()`; the child gets it free.
+fn watch_forks() {
+    crate::fork::watch(
+        crate::fork::Rank::Unwinding,
+        crate::fork::Participant {
+            prepare: || {
+                let held = UNWINDING.lock().unwrap_or_else(|e| e.into_inner());
+                let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(held));
+            },
+            parent: || {
+                let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+            },
+            child: || {
+                let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+            },
+        },
+    );
 }
 
 /// The first frame of `stack` outside the runtime, and the last runtime entry point before it
