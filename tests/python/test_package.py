@@ -43,7 +43,8 @@ def test_every_pyacl_function_exists():
         assert callable(getattr(acl.rt, name)), name
     for name in PYACL_TOP:
         assert callable(getattr(acl, name)), name
-    for name in ("start_thread", "stop_thread", "bytes_to_ptr", "ptr_to_bytes", "numpy_to_ptr"):
+    for name in ("start_thread", "stop_thread", "bytes_to_ptr", "ptr_to_bytes", "numpy_to_ptr",
+                 "numpy_contiguous_to_ptr", "ptr_to_numpy"):
         assert callable(getattr(acl.util, name))
     for name in ("dvpp_malloc", "dvpp_free"):
         assert callable(getattr(acl.media, name))
