@@ -97,14 +97,16 @@ fn get_res_in_current_thread(r#type: &Any) -> PyResult<(u32, i32)> {
 
 // --- 2D copies --------------------------------------------------------------------------
 
+/// A 2D copy's `(dst, dpitch, src, spitch, width, height)`.
+type Plane2d = (usize, usize, usize, usize, usize, usize);
+
 /// The host buffers a 2D copy touches, vetted as `acl.rt.memcpy` vets its ranges: each side's
 /// whole span (first row's start to last row's end). A span that does not fit in an address
 /// is left to the core, which refuses it.
-#[allow(clippy::too_many_arguments)]
 fn vet_2d(
     py: Python<'_>,
     rt: &aclrt::Runtime,
-    (dst, dpitch, src, spitch, width, height): (usize, usize, usize, usize, usize, usize),
+    (dst, dpitch, src, spitch, width, height): Plane2d,
     call: &str,
 ) -> aclrt::Result<KeepAlive> {
     let (Some(dst_span), Some(src_span)) = (
@@ -124,8 +126,6 @@ fn vet_2d(
     let s = vet(py, rt, src, src_span, false, &format!("{call}: the source"))?;
     Ok(d.into_iter().chain(s).collect())
 }
-
-type Plane2d = (usize, usize, usize, usize, usize, usize);
 
 fn plane_args(
     dst: &Any,
