@@ -1,10 +1,11 @@
-"""pyACL ``acl.util``: threads for callback loops, bytes <-> pointers.
+"""pyACL ``acl.util``: threads for callback loops, bytes and NumPy arrays <-> pointers.
 
-Pointers are checked: ``ptr_to_bytes`` (and ``acl.rt.memcpy`` / ``memset`` and their async forms)
+Pointers are checked: ``ptr_to_bytes``, ``ptr_to_numpy`` (and ``acl.rt.memcpy`` / ``memset`` and their async forms)
 touch only runtime memory and the buffers whose addresses ``bytes_to_ptr`` / ``numpy_to_ptr``
 gave out while the program holds them; any other address raises ``ValueError`` (the copies
 return ``ACL_ERROR_INVALID_PARAM``) unless ``acl.ext.set_raw_pointers(True)`` or
-``ACLRT_PYTHON_RAW_POINTERS=1`` trusts it, as pyACL does.
+``ACLRT_PYTHON_RAW_POINTERS=1`` trusts it, as pyACL does. The NumPy helpers import NumPy when
+called and raise ``ImportError`` naming it when it is not installed.
 """
 
 from typing import Any, Callable, Tuple, Union
@@ -13,4 +14,6 @@ def start_thread(fn: Callable[..., object], args: Any, /) -> Tuple[int, int]: ..
 def stop_thread(thread_id: int, /) -> int: ...
 def bytes_to_ptr(data: Union[bytes, bytearray], /) -> int: ...
 def numpy_to_ptr(array: Any, /) -> int: ...
+def numpy_contiguous_to_ptr(array: Any, /) -> Tuple[int, Any]: ...
 def ptr_to_bytes(ptr: int, size: int, /) -> bytes: ...
+def ptr_to_numpy(ptr: int, shape: Tuple[int, ...], npy_type: int, /) -> Any: ...

@@ -26,7 +26,11 @@ launch_callback set_exception_info_callback get_task_id_from_exception_info
 get_stream_id_from_exception_info get_thread_id_from_exception_info
 get_device_id_from_exception_info get_error_code_from_exception_info malloc malloc_host free
 free_host memcpy memcpy_async memset memset_async peek_at_last_error get_last_error
-reset_device_force get_run_mode query_device_status get_device_utilization_rate""".split()
+reset_device_force get_run_mode query_device_status get_device_utilization_rate memcpy2d
+memcpy2d_async malloc_with_cfg mem_get_allocation_granularity get_device_res_limit
+set_device_res_limit reset_device_res_limit get_stream_res_limit set_stream_res_limit
+reset_stream_res_limit use_stream_res_in_current_thread unuse_stream_res_in_current_thread
+get_res_in_current_thread""".split()
 
 PYACL_TOP = """init finalize get_recent_err_msg app_log data_type_size float16_to_float float_to_float16
 create_data_buffer destroy_data_buffer get_data_buffer_addr get_data_buffer_size
@@ -39,7 +43,8 @@ def test_every_pyacl_function_exists():
         assert callable(getattr(acl.rt, name)), name
     for name in PYACL_TOP:
         assert callable(getattr(acl, name)), name
-    for name in ("start_thread", "stop_thread", "bytes_to_ptr", "ptr_to_bytes", "numpy_to_ptr"):
+    for name in ("start_thread", "stop_thread", "bytes_to_ptr", "ptr_to_bytes", "numpy_to_ptr",
+                 "numpy_contiguous_to_ptr", "ptr_to_numpy"):
         assert callable(getattr(acl.util, name))
     for name in ("dvpp_malloc", "dvpp_free"):
         assert callable(getattr(acl.media, name))
@@ -104,6 +109,10 @@ def test_mypy_accepts_typed_use_and_rejects_misuse(tmp_path):
         "buf: int = acl.create_data_buffer(dvpp, 100)\n"
         "previous: bool = acl.ext.set_raw_pointers(False)\n"
         "tid, ret6 = acl.util.start_thread(lambda: None, None)\n"
+        "limit, ret7 = acl.rt.get_res_in_current_thread(acl.ACL_RT_DEV_RES_CUBE_CORE)\n"
+        "cores: int = limit\n"
+        "ptr, ret8 = acl.rt.malloc_with_cfg(64, 0, {})\n"
+        "ret9: int = acl.rt.memcpy2d(ptr, 8, ptr, 8, 8, 1, acl.ACL_MEMCPY_DEVICE_TO_HOST)\n"
     )
     bad = tmp_path / "bad.py"
     bad.write_text("import acl\nname: int = acl.get_recent_err_msg()\nacl.rt.synchronize_stream('s')\n"

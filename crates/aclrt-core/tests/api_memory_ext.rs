@@ -261,6 +261,26 @@ fn memcpy_2d_codes() {
             )),
             ACL_ERROR_INVALID_PARAM
         );
+        // Pitches whose span does not fit in an address: refused, nothing written.
+        assert_eq!(
+            bad(api::memcpy_2d(dev, 1 << 63, p, SPITCH, W, 3, h2d)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            bad(api::memcpy_2d(
+                p,
+                DPITCH,
+                dev,
+                usize::MAX / 2,
+                W,
+                3,
+                ACL_MEMCPY_DEVICE_TO_HOST
+            )),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(api::span_2d(1 << 63, W, 3), None);
+        assert_eq!(api::span_2d(DPITCH, W, H), Some(DPITCH * (H - 1) + W));
+        assert_eq!(api::span_2d(DPITCH, W, 0), Some(0));
         // A span past the end of the device allocation: refused, nothing written.
         assert_eq!(
             bad(api::memcpy_2d(dev, DPITCH, p, SPITCH, W, H + 1, h2d)),

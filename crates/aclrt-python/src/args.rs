@@ -114,6 +114,17 @@ const WITH_BANG: &[&str] = &[
     "acl.media.dvpp_malloc",
 ];
 
+/// Calls whose parse failure pyACL words without `args`: `acl.rt.reset_stream_res_limit parse
+/// failed`.
+const WITHOUT_ARGS: &[&str] = &[
+    "acl.rt.get_stream_res_limit",
+    "acl.rt.set_stream_res_limit",
+    "acl.rt.reset_stream_res_limit",
+    "acl.rt.use_stream_res_in_current_thread",
+    "acl.rt.unuse_stream_res_in_current_thread",
+    "acl.rt.get_res_in_current_thread",
+];
+
 /// The text pyACL raises when it cannot parse the arguments of `qualname` (`acl.rt.malloc`).
 pub fn parse_failure(qualname: &str) -> String {
     let bang = if WITH_BANG.contains(&qualname) {
@@ -121,7 +132,12 @@ pub fn parse_failure(qualname: &str) -> String {
     } else {
         ""
     };
-    format!("{qualname} args parse failed{bang}")
+    let args = if WITHOUT_ARGS.contains(&qualname) {
+        ""
+    } else {
+        "args "
+    };
+    format!("{qualname} {args}parse failed{bang}")
 }
 
 /// Marks an exception as carrying pyACL's own wording, so [`add_one`] keeps it as it is.

@@ -186,6 +186,11 @@ pub fn known_owner(py: Python<'_>, ptr: usize, len: usize) -> Option<Py<PyAny>> 
     }
 }
 
+/// Whether `len` bytes at `ptr` lie in a known buffer that may be written.
+pub fn known_writable(py: Python<'_>, ptr: usize, len: usize) -> bool {
+    matches!(find(py, ptr, len, true), Found::Yes(_))
+}
+
 /// How many buffers are known (for tests).
 pub fn known_count() -> usize {
     known().as_ref().map_or(0, |k| k.buffers.len())

@@ -14,6 +14,7 @@ mod host_memory;
 mod media;
 mod rt;
 mod rt_ext;
+mod rt_more;
 mod site;
 mod util;
 
@@ -83,7 +84,8 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     site::install();
     submodule(m, "rt", |m| {
         rt::register(m)?;
-        rt_ext::register(m)
+        rt_ext::register(m)?;
+        rt_more::register(m)
     })?;
     submodule(m, "util", util::register)?;
     submodule(m, "media", media::register)?;

@@ -366,12 +366,12 @@ fn free_host(ptr: &Any) -> PyResult<i32> {
 // only when the core would go on to touch it (it refuses NULL and count > max itself).
 
 /// Host buffers an asynchronous task uses, kept alive until the task has run.
-type KeepAlive = Vec<Py<PyAny>>;
+pub(crate) type KeepAlive = Vec<Py<PyAny>>;
 
 /// Queues, behind the task just submitted on `stream`, the release of the buffers it uses.
 /// If that cannot be queued the buffers are never released: leaking is safe, freeing early is
 /// not.
-fn release_after(rt: &Runtime, stream: StreamHandle, keep: KeepAlive) {
+pub(crate) fn release_after(rt: &Runtime, stream: StreamHandle, keep: KeepAlive) {
     if keep.is_empty() {
         return;
     }

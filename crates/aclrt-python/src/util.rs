@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 use aclrt::api::{self, MemoryRange};
 use aclrt::codes::{ACL_ERROR_INTERNAL_ERROR, ACL_ERROR_INVALID_PARAM};
 use aclrt::consts::ACL_MEMCPY_HOST_TO_HOST;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyImportError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyTuple};
 
@@ -262,6 +262,153 @@ fn ptr_to_bytes<'py>(py: Python<'py>, ptr: &Any, size: &Any) -> PyResult<Bound<'
     })
 }
 
+/// NumPy, imported when a call needs it: `ImportError` naming it when it cannot be imported.
+fn numpy<'py>(py: Python<'py>, call: &str) -> PyResult<Bound<'py, PyModule>> {
+    py.import("numpy").map_err(|e| {
+        PyImportError::new_err(format!(
+            "acl.util.{call} needs NumPy, and numpy cannot be imported ({e})"
+        ))
+    })
+}
+
+/// `ptr, array = acl.util.numpy_contiguous_to_ptr(array)`: the data address of a C-contiguous
+/// version of a NumPy array (the array itself when it is one, a copy otherwise), and that
+/// array, which the program holds while it uses the address. Its elements are then known
+/// memory for copies, as for `numpy_to_ptr`.
+#[pyfunction]
+fn numpy_contiguous_to_ptr<'py>(
+    py: Python<'py>,
+    array: &Bound<'py, PyAny>,
+) -> PyResult<(usize, Bound<'py, PyAny>)> {
+    let np = numpy(py, "numpy_contiguous_to_ptr")?;
+    if !array.is_instance(&np.getattr("ndarray")?)? {
+        return Err(PyValueError::new_err("needs an ndarray as argument"));
+    }
+    let contiguous: bool = array.getattr("flags")?.getattr("c_contiguous")?.extract()?;
+    let array = if contiguous {
+        array.clone()
+    } else {
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("order", "C")?;
+        array.call_method("copy", (), Some(&kwargs))?
+    };
+    Ok((numpy_to_ptr(&array)?, array))
+}
+
+/// The NumPy dtype of type number `num` (`NPY_FLOAT` is 11): only types with a fixed, nonzero
+/// size and no Python objects in them can view raw memory.
+fn dtype_of<'py>(np: &Bound<'py, PyModule>, num: i32) -> PyResult<Bound<'py, PyAny>> {
+    let codes: String = np.getattr("typecodes")?.get_item("All")?.extract()?;
+    let dtype = np.getattr("dtype")?;
+    for code in codes.chars() {
+        let d = dtype.call1((code.to_string(),))?;
+        if d.getattr("num")?.extract::<i32>()? != num {
+            continue;
+        }
+        let itemsize: usize = d.getattr("itemsize")?.extract()?;
+        if itemsize > 0 && !d.getattr("hasobject")?.extract::<bool>()? {
+            return Ok(d);
+        }
+        break;
+    }
+    Err(PyValueError::new_err(format!(
+        "{num} is not the number of a NumPy type with a fixed size and no objects"
+    )))
+}
+
+/// `array = acl.util.ptr_to_numpy(ptr, shape, npy_type)`: a NumPy array of type number
+/// `npy_type` and the given shape (a tuple of ints) over the memory at `ptr`, not a copy. The
+/// range must be runtime memory (bounds-checked now; the memory stays mapped, so a view kept
+/// after a free reads stale bytes, never faults) or inside a known host buffer, which the
+/// array keeps alive (read-only for a read-only buffer), or raw pointers must be allowed.
+/// `ValueError` otherwise, as for `ptr_to_bytes`.
+#[pyfunction]
+fn ptr_to_numpy<'py>(
+    py: Python<'py>,
+    ptr: &Any,
+    shape: &Bound<'py, PyAny>,
+    npy_type: &Any,
+) -> PyResult<Bound<'py, PyAny>> {
+    let addr = usize_arg(ptr, "ptr")?;
+    let num = i32_arg(npy_type, "npy_type")?;
+    let np = numpy(py, "ptr_to_numpy")?;
+    let shape = shape
+        .cast::<PyTuple>()
+        .map_err(|_| PyValueError::new_err("shape is empty"))?;
+    let mut dims = Vec::with_capacity(shape.len());
+    for item in shape.iter() {
+        if !item.is_instance_of::<pyo3::types::PyInt>() {
+            return Err(final_type_error(
+                py,
+                "the second argument is not list of int",
+            ));
+        }
+        let dim = item
+            .extract::<i64>()
+            .ok()
+            .and_then(|d| usize::try_from(d).ok())
+            .ok_or_else(|| {
+                PyValueError::new_err(format!("shape {shape} has a negative or huge dimension"))
+            })?;
+        dims.push(dim);
+    }
+    let dtype = dtype_of(&np, num)?;
+    let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+    let size = dims
+        .iter()
+        .try_fold(itemsize, |n, &d| n.checked_mul(d))
+        .filter(|&n| n <= isize::MAX as usize && addr.checked_add(n).is_some())
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "ptr_to_numpy: shape {shape} of {itemsize}-byte items at {addr:#x} runs past the \
+                 end of the address space"
+            ))
+        })?;
+    if size == 0 {
+        return np.call_method1("zeros", (shape, dtype));
+    }
+    if addr == 0 {
+        return Err(PyValueError::new_err("ptr_to_numpy: ptr is NULL (0)"));
+    }
+    let what = "ptr_to_numpy: the memory";
+    let refused = |e: aclrt::Error| PyValueError::new_err(e.message().to_owned());
+    let owner = host_memory::known_owner(py, addr, size);
+    let writable = match &owner {
+        Some(_) => host_memory::known_writable(py, addr, size),
+        None => {
+            match api::runtime() {
+                Ok(rt) => match rt.classify_memory(addr, size, what) {
+                    Ok(MemoryRange::Runtime) => {}
+                    Ok(_) if host_memory::raw_pointers() => {}
+                    Ok(_) => return Err(refused(host_memory::unknown(what, addr, size))),
+                    Err(e) => return Err(refused(e)),
+                },
+                Err(_) if host_memory::raw_pointers() => {}
+                Err(_) => return Err(refused(host_memory::unknown(what, addr, size))),
+            }
+            true
+        }
+    };
+    let ctypes = py.import("ctypes")?;
+    let raw = ctypes
+        .getattr("c_char")?
+        .mul(size)?
+        .call_method1("from_address", (addr,))?;
+    if let Some(owner) = owner {
+        // The view's buffer holds the owner: the memory lives as long as the array.
+        raw.setattr("_acl_owner", owner)?;
+    }
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("dtype", &dtype)?;
+    let array = np
+        .call_method("frombuffer", (raw,), Some(&kwargs))?
+        .call_method1("reshape", (shape,))?;
+    if !writable {
+        array.getattr("flags")?.setattr("writeable", false)?;
+    }
+    Ok(array)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_checked!(
         m,
@@ -271,7 +418,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             stop_thread,
             bytes_to_ptr,
             numpy_to_ptr,
-            ptr_to_bytes
+            numpy_contiguous_to_ptr,
+            ptr_to_bytes,
+            ptr_to_numpy,
         ]
     );
     Ok(())

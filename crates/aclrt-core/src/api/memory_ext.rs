@@ -57,14 +57,21 @@ struct Plane {
     height: usize,
 }
 
+/// Bytes a 2D copy touches on one side: from the first row's start to the last row's end,
+/// `height` rows of `width` bytes with `pitch` between row starts; `None` when that does not
+/// fit in an address (such a copy is refused).
+pub fn span_2d(pitch: usize, width: usize, height: usize) -> Option<usize> {
+    if height == 0 {
+        return Some(0);
+    }
+    pitch.checked_mul(height - 1)?.checked_add(width)
+}
+
 impl Plane {
-    /// Bytes from the first row's start to the last row's end, with `pitch` between rows.
+    /// Bytes from the first row's start to the last row's end, with `pitch` between rows
+    /// (checked not to overflow when the plane was made).
     fn span(&self, pitch: usize) -> usize {
-        if self.height == 0 {
-            0
-        } else {
-            pitch * (self.height - 1) + self.width
-        }
+        span_2d(pitch, self.width, self.height).unwrap_or(usize::MAX)
     }
 
     /// Copies every row.
@@ -127,6 +134,17 @@ impl Runtime {
             bail!(
                 ACL_ERROR_INVALID_PARAM,
                 "{name}: width {width} is larger than a pitch (dpitch {dpitch}, spitch {spitch})"
+            );
+        }
+        let spans = (
+            span_2d(dpitch, width, height).and_then(|n| n.checked_add(dst)),
+            span_2d(spitch, width, height).and_then(|n| n.checked_add(src)),
+        );
+        if spans.0.is_none() || spans.1.is_none() {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{name}: {height} rows with pitches {dpitch} and {spitch} run past the end of the \
+                 address space"
             );
         }
         let plane = Plane {

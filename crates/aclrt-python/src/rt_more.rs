@@ -1,0 +1,360 @@
+//! `acl.rt`: resource limits, 2D copies, `malloc_with_cfg` and the allocation granularity, with
+//! pyACL's names, argument orders and results. Every rule is the core's; this module converts
+//! arguments (the dicts of `aclrtMallocConfig` and `aclrtPhysicalMemProp`) and results, and
+//! vets host ranges of 2D copies as `acl.rt.memcpy` vets its own.
+
+use aclrt::api::{self, MallocAttribute};
+use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::args::*;
+use crate::host_memory::vet;
+use crate::rt::{release_after, KeepAlive};
+
+type Any<'py> = Bound<'py, PyAny>;
+
+// --- Resource limits --------------------------------------------------------------------
+
+/// `value, ret = acl.rt.get_device_res_limit(device_id, type)` (`aclrtGetDeviceResLimit`).
+#[pyfunction]
+#[pyo3(signature = (device_id, r#type))]
+fn get_device_res_limit(device_id: &Any, r#type: &Any) -> PyResult<(u32, i32)> {
+    let id = i32_arg(device_id, "device_id")?;
+    let kind = u32_arg(r#type, "type")?;
+    Ok(value(api::get_device_res_limit(id, kind), 0))
+}
+
+/// `ret = acl.rt.set_device_res_limit(device_id, type, value)` (`aclrtSetDeviceResLimit`).
+#[pyfunction]
+#[pyo3(signature = (device_id, r#type, value))]
+fn set_device_res_limit(device_id: &Any, r#type: &Any, value: &Any) -> PyResult<i32> {
+    let id = i32_arg(device_id, "device_id")?;
+    let kind = u32_arg(r#type, "type")?;
+    let v = u32_arg(value, "value")?;
+    Ok(ret(api::set_device_res_limit(id, kind, v)))
+}
+
+/// `ret = acl.rt.reset_device_res_limit(device_id)` (`aclrtResetDeviceResLimit`).
+#[pyfunction]
+fn reset_device_res_limit(device_id: &Any) -> PyResult<i32> {
+    Ok(ret(api::reset_device_res_limit(i32_arg(
+        device_id,
+        "device_id",
+    )?)))
+}
+
+/// `value, ret = acl.rt.get_stream_res_limit(stream, type)` (`aclrtGetStreamResLimit`).
+#[pyfunction]
+#[pyo3(signature = (stream, r#type))]
+fn get_stream_res_limit(stream: &Any, r#type: &Any) -> PyResult<(u32, i32)> {
+    let s = stream_arg(stream)?;
+    let kind = u32_arg(r#type, "type")?;
+    Ok(value(api::get_stream_res_limit(s, kind), 0))
+}
+
+/// `ret = acl.rt.set_stream_res_limit(stream, type, value)` (`aclrtSetStreamResLimit`).
+#[pyfunction]
+#[pyo3(signature = (stream, r#type, value))]
+fn set_stream_res_limit(stream: &Any, r#type: &Any, value: &Any) -> PyResult<i32> {
+    let s = stream_arg(stream)?;
+    let kind = u32_arg(r#type, "type")?;
+    let v = u32_arg(value, "value")?;
+    Ok(ret(api::set_stream_res_limit(s, kind, v)))
+}
+
+/// `ret = acl.rt.reset_stream_res_limit(stream)` (`aclrtResetStreamResLimit`).
+#[pyfunction]
+fn reset_stream_res_limit(stream: &Any) -> PyResult<i32> {
+    Ok(ret(api::reset_stream_res_limit(stream_arg(stream)?)))
+}
+
+/// `ret = acl.rt.use_stream_res_in_current_thread(stream)`
+/// (`aclrtUseStreamResInCurrentThread`).
+#[pyfunction]
+fn use_stream_res_in_current_thread(stream: &Any) -> PyResult<i32> {
+    Ok(ret(api::use_stream_res_in_current_thread(stream_arg(
+        stream,
+    )?)))
+}
+
+/// `ret = acl.rt.unuse_stream_res_in_current_thread(stream)`
+/// (`aclrtUnuseStreamResInCurrentThread`).
+#[pyfunction]
+fn unuse_stream_res_in_current_thread(stream: &Any) -> PyResult<i32> {
+    Ok(ret(api::unuse_stream_res_in_current_thread(stream_arg(
+        stream,
+    )?)))
+}
+
+/// `value, ret = acl.rt.get_res_in_current_thread(type)` (`aclrtGetResInCurrentThread`).
+#[pyfunction]
+#[pyo3(signature = (r#type))]
+fn get_res_in_current_thread(r#type: &Any) -> PyResult<(u32, i32)> {
+    let kind = u32_arg(r#type, "type")?;
+    Ok(value(api::get_res_in_current_thread(kind), 0))
+}
+
+// --- 2D copies --------------------------------------------------------------------------
+
+/// A 2D copy's `(dst, dpitch, src, spitch, width, height)`.
+type Plane2d = (usize, usize, usize, usize, usize, usize);
+
+/// The host buffers a 2D copy touches, vetted as `acl.rt.memcpy` vets its ranges: each side's
+/// whole span (first row's start to last row's end). A span that does not fit in an address
+/// is left to the core, which refuses it.
+fn vet_2d(
+    py: Python<'_>,
+    rt: &aclrt::Runtime,
+    (dst, dpitch, src, spitch, width, height): Plane2d,
+    call: &str,
+) -> aclrt::Result<KeepAlive> {
+    let (Some(dst_span), Some(src_span)) = (
+        api::span_2d(dpitch, width, height),
+        api::span_2d(spitch, width, height),
+    ) else {
+        return Ok(Vec::new());
+    };
+    let d = vet(
+        py,
+        rt,
+        dst,
+        dst_span,
+        true,
+        &format!("{call}: the destination"),
+    )?;
+    let s = vet(py, rt, src, src_span, false, &format!("{call}: the source"))?;
+    Ok(d.into_iter().chain(s).collect())
+}
+
+fn plane_args(
+    dst: &Any,
+    dpitch: &Any,
+    src: &Any,
+    spitch: &Any,
+    width: &Any,
+    height: &Any,
+) -> PyResult<Plane2d> {
+    Ok((
+        usize_arg(dst, "dst")?,
+        usize_arg(dpitch, "dpitch")?,
+        usize_arg(src, "src")?,
+        usize_arg(spitch, "spitch")?,
+        usize_arg(width, "width")?,
+        usize_arg(height, "height")?,
+    ))
+}
+
+/// `ret = acl.rt.memcpy2d(dst, dpitch, src, spitch, width, height, kind)` (`aclrtMemcpy2d`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn memcpy2d(
+    py: Python<'_>,
+    dst: &Any,
+    dpitch: &Any,
+    src: &Any,
+    spitch: &Any,
+    width: &Any,
+    height: &Any,
+    kind: &Any,
+) -> PyResult<i32> {
+    let plane = plane_args(dst, dpitch, src, spitch, width, height)?;
+    let kind = u32_arg(kind, "kind")?;
+    let (d, dp, s, sp, w, h) = plane;
+    Ok(ret(api::acl(|rt| {
+        let _keep = vet_2d(py, rt, plane, "aclrtMemcpy2d")?;
+        // SAFETY: each span outside runtime memory lies in a live host buffer held by `_keep`
+        // (and the GIL) for the copy, or raw pointers were allowed and the caller vouches for
+        // it; runtime memory and the spans' arithmetic are checked by the core.
+        unsafe { rt.memcpy_2d(d, dp, s, sp, w, h, kind) }
+    })))
+}
+
+/// `ret = acl.rt.memcpy2d_async(dst, dpitch, src, spitch, width, height, kind, stream)`
+/// (`aclrtMemcpy2dAsync`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn memcpy2d_async(
+    py: Python<'_>,
+    dst: &Any,
+    dpitch: &Any,
+    src: &Any,
+    spitch: &Any,
+    width: &Any,
+    height: &Any,
+    kind: &Any,
+    stream: &Any,
+) -> PyResult<i32> {
+    let plane = plane_args(dst, dpitch, src, spitch, width, height)?;
+    let kind = u32_arg(kind, "kind")?;
+    let stream = stream_arg(stream)?;
+    let (d, dp, s, sp, w, h) = plane;
+    Ok(ret(api::acl(|rt| {
+        let keep = vet_2d(py, rt, plane, "aclrtMemcpy2dAsync")?;
+        // SAFETY: as for `memcpy2d`; host buffers stay alive until the copy has run, through
+        // `release_after` (runtime memory is never unmapped).
+        unsafe { rt.memcpy_2d_async(d, dp, s, sp, w, h, kind, stream) }?;
+        release_after(rt, stream, keep);
+        Ok(())
+    })))
+}
+
+// --- Allocation with a configuration, granularity ----------------------------------------
+
+/// An unsigned int read as pyACL reads one with `PyLong_AsUnsignedLong` (`ValueError`
+/// otherwise), truncated to the field's width by the caller.
+fn unsigned(obj: &Any) -> PyResult<u64> {
+    obj.extract::<u64>()
+        .map_err(|_| PyValueError::new_err("PyLong_AsUnsignedLong failed"))
+}
+
+/// An int field of a struct dict: absent is 0, as pyACL leaves an absent field zeroed.
+fn int_field(dict: &Bound<'_, PyDict>, key: &str) -> PyResult<u64> {
+    match dict.get_item(key)? {
+        Some(v) => int_bits(&v, key),
+        None => Ok(0),
+    }
+}
+
+/// A nested struct dict: `None` when absent; not a dict is pyACL's `TypeError`.
+fn dict_field<'py>(
+    py: Python<'py>,
+    dict: &Bound<'py, PyDict>,
+    key: &str,
+    not_dict: &str,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    match dict.get_item(key)? {
+        None => Ok(None),
+        Some(v) => v
+            .cast_into::<PyDict>()
+            .map(Some)
+            .map_err(|_| final_type_error(py, not_dict)),
+    }
+}
+
+/// The union `aclrtMallocAttrValue` from `{"moduleId": n}`, `{"deviceId": n}` or
+/// `{"rsv": [up to 8 ints]}`, as its eight bytes.
+fn attr_value(value: &Bound<'_, PyDict>) -> PyResult<[u8; 8]> {
+    let mut bytes = [0u8; 8];
+    if let Some(id) = value.get_item("moduleId")? {
+        bytes[..2].copy_from_slice(&(unsigned(&id)? as u16).to_ne_bytes());
+    } else if let Some(id) = value.get_item("deviceId")? {
+        bytes[..4].copy_from_slice(&(unsigned(&id)? as u32).to_ne_bytes());
+    } else if let Some(rsv) = value.get_item("rsv")? {
+        let rsv = rsv
+            .cast_into::<PyList>()
+            .map_err(|_| PyValueError::new_err("rsv must be a list"))?;
+        for (slot, item) in bytes.iter_mut().zip(rsv.iter()) {
+            *slot = unsigned(&item)? as u8;
+        }
+    } else {
+        return Err(PyKeyError::new_err(
+            "No valid key found in aclrtMallocAttrValue",
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The attributes of an `aclrtMallocConfig` dict: `{"numAttrs": n, "attrs": [{"attr": type,
+/// "value": {...}}, ...]}`; `numAttrs` must count `attrs` (`KeyError` otherwise).
+fn malloc_config(py: Python<'_>, cfg: &Bound<'_, PyDict>) -> PyResult<Vec<MallocAttribute>> {
+    let not_dict = "the aclrtMallocAttrValue argument is not dict";
+    let attrs = cfg
+        .get_item("attrs")?
+        .ok_or_else(|| final_type_error(py, not_dict))?;
+    let attrs = attrs
+        .cast_into::<PyList>()
+        .map_err(|_| final_type_error(py, "attrs must be a list"))?;
+    let num = int_field(cfg, "numAttrs")?;
+    if num != attrs.len() as u64 {
+        return Err(PyKeyError::new_err(
+            "The numAttrs inputed does not match the expected numAttrs",
+        ));
+    }
+    let mut out = Vec::with_capacity(attrs.len());
+    for item in attrs.iter() {
+        let item = item
+            .cast_into::<PyDict>()
+            .map_err(|_| final_type_error(py, "the aclrtMallocWithCfg argument is not dict"))?;
+        let attr = int_field(&item, "attr")? as u32;
+        let value = match dict_field(py, &item, "value", not_dict)? {
+            Some(v) => attr_value(&v)?,
+            None => [0u8; 8],
+        };
+        out.push(MallocAttribute { attr, value });
+    }
+    Ok(out)
+}
+
+/// `dev_ptr, ret = acl.rt.malloc_with_cfg(size, policy, cfg)` (`aclrtMallocWithCfg`): `cfg`
+/// is a dict, `{}` for no configuration.
+#[pyfunction]
+fn malloc_with_cfg(py: Python<'_>, size: &Any, policy: &Any, cfg: &Any) -> PyResult<(usize, i32)> {
+    let size = usize_arg(size, "size")?;
+    let policy = u32_arg(policy, "policy")?;
+    let cfg = cfg
+        .cast::<PyDict>()
+        .map_err(|_| final_type_error(py, "pyCfg is not dict!"))?;
+    let attrs = if cfg.is_empty() {
+        Vec::new()
+    } else {
+        malloc_config(py, cfg)?
+    };
+    Ok(value(api::malloc_with_cfg(size, policy, &attrs), 0))
+}
+
+/// `granularity, ret = acl.rt.mem_get_allocation_granularity(prop, option)`
+/// (`aclrtMemGetAllocationGranularity`): `prop` is an `aclrtPhysicalMemProp` dict
+/// (`handleType`, `allocationType`, `memAttr`, `location` `{"id", "type"}`, `reserve`); an
+/// absent field is 0.
+#[pyfunction]
+fn mem_get_allocation_granularity(
+    py: Python<'_>,
+    prop: &Any,
+    option: &Any,
+) -> PyResult<(usize, i32)> {
+    let prop = prop
+        .cast::<PyDict>()
+        .map_err(|_| final_type_error(py, "the aclrtPhysicalMemProp argument is not dict"))?;
+    for key in ["handleType", "allocationType", "reserve"] {
+        int_field(prop, key)?;
+    }
+    let mem_attr = int_field(prop, "memAttr")? as u32;
+    if let Some(location) = dict_field(
+        py,
+        prop,
+        "location",
+        "the aclrtMemLocation argument is not dict",
+    )? {
+        int_field(&location, "id")?;
+        int_field(&location, "type")?;
+    }
+    let option = u32_arg(option, "option")?;
+    Ok(value(
+        api::mem_get_allocation_granularity(mem_attr, option),
+        0,
+    ))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    add_checked!(
+        m,
+        "acl.rt",
+        [
+            get_device_res_limit,
+            set_device_res_limit,
+            reset_device_res_limit,
+            get_stream_res_limit,
+            set_stream_res_limit,
+            reset_stream_res_limit,
+            use_stream_res_in_current_thread,
+            unuse_stream_res_in_current_thread,
+            get_res_in_current_thread,
+            memcpy2d,
+            memcpy2d_async,
+            malloc_with_cfg,
+            mem_get_allocation_granularity,
+        ]
+    );
+    Ok(())
+}
