@@ -75,10 +75,10 @@ static void stubs(void)
     expect_noted("aclAppLog");
 
     /* aclError returning a number through a pointer left alone. */
-    int64_t value = 1234;
-    EXPECT_CODE(aclrtGetSysParamOpt(ACL_OPT_DETERMINISTIC, &value), NS);
+    uint32_t value = 1234;
+    EXPECT_CODE(aclrtGetGroupCount(&value), NS);
     CHECK(value == 1234);
-    expect_noted("aclrtGetSysParamOpt");
+    expect_noted("aclrtGetGroupCount");
 }
 
 int main(void)

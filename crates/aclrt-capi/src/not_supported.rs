@@ -93,7 +93,6 @@ type aclInitCallbackFunc =
     Option<unsafe extern "C" fn(*const c_char, usize, *mut c_void) -> aclError>;
 type aclLogLevel = u32;
 type aclRegisterCallbackType = u32;
-type aclSysParamOpt = u32;
 type aclmdlRI = *mut c_void;
 type aclmdlRICaptureMode = u32;
 type aclmdlRICaptureStatus = u32;
@@ -125,7 +124,6 @@ type aclrtCntNotifyRecordInfo = c_void;
 type aclrtCntNotifyWaitInfo = c_void;
 type aclrtCompareDataType = u32;
 type aclrtCondition = u32;
-type aclrtDeviceLimit = u32;
 type aclrtDeviceState = u32;
 type aclrtDeviceStateCallback = Option<unsafe extern "C" fn(i32, aclrtDeviceState, *mut c_void)>;
 type aclrtDeviceTaskAbortCallback =
@@ -280,8 +278,6 @@ not_supported! {
     fn aclrtRepairError(deviceId: i32, errorInfo: *const aclrtErrorInfo) -> aclError;
 
     // ---- Runtime configuration
-    fn aclrtGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
-    fn aclrtSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
 
     // ---- Devices
     fn aclrtSetTsDevice(tsId: aclrtTsId) -> aclError;
@@ -294,8 +290,6 @@ not_supported! {
     ) -> aclError;
     fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclError;
     fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError;
-    fn aclrtDeviceSetLimit(limit: aclrtDeviceLimit, value: usize) -> aclError;
-    fn aclrtDeviceGetLimit(limit: aclrtDeviceLimit, value: *mut usize) -> aclError;
     fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: *mut c_char, len: i32) -> aclError;
     fn aclrtDeviceGetByPCIBusId(pciBusId: *const c_char, deviceId: *mut i32) -> aclError;
     fn aclrtDeviceGetHostAtomicCapabilities(
@@ -325,8 +319,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Contexts
-    fn aclrtCtxGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
-    fn aclrtCtxSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
     fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32, active: *mut i32) -> aclError;
     fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut c_void) -> aclError;
 
@@ -356,16 +348,11 @@ not_supported! {
     fn aclrtPersistentTaskClean(stream: aclrtStream) -> aclError;
 
     // ---- Events
-    fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError;
     fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) -> aclError;
     fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError;
 
     // ---- Execution control: host callbacks, host functions, timeouts
     fn aclrtGetThreadLastTaskId(taskId: *mut u32) -> aclError;
-    fn aclrtSetOpExecuteTimeOut(timeout: u32) -> aclError;
-    fn aclrtSetOpExecuteTimeOutWithMs(timeout: u32) -> aclError;
-    fn aclrtSetOpExecuteTimeOutV2(timeout: u64, actualTimeout: *mut u64) -> aclError;
-    fn aclrtGetOpTimeOutInterval(interval: *mut u64) -> aclError;
     fn aclrtReduceAsync(
         dst: *mut c_void,
         src: *const c_void,
@@ -380,7 +367,6 @@ not_supported! {
         stream: aclrtStream,
         reserve: *mut c_void,
     ) -> aclError;
-    fn aclrtGetOpExecuteTimeout(timeoutMs: *mut u32) -> aclError;
     fn aclrtTaskUpdateAsync(
         taskStream: aclrtStream,
         taskId: u32,
@@ -1217,6 +1203,6 @@ mod tests {
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
         assert!(aclrtAllocatorCreateDesc().is_null());
-        assert_eq!(NOT_SUPPORTED.len(), 262);
+        assert_eq!(NOT_SUPPORTED.len(), 250);
     }
 }

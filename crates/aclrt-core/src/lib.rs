@@ -53,6 +53,7 @@ pub mod observe;
 mod policy;
 pub mod res_limit;
 pub mod runtime;
+pub mod settings;
 mod stream;
 pub mod sync;
 mod task_info;

@@ -475,6 +475,18 @@ on_the_process_runtime! {
     fn get_device_res_limit(device_id: i32, kind: u32) -> u32;
     fn set_device_res_limit(device_id: i32, kind: u32, value: u32) -> ();
     fn reset_device_res_limit(device_id: i32) -> ();
+    fn get_sys_param_opt(opt: u32) -> i64;
+    fn set_sys_param_opt(opt: u32, value: i64) -> ();
+    fn ctx_get_sys_param_opt(opt: u32) -> i64;
+    fn ctx_set_sys_param_opt(opt: u32, value: i64) -> ();
+    fn set_op_wait_timeout(seconds: u32) -> ();
+    fn set_op_execute_timeout(seconds: u32) -> ();
+    fn set_op_execute_timeout_with_ms(ms: u32) -> ();
+    fn set_op_execute_timeout_v2(us: u64) -> u64;
+    fn get_op_execute_timeout() -> u32;
+    fn get_op_timeout_interval() -> u64;
+    fn device_set_limit(limit: u32, value: usize) -> ();
+    fn device_get_limit(limit: u32) -> usize;
     fn get_stream_res_limit(handle: StreamHandle, kind: u32) -> u32;
     fn set_stream_res_limit(handle: StreamHandle, kind: u32, value: u32) -> ();
     fn reset_stream_res_limit(handle: StreamHandle) -> ();
