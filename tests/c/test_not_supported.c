@@ -33,8 +33,8 @@ static void stubs(void)
     EXPECT_CODE(aclrtCreateLabel(&label), NS);
     CHECK(label == NULL);
     expect_noted("aclrtCreateLabel");
-    EXPECT_CODE(aclrtCntNotifyCreate((aclrtCntNotify *)garbage, 0), NS);
-    expect_noted("aclrtCntNotifyCreate");
+    EXPECT_CODE(aclrtIpcGetEventHandle((aclrtEvent)garbage, &ipc), NS);
+    expect_noted("aclrtIpcGetEventHandle");
     EXPECT_CODE(aclrtMemsetD32(garbage, 8, 1, 2), NS);
     expect_noted("aclrtMemsetD32");
     EXPECT_CODE(aclrtLaunchKernel(garbage, 1, garbage, 8, stream), NS);

@@ -119,9 +119,6 @@ type aclrtBinary = *mut c_void;
 type aclrtBinaryLoadOptions = c_void;
 type aclrtCallback = Option<unsafe extern "C" fn(*mut c_void)>;
 type aclrtCmoType = u32;
-type aclrtCntNotify = *mut c_void;
-type aclrtCntNotifyRecordInfo = c_void;
-type aclrtCntNotifyWaitInfo = c_void;
 type aclrtCompareDataType = u32;
 type aclrtCondition = u32;
 type aclrtDeviceState = u32;
@@ -388,22 +385,6 @@ not_supported! {
         serverPids: *mut aclrtServerPid,
         num: usize,
     ) -> aclError;
-
-    // ---- Counting notifies
-    fn aclrtCntNotifyCreate(cntNotify: *mut aclrtCntNotify, flag: u64) -> aclError;
-    fn aclrtCntNotifyDestroy(cntNotify: aclrtCntNotify) -> aclError;
-    fn aclrtCntNotifyRecord(
-        cntNotify: aclrtCntNotify,
-        stream: aclrtStream,
-        info: *mut aclrtCntNotifyRecordInfo,
-    ) -> aclError;
-    fn aclrtCntNotifyWaitWithTimeout(
-        cntNotify: aclrtCntNotify,
-        stream: aclrtStream,
-        info: *mut aclrtCntNotifyWaitInfo,
-    ) -> aclError;
-    fn aclrtCntNotifyReset(cntNotify: aclrtCntNotify, stream: aclrtStream) -> aclError;
-    fn aclrtCntNotifyGetId(cntNotify: aclrtCntNotify, notifyId: *mut u32) -> aclError;
 
     // ---- Labels
     fn aclrtCreateLabel(label: *mut aclrtLabel) -> aclError;
@@ -1203,6 +1184,6 @@ mod tests {
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
         assert!(aclrtAllocatorCreateDesc().is_null());
-        assert_eq!(NOT_SUPPORTED.len(), 250);
+        assert_eq!(NOT_SUPPORTED.len(), 244);
     }
 }

@@ -7,8 +7,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::handle::{HandleTable, NotifyHandle, StreamHandle};
-use crate::notify::Notify;
+use crate::handle::{CntNotifyHandle, HandleTable, NotifyHandle, StreamHandle};
+use crate::notify::{CntNotify, Notify};
 use crate::sync::{lock, WaitList};
 
 /// A stream state callback (`aclrtRegStreamStateCallback`): the stream and the
@@ -23,6 +23,10 @@ pub(crate) struct Extras {
     pub(crate) notifies: HandleTable<Notify>,
     /// Notifies alive per device id, for the per-device limit.
     pub(crate) notify_counts: Mutex<Vec<usize>>,
+    /// Live counting notifies.
+    pub(crate) cnt_notifies: HandleTable<CntNotify>,
+    /// Counting notifies alive per device id, for the per-device limit.
+    pub(crate) cnt_notify_counts: Mutex<Vec<usize>>,
     /// Registered stream state callbacks, by registration name, in registration order.
     pub(crate) stream_state: RwLock<Vec<(String, StreamStateCallback)>>,
     /// Streams stopped by `aclrtStreamStop` (raw handles): an abort does not restart them.
@@ -39,6 +43,8 @@ impl Default for Extras {
             peers: Mutex::new(BTreeSet::new()),
             notifies: HandleTable::new(NotifyHandle::TAG),
             notify_counts: Mutex::new(Vec::new()),
+            cnt_notifies: HandleTable::new(CntNotifyHandle::TAG),
+            cnt_notify_counts: Mutex::new(Vec::new()),
             stream_state: RwLock::new(Vec::new()),
             halted: Mutex::new(BTreeSet::new()),
             value_writes: Arc::new(WaitList::new()),

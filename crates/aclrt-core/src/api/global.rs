@@ -375,7 +375,7 @@ macro_rules! on_the_process_runtime {
 }
 
 use crate::exception::ExceptionCallback;
-use crate::handle::{ContextHandle, EventHandle, NotifyHandle, StreamHandle};
+use crate::handle::{CntNotifyHandle, ContextHandle, EventHandle, NotifyHandle, StreamHandle};
 use crate::task_info::{HostFn, KernelFn};
 
 on_the_process_runtime! {
@@ -457,6 +457,20 @@ on_the_process_runtime! {
     fn get_notify_id(handle: NotifyHandle) -> u32;
     fn notify_batch_reset(handles: &[NotifyHandle]) -> ();
     fn notify_is_set(handle: NotifyHandle) -> bool;
+    fn cnt_notify_create(flag: u64) -> CntNotifyHandle;
+    fn cnt_notify_destroy(handle: CntNotifyHandle) -> ();
+    fn cnt_notify_record(handle: CntNotifyHandle, stream: StreamHandle, mode: u32, value: u32) -> ();
+    fn cnt_notify_wait_with_timeout(
+        handle: CntNotifyHandle,
+        stream: StreamHandle,
+        mode: u32,
+        value: u32,
+        timeout_s: u32,
+        clear: bool
+    ) -> ();
+    fn cnt_notify_reset(handle: CntNotifyHandle, stream: StreamHandle) -> ();
+    fn cnt_notify_get_id(handle: CntNotifyHandle) -> u32;
+    fn cnt_notify_count(handle: CntNotifyHandle) -> u32;
     fn value_write(addr: usize, value: u64, flag: u32, stream: StreamHandle) -> ();
     fn value_wait(addr: usize, value: u64, flag: u32, stream: StreamHandle) -> ();
     fn malloc_align32(size: usize, policy: u32) -> usize;
