@@ -35,8 +35,8 @@ static void stubs(void)
     expect_noted("aclrtCreateLabel");
     EXPECT_CODE(aclrtIpcGetEventHandle((aclrtEvent)garbage, &ipc), NS);
     expect_noted("aclrtIpcGetEventHandle");
-    EXPECT_CODE(aclrtMemsetD32(garbage, 8, 1, 2), NS);
-    expect_noted("aclrtMemsetD32");
+    EXPECT_CODE(aclrtGetMemcpyDescSize(ACL_MEMCPY_HOST_TO_DEVICE, (size_t *)garbage), NS);
+    expect_noted("aclrtGetMemcpyDescSize");
     EXPECT_CODE(aclrtLaunchKernel(garbage, 1, garbage, 8, stream), NS);
     expect_noted("aclrtLaunchKernel");
     EXPECT_CODE(aclrtLaunchSIMTKernelWithHostArgs(garbage, grid, grid, 0, stream, NULL,

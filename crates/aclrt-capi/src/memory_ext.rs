@@ -242,6 +242,99 @@ pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
     }
 }
 
+/// `aclrtMallocHostWithCfg`: `cfg` may be NULL; a config with attributes must point at them.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMallocHostWithCfg(
+    ptr: *mut *mut c_void,
+    size: u64,
+    cfg: *mut aclrtMallocConfig,
+) -> aclError {
+    // SAFETY: `ptr` is NULL or writable, `cfg` NULL or readable with `numAttrs` readable
+    // attributes: the C caller's contract.
+    unsafe {
+        produce("aclrtMallocHostWithCfg", ptr, "ptr", |rt| {
+            let attrs: Vec<MallocAttribute> = if cfg.is_null() || (*cfg).numAttrs == 0 {
+                Vec::new()
+            } else {
+                let cfg = &*cfg;
+                not_null(cfg.attrs, "aclrtMallocHostWithCfg", "cfg->attrs")?;
+                std::slice::from_raw_parts(cfg.attrs, cfg.numAttrs)
+                    .iter()
+                    .map(|a| MallocAttribute {
+                        attr: a.attr,
+                        value: a.value,
+                    })
+                    .collect()
+            };
+            Ok(rt.malloc_host_with_cfg(size, &attrs)? as *mut c_void)
+        })
+    }
+}
+
+/// `aclrtMemsetD32`.
+#[no_mangle]
+pub extern "C" fn aclrtMemsetD32(
+    ptr: *mut c_void,
+    memSize: usize,
+    value: u32,
+    N: usize,
+) -> aclError {
+    entry("aclrtMemsetD32", |rt| {
+        rt.memset_d32(ptr as usize, memSize, value, N)
+    })
+}
+
+/// `aclrtMemsetD32Async`.
+#[no_mangle]
+pub extern "C" fn aclrtMemsetD32Async(
+    ptr: *mut c_void,
+    memSize: usize,
+    value: u32,
+    N: usize,
+    stream: aclrtStream,
+) -> aclError {
+    entry("aclrtMemsetD32Async", |rt| {
+        rt.memset_d32_async(ptr as usize, memSize, value, N, stream_handle(stream))
+    })
+}
+
+/// `aclrtFreeWithDevSync`.
+#[no_mangle]
+pub extern "C" fn aclrtFreeWithDevSync(devPtr: *mut c_void) -> aclError {
+    entry("aclrtFreeWithDevSync", |rt| {
+        rt.free_with_dev_sync(devPtr as usize)
+    })
+}
+
+/// `aclrtFreeHostWithDevSync`.
+#[no_mangle]
+pub extern "C" fn aclrtFreeHostWithDevSync(hostPtr: *mut c_void) -> aclError {
+    entry("aclrtFreeHostWithDevSync", |rt| {
+        rt.free_host_with_dev_sync(hostPtr as usize)
+    })
+}
+
+/// `aclrtMemGetAddressRange`: `pbase` and `psize` may each be NULL (not asked for).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemGetAddressRange(
+    ptr: *mut c_void,
+    pbase: *mut *mut c_void,
+    psize: *mut usize,
+) -> aclError {
+    entry("aclrtMemGetAddressRange", |rt| {
+        let (base, size) = rt.mem_get_address_range(ptr as usize)?;
+        if !pbase.is_null() {
+            // SAFETY: non-NULL and writable, the C caller's contract.
+            unsafe { pbase.write(base as *mut c_void) };
+        }
+        if !psize.is_null() {
+            // SAFETY: as for `pbase`.
+            unsafe { psize.write(size) };
+        }
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

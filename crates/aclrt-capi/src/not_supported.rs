@@ -410,7 +410,6 @@ not_supported! {
         policy: aclrtMemMallocPolicy,
         cfg: *mut aclrtMallocConfig,
     ) -> aclError;
-    fn aclrtFreeWithDevSync(devPtr: *mut c_void) -> aclError;
     fn aclrtGetMemUsageInfo(
         deviceId: i32,
         memUsageInfo: *mut aclrtMemUsageInfo,
@@ -426,11 +425,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Host memory
-    fn aclrtMallocHostWithCfg(
-        ptr: *mut *mut c_void,
-        size: u64,
-        cfg: *mut aclrtMallocConfig,
-    ) -> aclError;
     fn aclrtHostRegister(
         ptr: *mut c_void,
         size: u64,
@@ -449,17 +443,8 @@ not_supported! {
         hacType: aclrtHacType,
         capabilities: *mut aclrtHostMemMapCapability,
     ) -> aclError;
-    fn aclrtFreeHostWithDevSync(hostPtr: *mut c_void) -> aclError;
 
     // ---- Memory copy and set
-    fn aclrtMemsetD32(ptr: *mut c_void, memSize: usize, value: u32, N: usize) -> aclError;
-    fn aclrtMemsetD32Async(
-        ptr: *mut c_void,
-        memSize: usize,
-        value: u32,
-        N: usize,
-        stream: aclrtStream,
-    ) -> aclError;
     fn aclrtMemcpyAsyncWithCondition(
         dst: *mut c_void,
         destMax: usize,
@@ -627,11 +612,6 @@ not_supported! {
         alignment: usize,
         expectPtr: *mut c_void,
         flags: u64,
-    ) -> aclError;
-    fn aclrtMemGetAddressRange(
-        ptr: *mut c_void,
-        pbase: *mut *mut c_void,
-        psize: *mut usize,
     ) -> aclError;
     fn aclrtMemMapSelectedLink(
         virPtrDst: *mut c_void,
@@ -1184,6 +1164,6 @@ mod tests {
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
         assert!(aclrtAllocatorCreateDesc().is_null());
-        assert_eq!(NOT_SUPPORTED.len(), 244);
+        assert_eq!(NOT_SUPPORTED.len(), 238);
     }
 }

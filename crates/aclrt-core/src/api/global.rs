@@ -501,6 +501,17 @@ on_the_process_runtime! {
     fn get_op_timeout_interval() -> u64;
     fn device_set_limit(limit: u32, value: usize) -> ();
     fn device_get_limit(limit: u32) -> usize;
+    fn memset_d32(ptr: usize, mem_size: usize, value: u32, n: usize) -> ();
+    fn memset_d32_async(
+        ptr: usize,
+        mem_size: usize,
+        value: u32,
+        n: usize,
+        stream: StreamHandle
+    ) -> ();
+    fn free_with_dev_sync(ptr: usize) -> ();
+    fn free_host_with_dev_sync(ptr: usize) -> ();
+    fn mem_get_address_range(ptr: usize) -> (usize, usize);
     fn get_stream_res_limit(handle: StreamHandle, kind: u32) -> u32;
     fn set_stream_res_limit(handle: StreamHandle, kind: u32, value: u32) -> ();
     fn reset_stream_res_limit(handle: StreamHandle) -> ();

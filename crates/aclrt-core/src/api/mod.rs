@@ -22,6 +22,7 @@ mod exception_ext;
 mod global;
 mod memory;
 mod memory_ext;
+mod memory_gaps;
 mod memory_query;
 mod not_supported;
 mod notify;
