@@ -3,7 +3,7 @@
 
 use std::ffi::c_void;
 
-use aclrt::api::MallocAttribute;
+use aclrt::api::{BatchAttr, BatchCopy, MallocAttribute};
 
 use crate::{aclError, aclrtStream, entry, not_null, produce, stream_handle};
 
@@ -333,6 +333,210 @@ pub unsafe extern "C" fn aclrtMemGetAddressRange(
         }
         Ok(())
     })
+}
+
+/// `aclrtMemcpyBatchAttr`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct aclrtMemcpyBatchAttr {
+    pub dstLoc: aclrtMemLocation,
+    pub srcLoc: aclrtMemLocation,
+    pub rsv: [u8; 16],
+}
+
+/// The batch calls' shared body: the NULL checks in the vendor's order (`failIndex` first
+/// where the call has one), then the core's checks; `failIndex` is written on failure.
+#[allow(clippy::too_many_arguments)]
+unsafe fn memcpy_batch(
+    call: &'static str,
+    dsts: *mut *mut c_void,
+    destMaxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    numBatches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrsIndexes: *mut usize,
+    numAttrs: usize,
+    failIndex: Option<*mut usize>,
+    stream: Option<aclrtStream>,
+) -> aclError {
+    entry(call, |rt| {
+        if let Some(f) = failIndex {
+            not_null(f, call, "failIndex")?;
+        }
+        let mut fail = usize::MAX;
+        let result = (|| {
+            not_null(dsts, call, "dsts")?;
+            not_null(destMaxs, call, "destMaxs")?;
+            not_null(srcs, call, "srcs")?;
+            not_null(sizes, call, "sizes")?;
+            not_null(attrs, call, "attrs")?;
+            not_null(attrsIndexes, call, "attrsIndexes")?;
+            // SAFETY: non-NULL (checked above), each array readable for its count: the C
+            // caller's contract. A count of 0 reads nothing.
+            let (copies, batch_attrs) = unsafe {
+                let copies: Vec<BatchCopy> = (0..numBatches)
+                    .map(|i| BatchCopy {
+                        dst: *dsts.add(i) as usize,
+                        dest_max: *destMaxs.add(i),
+                        src: *srcs.add(i) as usize,
+                        size: *sizes.add(i),
+                    })
+                    .collect();
+                let batch_attrs: Vec<BatchAttr> = (0..numAttrs)
+                    .map(|k| {
+                        let a = *attrs.add(k);
+                        BatchAttr {
+                            first: *attrsIndexes.add(k),
+                            dst: (a.dstLoc.r#type, a.dstLoc.id),
+                            src: (a.srcLoc.r#type, a.srcLoc.id),
+                            reserved_set: a.rsv.iter().any(|&b| b != 0),
+                        }
+                    })
+                    .collect();
+                (copies, batch_attrs)
+            };
+            // SAFETY: the C caller's contract for memory outside runtime allocations.
+            unsafe {
+                rt.memcpy_batch(
+                    &copies,
+                    &batch_attrs,
+                    stream.map(stream_handle),
+                    call,
+                    &mut fail,
+                )
+            }
+        })();
+        if let (Err(_), Some(f)) = (&result, failIndex) {
+            // SAFETY: non-NULL (checked above) and writable, the C caller's contract.
+            unsafe { f.write(fail) };
+        }
+        result
+    })
+}
+
+/// `aclrtMemcpyBatch`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyBatch(
+    dsts: *mut *mut c_void,
+    destMaxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    numBatches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrsIndexes: *mut usize,
+    numAttrs: usize,
+    failIndex: *mut usize,
+) -> aclError {
+    // SAFETY: forwarded C caller's contract.
+    unsafe {
+        memcpy_batch(
+            "aclrtMemcpyBatch",
+            dsts,
+            destMaxs,
+            srcs,
+            sizes,
+            numBatches,
+            attrs,
+            attrsIndexes,
+            numAttrs,
+            Some(failIndex),
+            None,
+        )
+    }
+}
+
+/// `aclrtMemcpyBatchV2`: `aclrtMemcpyBatch` without `failIndex`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyBatchV2(
+    dsts: *mut *mut c_void,
+    destMaxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    numBatches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrsIndexes: *mut usize,
+    numAttrs: usize,
+) -> aclError {
+    // SAFETY: forwarded C caller's contract.
+    unsafe {
+        memcpy_batch(
+            "aclrtMemcpyBatchV2",
+            dsts,
+            destMaxs,
+            srcs,
+            sizes,
+            numBatches,
+            attrs,
+            attrsIndexes,
+            numAttrs,
+            None,
+            None,
+        )
+    }
+}
+
+/// `aclrtMemcpyBatchAsync`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyBatchAsync(
+    dsts: *mut *mut c_void,
+    destMaxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    numBatches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrsIndexes: *mut usize,
+    numAttrs: usize,
+    failIndex: *mut usize,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: forwarded C caller's contract.
+    unsafe {
+        memcpy_batch(
+            "aclrtMemcpyBatchAsync",
+            dsts,
+            destMaxs,
+            srcs,
+            sizes,
+            numBatches,
+            attrs,
+            attrsIndexes,
+            numAttrs,
+            Some(failIndex),
+            Some(stream),
+        )
+    }
+}
+
+/// `aclrtMemcpyBatchAsyncV2`: `aclrtMemcpyBatchAsync` without `failIndex`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyBatchAsyncV2(
+    dsts: *mut *mut c_void,
+    destMaxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    numBatches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrsIndexes: *mut usize,
+    numAttrs: usize,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: forwarded C caller's contract.
+    unsafe {
+        memcpy_batch(
+            "aclrtMemcpyBatchAsyncV2",
+            dsts,
+            destMaxs,
+            srcs,
+            sizes,
+            numBatches,
+            attrs,
+            attrsIndexes,
+            numAttrs,
+            None,
+            Some(stream),
+        )
+    }
 }
 
 #[cfg(test)]

@@ -155,7 +155,6 @@ type aclrtMemManagedRangeAttribute = u32;
 type aclrtMemSharedHandleType = u32;
 type aclrtMemUceInfo = c_void;
 type aclrtMemUsageInfo = c_void;
-type aclrtMemcpyBatchAttr = c_void;
 type aclrtMemcpyKind = u32;
 type aclrtNotify = *mut c_void;
 type aclrtOpExceptionCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionInfo, *mut c_void)>;
@@ -475,50 +474,6 @@ not_supported! {
     fn aclrtMemcpyAsyncWithDesc(
         desc: *mut c_void,
         kind: aclrtMemcpyKind,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtMemcpyBatch(
-        dsts: *mut *mut c_void,
-        destMaxs: *mut usize,
-        srcs: *mut *mut c_void,
-        sizes: *mut usize,
-        numBatches: usize,
-        attrs: *mut aclrtMemcpyBatchAttr,
-        attrsIndexes: *mut usize,
-        numAttrs: usize,
-        failIndex: *mut usize,
-    ) -> aclError;
-    fn aclrtMemcpyBatchV2(
-        dsts: *mut *mut c_void,
-        destMaxs: *mut usize,
-        srcs: *mut *mut c_void,
-        sizes: *mut usize,
-        numBatches: usize,
-        attrs: *mut aclrtMemcpyBatchAttr,
-        attrsIndexes: *mut usize,
-        numAttrs: usize,
-    ) -> aclError;
-    fn aclrtMemcpyBatchAsync(
-        dsts: *mut *mut c_void,
-        destMaxs: *mut usize,
-        srcs: *mut *mut c_void,
-        sizes: *mut usize,
-        numBatches: usize,
-        attrs: *mut aclrtMemcpyBatchAttr,
-        attrsIndexes: *mut usize,
-        numAttrs: usize,
-        failIndex: *mut usize,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtMemcpyBatchAsyncV2(
-        dsts: *mut *mut c_void,
-        destMaxs: *mut usize,
-        srcs: *mut *mut c_void,
-        sizes: *mut usize,
-        numBatches: usize,
-        attrs: *mut aclrtMemcpyBatchAttr,
-        attrsIndexes: *mut usize,
-        numAttrs: usize,
         stream: aclrtStream,
     ) -> aclError;
 
@@ -1164,6 +1119,6 @@ mod tests {
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
         assert!(aclrtAllocatorCreateDesc().is_null());
-        assert_eq!(NOT_SUPPORTED.len(), 238);
+        assert_eq!(NOT_SUPPORTED.len(), 234);
     }
 }

@@ -171,3 +171,212 @@ impl Runtime {
         }
     }
 }
+
+/// One copy of a batch (`aclrtMemcpyBatch`): the entries of `dsts`, `destMaxs`, `srcs` and
+/// `sizes` at one index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchCopy {
+    /// Destination address.
+    pub dst: usize,
+    /// Bytes the destination holds (`100000` when below `size`).
+    pub dest_max: usize,
+    /// Source address.
+    pub src: usize,
+    /// Bytes to copy.
+    pub size: usize,
+}
+
+/// Where a batch's copies go from and to (`aclrtMemcpyBatchAttr`), from the copy at `first`
+/// (its `attrsIndexes` entry) to the next attribute's first copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchAttr {
+    /// The first copy it applies to.
+    pub first: usize,
+    /// `dstLoc` as (`aclrtMemLocationType`, id).
+    pub dst: (u32, u32),
+    /// `srcLoc` as (`aclrtMemLocationType`, id).
+    pub src: (u32, u32),
+    /// Whether any reserved byte is set (`100000`).
+    pub reserved_set: bool,
+}
+
+const LOC_HOST: u32 = 0;
+const LOC_DEVICE: u32 = 1;
+
+impl Runtime {
+    /// `aclrtMemcpyBatch` and its three forms: `stream` is `Some` for the asynchronous ones.
+    /// On failure `fail_index` is the copy the failure concerns, or `usize::MAX` (`SIZE_MAX`)
+    /// when it concerns none. See `docs/SEMANTICS.md` for the checks.
+    ///
+    /// # Safety
+    /// Memory outside runtime allocations must be valid for the copies (until the copies have
+    /// run).
+    pub unsafe fn memcpy_batch(
+        &self,
+        copies: &[BatchCopy],
+        attrs: &[BatchAttr],
+        stream: Option<StreamHandle>,
+        call: &'static str,
+        fail_index: &mut usize,
+    ) -> Result<()> {
+        *fail_index = usize::MAX;
+        if copies.is_empty() {
+            bail!(ACL_ERROR_INVALID_PARAM, "{call}: numBatches is 0");
+        }
+        for (i, c) in copies.iter().enumerate() {
+            if c.dest_max < c.size {
+                bail!(
+                    ACL_ERROR_INVALID_PARAM,
+                    "{call}: copy {i} of {} bytes exceeds its destMax {}",
+                    c.size,
+                    c.dest_max
+                );
+            }
+        }
+        if let Some(k) = attrs.iter().position(|a| a.reserved_set) {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{call}: the reserved bytes of attrs[{k}] must be 0"
+            );
+        }
+        if attrs.is_empty() || attrs.len() > copies.len() {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: numAttrs {} must be 1 to numBatches {}",
+                attrs.len(),
+                copies.len()
+            );
+        }
+        let starts_ok = attrs[0].first == 0
+            && attrs.windows(2).all(|w| w[0].first < w[1].first)
+            && attrs[attrs.len() - 1].first < copies.len();
+        if !starts_ok {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: attrsIndexes must start at 0, increase, and stay below numBatches {}",
+                copies.len()
+            );
+        }
+        let mut direction = None;
+        for (k, a) in attrs.iter().enumerate() {
+            let to_device = match (a.src.0, a.dst.0) {
+                (LOC_HOST, LOC_DEVICE) => true,
+                (LOC_DEVICE, LOC_HOST) => false,
+                _ => {
+                    *fail_index = a.first;
+                    bail!(
+                        ACL_ERROR_RT_PARAM_INVALID,
+                        "{call}: attrs[{k}] must copy host to device or device to host"
+                    );
+                }
+            };
+            if *direction.get_or_insert(to_device) != to_device {
+                *fail_index = a.first;
+                bail!(
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    "{call}: a batch copies in one direction, host to device or device to host"
+                );
+            }
+        }
+        let mut foreign_host = false;
+        for (k, a) in attrs.iter().enumerate() {
+            let end = attrs.get(k + 1).map_or(copies.len(), |n| n.first);
+            for (i, c) in copies.iter().enumerate().take(end).skip(a.first) {
+                *fail_index = i;
+                if c.dst == 0 || c.src == 0 {
+                    bail!(
+                        ACL_ERROR_INVALID_PARAM,
+                        "{call}: copy {i} has a NULL address"
+                    );
+                }
+                for (addr, loc, side) in [(c.dst, a.dst, "destination"), (c.src, a.src, "source")] {
+                    self.memory.check_access(addr, c.size, side)?;
+                    let place = self.memory.place_of(addr, side)?;
+                    let fits = match (loc.0, place) {
+                        (LOC_DEVICE, Some(crate::memory::Place::Device(id))) => {
+                            i64::from(id) == i64::from(loc.1)
+                        }
+                        (LOC_HOST, Some(crate::memory::Place::Host)) => true,
+                        (LOC_HOST, None) => {
+                            foreign_host = true;
+                            true
+                        }
+                        _ => false,
+                    };
+                    if !fits {
+                        bail!(
+                            ACL_ERROR_RT_PARAM_INVALID,
+                            "{call}: the {side} of copy {i} ({addr:#x}) is not where attrs[{k}] \
+                             says (location type {}, id {})",
+                            loc.0,
+                            loc.1
+                        );
+                    }
+                }
+            }
+        }
+        *fail_index = usize::MAX;
+        let jobs: Vec<BatchCopy> = copies.to_vec();
+        let run = move || {
+            for c in &jobs {
+                if c.size > 0 {
+                    // SAFETY: every range was checked above (runtime memory) or is vouched for
+                    // by the caller (foreign host memory); ranges may overlap.
+                    unsafe { std::ptr::copy(c.src as *const u8, c.dst as *mut u8, c.size) };
+                }
+            }
+        };
+        let Some(stream) = stream else {
+            if crate::observe::enabled() {
+                let reads: Vec<_> = copies
+                    .iter()
+                    .map(|c| MemRange {
+                        start: c.src,
+                        len: c.size,
+                    })
+                    .collect();
+                let writes: Vec<_> = copies
+                    .iter()
+                    .map(|c| MemRange {
+                        start: c.dst,
+                        len: c.size,
+                    })
+                    .collect();
+                crate::observe::host_access(call, &reads, &writes);
+            }
+            run();
+            return Ok(());
+        };
+        let s = self.stream_for_work(self.lookup_stream(stream)?, call)?;
+        let meta = TaskMeta {
+            name: Some(Arc::from(call)),
+            reads: copies
+                .iter()
+                .map(|c| MemRange {
+                    start: c.src,
+                    len: c.size,
+                })
+                .collect(),
+            writes: copies
+                .iter()
+                .map(|c| MemRange {
+                    start: c.dst,
+                    len: c.size,
+                })
+                .collect(),
+            submitter_thread: os_thread_id(),
+            ..TaskMeta::default()
+        };
+        let kernel: KernelFn = Box::new(move || {
+            run();
+            Ok(())
+        });
+        self.submit(&s, TaskKind::Memcpy, Work::Kernel(kernel), meta)?;
+        if foreign_host {
+            // Memory the runtime did not allocate is copied before the call returns, as the
+            // vendor does for memory that is not page-locked.
+            self.synchronize_stream(stream)?;
+        }
+        Ok(())
+    }
+}
