@@ -539,6 +539,55 @@ pub unsafe extern "C" fn aclrtMemcpyBatchAsyncV2(
     }
 }
 
+/// `aclrtHostRegister`: `ptr` and `devPtr` are checked for NULL first, then the size.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtHostRegister(
+    ptr: *mut c_void,
+    size: u64,
+    r#type: u32,
+    devPtr: *mut *mut c_void,
+) -> aclError {
+    entry("aclrtHostRegister", |rt| {
+        not_null(ptr, "aclrtHostRegister", "ptr")?;
+        not_null(devPtr, "aclrtHostRegister", "devPtr")?;
+        let dev = rt.host_register(ptr as usize, size, r#type)?;
+        // SAFETY: non-NULL (checked above) and writable, the C caller's contract.
+        unsafe { devPtr.write(dev as *mut c_void) };
+        Ok(())
+    })
+}
+
+/// `aclrtHostRegisterV2`.
+#[no_mangle]
+pub extern "C" fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: u32) -> aclError {
+    entry("aclrtHostRegisterV2", |rt| {
+        rt.host_register_v2(ptr as usize, size, flag)
+    })
+}
+
+/// `aclrtHostGetDevicePointer`: `pHost` is checked before `pDevice`, as the vendor does.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtHostGetDevicePointer(
+    pHost: *mut c_void,
+    pDevice: *mut *mut c_void,
+    flag: u32,
+) -> aclError {
+    entry("aclrtHostGetDevicePointer", |rt| {
+        not_null(pHost, "aclrtHostGetDevicePointer", "pHost")?;
+        not_null(pDevice, "aclrtHostGetDevicePointer", "pDevice")?;
+        let dev = rt.host_get_device_pointer(pHost as usize, flag)?;
+        // SAFETY: non-NULL (checked above) and writable, the C caller's contract.
+        unsafe { pDevice.write(dev as *mut c_void) };
+        Ok(())
+    })
+}
+
+/// `aclrtHostUnregister`.
+#[no_mangle]
+pub extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> aclError {
+    entry("aclrtHostUnregister", |rt| rt.host_unregister(ptr as usize))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -136,7 +136,6 @@ type aclrtGroupAttr = u32;
 type aclrtGroupInfo = c_void;
 type aclrtHacType = u32;
 type aclrtHostMemMapCapability = u32;
-type aclrtHostRegisterType = u32;
 type aclrtIpcMemAttrType = u32;
 type aclrtLabel = *mut c_void;
 type aclrtLabelList = *mut c_void;
@@ -424,19 +423,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Host memory
-    fn aclrtHostRegister(
-        ptr: *mut c_void,
-        size: u64,
-        r#type: aclrtHostRegisterType,
-        devPtr: *mut *mut c_void,
-    ) -> aclError;
-    fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: u32) -> aclError;
-    fn aclrtHostGetDevicePointer(
-        pHost: *mut c_void,
-        pDevice: *mut *mut c_void,
-        flag: u32,
-    ) -> aclError;
-    fn aclrtHostUnregister(ptr: *mut c_void) -> aclError;
     fn aclrtHostMemMapCapabilities(
         deviceId: u32,
         hacType: aclrtHacType,
@@ -1119,6 +1105,6 @@ mod tests {
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
         assert!(aclrtAllocatorCreateDesc().is_null());
-        assert_eq!(NOT_SUPPORTED.len(), 234);
+        assert_eq!(NOT_SUPPORTED.len(), 230);
     }
 }

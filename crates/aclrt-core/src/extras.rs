@@ -1,5 +1,6 @@
 //! Runtime state of the calls beside the core model: peer access between devices, notifies,
-//! stream state callbacks, the wake-ups of memory value waits and DVPP allocations. It belongs to a [`Runtime`]
+//! stream state callbacks, the wake-ups of memory value waits, DVPP allocations and host
+//! registrations. It belongs to a [`Runtime`]
 //! (so `aclFinalize` drops it with everything else) and is reached as `rt.extras`.
 //!
 //! [`Runtime`]: crate::Runtime
@@ -35,6 +36,8 @@ pub(crate) struct Extras {
     pub(crate) value_writes: Arc<WaitList>,
     /// Live `acldvppMalloc` addresses → the runtime allocation each lies in.
     pub(crate) dvpp: Mutex<BTreeMap<usize, usize>>,
+    /// Host ranges registered by `aclrtHostRegister`: start → length.
+    pub(crate) host_registered: Mutex<BTreeMap<usize, usize>>,
 }
 
 impl Default for Extras {
@@ -49,6 +52,7 @@ impl Default for Extras {
             halted: Mutex::new(BTreeSet::new()),
             value_writes: Arc::new(WaitList::new()),
             dvpp: Mutex::new(BTreeMap::new()),
+            host_registered: Mutex::new(BTreeMap::new()),
         }
     }
 }
@@ -57,6 +61,15 @@ impl Extras {
     /// Whether `from` may access the memory of `to` (always, for the same device).
     pub(crate) fn peer_enabled(&self, from: i32, to: i32) -> bool {
         from == to || lock(&self.peers).contains(&(from, to))
+    }
+
+    /// The registered host range that contains `ptr`, as (start, length).
+    pub(crate) fn host_registration(&self, ptr: usize) -> Option<(usize, usize)> {
+        lock(&self.host_registered)
+            .range(..=ptr)
+            .next_back()
+            .map(|(&start, &len)| (start, len))
+            .filter(|&(start, len)| ptr - start < len)
     }
 
     /// The registered stream state callbacks, to call without holding the list's lock.

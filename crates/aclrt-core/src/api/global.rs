@@ -512,6 +512,10 @@ on_the_process_runtime! {
     fn free_with_dev_sync(ptr: usize) -> ();
     fn free_host_with_dev_sync(ptr: usize) -> ();
     fn mem_get_address_range(ptr: usize) -> (usize, usize);
+    fn host_register(ptr: usize, size: u64, kind: u32) -> usize;
+    fn host_register_v2(ptr: usize, size: u64, flag: u32) -> ();
+    fn host_get_device_pointer(ptr: usize, flag: u32) -> usize;
+    fn host_unregister(ptr: usize) -> ();
     fn get_stream_res_limit(handle: StreamHandle, kind: u32) -> u32;
     fn set_stream_res_limit(handle: StreamHandle, kind: u32, value: u32) -> ();
     fn reset_stream_res_limit(handle: StreamHandle) -> ();

@@ -380,3 +380,146 @@ impl Runtime {
         Ok(())
     }
 }
+
+/// `aclrtHostRegisterType` values and `aclrtHostRegisterV2` flags.
+const REGISTER_MAPPED: u32 = 0;
+const REGISTER_IOMEMORY: u32 = 0x4;
+const REGISTER_READONLY: u32 = 0x8;
+const REG_V2_MAPPED: u32 = 0x2;
+const REG_V2_PINNED: u32 = 0x1000_0000;
+
+impl Runtime {
+    /// Records `[ptr, ptr + size)` as registered host memory: not runtime memory and not
+    /// overlapping a registered range (`107000` otherwise).
+    fn register_host(&self, ptr: usize, size: u64, call: &str) -> Result<()> {
+        if ptr == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{call}: ptr is NULL");
+        }
+        if size == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{call}: size is 0");
+        }
+        let Some(len) = usize::try_from(size)
+            .ok()
+            .filter(|&l| ptr.checked_add(l).is_some())
+        else {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: {size} bytes at {ptr:#x} run past the end of the address space"
+            );
+        };
+        if self.memory.allocation_at(ptr).is_some()
+            || self.memory.check_access(ptr, len, call).is_err()
+        {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: {ptr:#x} is runtime memory, which the device can already use"
+            );
+        }
+        let mut registered = crate::sync::lock(&self.extras.host_registered);
+        let overlaps = registered
+            .range(..ptr + len)
+            .next_back()
+            .is_some_and(|(&start, &l)| start + l > ptr);
+        if overlaps {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: [{ptr:#x}, +{len}) overlaps memory already registered"
+            );
+        }
+        registered.insert(ptr, len);
+        Ok(())
+    }
+
+    /// `aclrtHostRegister`: makes host memory the runtime did not allocate usable by the
+    /// device, and returns its device address, which is the host address (the emulated device
+    /// reads host memory directly). `ACL_HOST_REGISTER_MAPPED` only: the reserved
+    /// `..._IOMEMORY` and `..._READONLY` are `207000`, other values `107000`.
+    pub fn host_register(&self, ptr: usize, size: u64, kind: u32) -> Result<usize> {
+        let call = "aclrtHostRegister";
+        if ptr == 0 || size == 0 {
+            return self.register_host(ptr, size, call).map(|_| 0);
+        }
+        match kind {
+            REGISTER_MAPPED => {}
+            REGISTER_IOMEMORY | REGISTER_READONLY => bail!(
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "{call}: registration type {kind:#x} is reserved and not supported"
+            ),
+            _ => bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: {kind:#x} is not an aclrtHostRegisterType"
+            ),
+        }
+        self.register_host(ptr, size, call)?;
+        Ok(ptr)
+    }
+
+    /// `aclrtHostRegisterV2`: as [`Runtime::host_register`]; `flag` is 0 or a combination of
+    /// `ACL_HOST_REG_MAPPED` and `ACL_HOST_REG_PINNED` (`..._IOMEMORY`, `..._READONLY`:
+    /// `207000`; other bits `107000`).
+    pub fn host_register_v2(&self, ptr: usize, size: u64, flag: u32) -> Result<()> {
+        let call = "aclrtHostRegisterV2";
+        if ptr == 0 || size == 0 {
+            return self.register_host(ptr, size, call);
+        }
+        if flag & (REGISTER_IOMEMORY | REGISTER_READONLY) != 0 {
+            bail!(
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "{call}: ACL_HOST_REG_IOMEMORY and ACL_HOST_REG_READONLY are not supported"
+            );
+        }
+        if flag & !(REG_V2_MAPPED | REG_V2_PINNED) != 0 {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: flag {flag:#x} has bits that are not ACL_HOST_REG_* flags"
+            );
+        }
+        self.register_host(ptr, size, call)
+    }
+
+    /// `aclrtHostGetDevicePointer`: the device address of registered host memory or of
+    /// `aclrtMallocHost` memory, which is its host address; `flag` must be 0 (`100000`); other
+    /// memory is `107000`.
+    pub fn host_get_device_pointer(&self, ptr: usize, flag: u32) -> Result<usize> {
+        let call = "aclrtHostGetDevicePointer";
+        if ptr == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{call}: pHost is NULL");
+        }
+        if flag != 0 {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{call}: flag must be 0, not {flag}"
+            );
+        }
+        let runtime_host = matches!(
+            self.memory.allocation_at(ptr),
+            Some((_, a)) if a.place == crate::memory::Place::Host
+        );
+        if runtime_host || self.extras.host_registration(ptr).is_some() {
+            return Ok(ptr);
+        }
+        bail!(
+            ACL_ERROR_RT_PARAM_INVALID,
+            "{call}: {ptr:#x} is neither registered host memory nor aclrtMallocHost memory"
+        )
+    }
+
+    /// `aclrtHostUnregister`: ends the registration that starts at `ptr` (`107000` when none
+    /// does).
+    pub fn host_unregister(&self, ptr: usize) -> Result<()> {
+        let call = "aclrtHostUnregister";
+        if ptr == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{call}: ptr is NULL");
+        }
+        if crate::sync::lock(&self.extras.host_registered)
+            .remove(&ptr)
+            .is_none()
+        {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: no registration starts at {ptr:#x}"
+            );
+        }
+        Ok(())
+    }
+}
