@@ -1,6 +1,7 @@
 /* Memory calls beside the basic ones through the C ABI: 32-bit sets (synchronous and on a
  * stream), frees that wait for the device, host allocation with a configuration, the
- * allocation that holds an address, and their documented error paths with exact codes. */
+ * allocation that holds an address, usage by component, memory types, and their documented
+ * error paths with exact codes. */
 #include "check.h"
 
 static void memset_d32(void)
@@ -155,6 +156,56 @@ static void address_range(void)
     EXPECT_OK(aclrtFreeHost(host));
 }
 
+static void usage_and_types(void)
+{
+    aclrtMemUsageInfo info[3];
+    size_t n = 99;
+    void *a = NULL, *b = NULL, *host = NULL;
+
+    memset(info, 0x7F, sizeof info);
+    EXPECT_OK(aclrtGetMemUsageInfo(0, info, 3, &n));
+    CHECK(n == 1);
+    CHECK(strcmp(info[0].name, "app") == 0);
+    uint64_t base = info[0].curMemSize;
+    REQUIRE_OK(aclrtMalloc(&a, 1000, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc(&b, 3000, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtGetMemUsageInfo(0, info, 3, &n));
+    CHECK(info[0].curMemSize == base + 4000 && info[0].memPeakSize >= base + 4000);
+    EXPECT_OK(aclrtFree(b));
+    EXPECT_OK(aclrtGetMemUsageInfo(0, info, 1, &n));
+    CHECK(n == 1 && info[0].curMemSize == base + 1000 && info[0].memPeakSize >= base + 4000);
+    EXPECT_OK(aclrtGetMemUsageInfo(0, info, 0, &n));
+    CHECK(n == 0);
+    EXPECT_CODE(aclrtGetMemUsageInfo(0, NULL, 1, &n), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtGetMemUsageInfo(0, info, 1, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtGetMemUsageInfo(7, info, 1, &n), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtGetMemUsageInfo(-1, info, 1, &n), ACL_ERROR_RT_INVALID_DEVICEID);
+
+    /* Memory types: device memory is ACL_RT_MEM_TYPE_DEV; host memory matches nothing. */
+    REQUIRE_OK(aclrtMallocHost(&host, 16));
+    uint32_t result = 7;
+    void *devs[2] = {a, (char *)a + 999};
+    EXPECT_OK(aclrtCheckMemType(devs, 2, ACL_RT_MEM_TYPE_DEV, &result, 0));
+    CHECK(result == 1);
+    EXPECT_OK(aclrtCheckMemType(devs, 2, ACL_RT_MEM_TYPE_DEV | ACL_RT_MEM_TYPE_DVPP, &result, 0));
+    CHECK(result == 1);
+    EXPECT_OK(aclrtCheckMemType(devs, 2, ACL_RT_MEM_TYPE_DVPP, &result, 0));
+    CHECK(result == 0);
+    void *mixed[2] = {a, host};
+    EXPECT_OK(aclrtCheckMemType(mixed, 2, ACL_RT_MEM_TYPE_DEV, &result, 0));
+    CHECK(result == 0);
+    EXPECT_CODE(aclrtCheckMemType(NULL, 2, ACL_RT_MEM_TYPE_DEV, &result, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtCheckMemType(devs, 2, ACL_RT_MEM_TYPE_DEV, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtCheckMemType(devs, 0, ACL_RT_MEM_TYPE_DEV, &result, 0),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCheckMemType(devs, 2, 0, &result, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCheckMemType(devs, 2, 0x1, &result, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCheckMemType(devs, 2, ACL_RT_MEM_TYPE_DEV, &result, 1),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_OK(aclrtFree(a));
+    EXPECT_OK(aclrtFreeHost(host));
+}
+
 int main(void)
 {
     uint32_t word = 0;
@@ -165,6 +216,7 @@ int main(void)
     frees_with_dev_sync();
     host_with_cfg();
     address_range();
+    usage_and_types();
     REQUIRE_OK(aclrtResetDevice(0));
     REQUIRE_OK(aclFinalize());
     expect_no_live_objects();

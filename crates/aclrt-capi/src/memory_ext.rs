@@ -1,7 +1,7 @@
 //! Memory beyond malloc, free, copy and set: 2D copies, allocation variants, cache maintenance,
 //! pointer attributes and allocation granularity.
 
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void};
 
 use aclrt::api::{BatchAttr, BatchCopy, MallocAttribute};
 
@@ -586,6 +586,74 @@ pub unsafe extern "C" fn aclrtHostGetDevicePointer(
 #[no_mangle]
 pub extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> aclError {
     entry("aclrtHostUnregister", |rt| rt.host_unregister(ptr as usize))
+}
+
+/// `aclrtMemUsageInfo`.
+#[repr(C)]
+pub struct aclrtMemUsageInfo {
+    /// NUL-terminated component name.
+    pub name: [c_char; 32],
+    pub curMemSize: u64,
+    pub memPeakSize: u64,
+    pub reserved: [usize; 8],
+}
+
+/// `aclrtGetMemUsageInfo`: `memUsageInfo` holds `inputNum` entries.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetMemUsageInfo(
+    deviceId: i32,
+    memUsageInfo: *mut aclrtMemUsageInfo,
+    inputNum: usize,
+    outputNum: *mut usize,
+) -> aclError {
+    entry("aclrtGetMemUsageInfo", |rt| {
+        not_null(memUsageInfo, "aclrtGetMemUsageInfo", "memUsageInfo")?;
+        not_null(outputNum, "aclrtGetMemUsageInfo", "outputNum")?;
+        let usage = rt.get_mem_usage_info(deviceId, inputNum)?;
+        for (i, u) in usage.iter().enumerate() {
+            let mut name = [0 as c_char; 32];
+            for (dst, &b) in name.iter_mut().zip(u.name.as_bytes().iter().take(31)) {
+                *dst = b as c_char;
+            }
+            let entry = aclrtMemUsageInfo {
+                name,
+                curMemSize: u.current,
+                memPeakSize: u.peak,
+                reserved: [0; 8],
+            };
+            // SAFETY: `memUsageInfo` holds `inputNum` writable entries (the C caller's
+            // contract) and `usage` has at most `inputNum`.
+            unsafe { memUsageInfo.add(i).write(entry) };
+        }
+        // SAFETY: non-NULL (checked above) and writable, the C caller's contract.
+        unsafe { outputNum.write(usage.len()) };
+        Ok(())
+    })
+}
+
+/// `aclrtCheckMemType`: `addrList` holds `size` addresses.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCheckMemType(
+    addrList: *mut *mut c_void,
+    size: u32,
+    memType: u32,
+    checkResult: *mut u32,
+    reserve: u32,
+) -> aclError {
+    entry("aclrtCheckMemType", |rt| {
+        not_null(addrList, "aclrtCheckMemType", "addrList")?;
+        not_null(checkResult, "aclrtCheckMemType", "checkResult")?;
+        // SAFETY: non-NULL (checked above) and readable for `size` entries, the C caller's
+        // contract.
+        let addrs: Vec<usize> = unsafe { std::slice::from_raw_parts(addrList, size as usize) }
+            .iter()
+            .map(|&p| p as usize)
+            .collect();
+        let matched = rt.check_mem_type(&addrs, memType, reserve)?;
+        // SAFETY: non-NULL (checked above) and writable, the C caller's contract.
+        unsafe { checkResult.write(u32::from(matched)) };
+        Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -153,7 +153,6 @@ type aclrtMemManagedAdviseType = u32;
 type aclrtMemManagedRangeAttribute = u32;
 type aclrtMemSharedHandleType = u32;
 type aclrtMemUceInfo = c_void;
-type aclrtMemUsageInfo = c_void;
 type aclrtMemcpyKind = u32;
 type aclrtNotify = *mut c_void;
 type aclrtOpExceptionCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionInfo, *mut c_void)>;
@@ -407,19 +406,6 @@ not_supported! {
         size: usize,
         policy: aclrtMemMallocPolicy,
         cfg: *mut aclrtMallocConfig,
-    ) -> aclError;
-    fn aclrtGetMemUsageInfo(
-        deviceId: i32,
-        memUsageInfo: *mut aclrtMemUsageInfo,
-        inputNum: usize,
-        outputNum: *mut usize,
-    ) -> aclError;
-    fn aclrtCheckMemType(
-        addrList: *mut *mut c_void,
-        size: u32,
-        memType: u32,
-        checkResult: *mut u32,
-        reserve: u32,
     ) -> aclError;
 
     // ---- Host memory
@@ -1105,6 +1091,6 @@ mod tests {
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
         assert!(aclrtAllocatorCreateDesc().is_null());
-        assert_eq!(NOT_SUPPORTED.len(), 230);
+        assert_eq!(NOT_SUPPORTED.len(), 228);
     }
 }

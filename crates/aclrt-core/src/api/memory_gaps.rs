@@ -523,3 +523,79 @@ impl Runtime {
         Ok(())
     }
 }
+
+/// One component's memory on a device (`aclrtMemUsageInfo`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemUsage {
+    /// The component's name.
+    pub name: &'static str,
+    /// Bytes it holds now.
+    pub current: u64,
+    /// The most it has held.
+    pub peak: u64,
+}
+
+/// The `ACL_RT_MEM_TYPE_*` bits `aclrtCheckMemType` takes.
+const MEM_TYPE_DEV: u32 = 0x2;
+const MEM_TYPE_DVPP: u32 = 0x8;
+const MEM_TYPE_RSVD: u32 = 0x10;
+
+impl Runtime {
+    /// `aclrtGetMemUsageInfo`: the device's memory by component, largest first, at most
+    /// `input_num` of them. The emulated device has one component, `"app"`: the program's
+    /// allocations (`aclrtMalloc` and its variants), now and at their peak since `aclInit`.
+    pub fn get_mem_usage_info(&self, device_id: i32, input_num: usize) -> Result<Vec<MemUsage>> {
+        let device = self.device_checked(device_id)?;
+        let app = MemUsage {
+            name: "app",
+            current: device
+                .memory_used
+                .load(std::sync::atomic::Ordering::Acquire),
+            peak: device
+                .memory_peak
+                .load(std::sync::atomic::Ordering::Acquire),
+        };
+        Ok(std::iter::once(app).take(input_num).collect())
+    }
+
+    /// `aclrtCheckMemType`: whether every address is device memory of a kind in `mem_type`
+    /// (`ACL_RT_MEM_TYPE_DEV`: `aclrtMalloc` memory; `..._DVPP`: `acldvppMalloc` memory;
+    /// `..._RSVD`: reserved virtual memory, which the emulated device has none of). An empty
+    /// list, a type with no or other bits, or a non-zero `reserve` is `107000`.
+    pub fn check_mem_type(&self, addrs: &[usize], mem_type: u32, reserve: u32) -> Result<bool> {
+        let call = "aclrtCheckMemType";
+        if addrs.is_empty() {
+            bail!(ACL_ERROR_RT_PARAM_INVALID, "{call}: size is 0");
+        }
+        if mem_type == 0 || mem_type & !(MEM_TYPE_DEV | MEM_TYPE_DVPP | MEM_TYPE_RSVD) != 0 {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: memType {mem_type:#x} is not a combination of ACL_RT_MEM_TYPE_DEV, \
+                 _DVPP and _RSVD"
+            );
+        }
+        if reserve != 0 {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: reserve must be 0, not {reserve}"
+            );
+        }
+        let dvpp_bases: Vec<usize> = crate::sync::lock(&self.extras.dvpp)
+            .values()
+            .copied()
+            .collect();
+        Ok(addrs.iter().all(|&addr| {
+            let kind = match self.memory.allocation_at(addr) {
+                Some((base, a)) if matches!(a.place, crate::memory::Place::Device(_)) => {
+                    if dvpp_bases.contains(&base) {
+                        MEM_TYPE_DVPP
+                    } else {
+                        MEM_TYPE_DEV
+                    }
+                }
+                _ => 0,
+            };
+            kind & mem_type != 0
+        }))
+    }
+}

@@ -37,7 +37,7 @@ pub(crate) use event::*;
 pub use exception_ext::*;
 pub use global::*;
 pub use memory_ext::*;
-pub use memory_gaps::{BatchAttr, BatchCopy};
+pub use memory_gaps::{BatchAttr, BatchCopy, MemUsage};
 pub use memory_query::*;
 pub use not_supported::not_supported;
 pub use notify::MAX_NOTIFIES_PER_DEVICE;
