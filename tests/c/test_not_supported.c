@@ -33,10 +33,10 @@ static void stubs(void)
     EXPECT_CODE(aclrtCreateLabel(&label), NS);
     CHECK(label == NULL);
     expect_noted("aclrtCreateLabel");
-    EXPECT_CODE(aclrtCntNotifyCreate((aclrtCntNotify *)garbage, 0), NS);
-    expect_noted("aclrtCntNotifyCreate");
-    EXPECT_CODE(aclrtMemsetD32(garbage, 8, 1, 2), NS);
-    expect_noted("aclrtMemsetD32");
+    EXPECT_CODE(aclrtIpcGetEventHandle((aclrtEvent)garbage, &ipc), NS);
+    expect_noted("aclrtIpcGetEventHandle");
+    EXPECT_CODE(aclrtGetMemcpyDescSize(ACL_MEMCPY_HOST_TO_DEVICE, (size_t *)garbage), NS);
+    expect_noted("aclrtGetMemcpyDescSize");
     EXPECT_CODE(aclrtLaunchKernel(garbage, 1, garbage, 8, stream), NS);
     expect_noted("aclrtLaunchKernel");
     EXPECT_CODE(aclrtLaunchSIMTKernelWithHostArgs(garbage, grid, grid, 0, stream, NULL,
@@ -75,10 +75,10 @@ static void stubs(void)
     expect_noted("aclAppLog");
 
     /* aclError returning a number through a pointer left alone. */
-    int64_t value = 1234;
-    EXPECT_CODE(aclrtGetSysParamOpt(ACL_OPT_DETERMINISTIC, &value), NS);
+    uint32_t value = 1234;
+    EXPECT_CODE(aclrtGetGroupCount(&value), NS);
     CHECK(value == 1234);
-    expect_noted("aclrtGetSysParamOpt");
+    expect_noted("aclrtGetGroupCount");
 }
 
 int main(void)

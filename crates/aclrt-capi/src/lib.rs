@@ -15,6 +15,7 @@
 
 mod base;
 mod callback;
+mod config;
 mod device;
 mod device_ext;
 mod event;
@@ -31,6 +32,7 @@ mod stream_ext;
 
 pub use base::*;
 pub use callback::*;
+pub use config::*;
 pub use device::*;
 pub use device_ext::*;
 pub use event::*;

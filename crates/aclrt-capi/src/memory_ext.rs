@@ -1,9 +1,9 @@
 //! Memory beyond malloc, free, copy and set: 2D copies, allocation variants, cache maintenance,
 //! pointer attributes and allocation granularity.
 
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void};
 
-use aclrt::api::MallocAttribute;
+use aclrt::api::{BatchAttr, BatchCopy, MallocAttribute};
 
 use crate::{aclError, aclrtStream, entry, not_null, produce, stream_handle};
 
@@ -240,6 +240,420 @@ pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
             },
         )
     }
+}
+
+/// `aclrtMallocHostWithCfg`: `cfg` may be NULL; a config with attributes must point at them.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMallocHostWithCfg(
+    ptr: *mut *mut c_void,
+    size: u64,
+    cfg: *mut aclrtMallocConfig,
+) -> aclError {
+    // SAFETY: `ptr` is NULL or writable, `cfg` NULL or readable with `numAttrs` readable
+    // attributes: the C caller's contract.
+    unsafe {
+        produce("aclrtMallocHostWithCfg", ptr, "ptr", |rt| {
+            let attrs: Vec<MallocAttribute> = if cfg.is_null() || (*cfg).numAttrs == 0 {
+                Vec::new()
+            } else {
+                let cfg = &*cfg;
+                not_null(cfg.attrs, "aclrtMallocHostWithCfg", "cfg->attrs")?;
+                std::slice::from_raw_parts(cfg.attrs, cfg.numAttrs)
+                    .iter()
+                    .map(|a| MallocAttribute {
+                        attr: a.attr,
+                        value: a.value,
+                    })
+                    .collect()
+            };
+            Ok(rt.malloc_host_with_cfg(size, &attrs)? as *mut c_void)
+        })
+    }
+}
+
+/// `aclrtMemsetD32`.
+#[no_mangle]
+pub extern "C" fn aclrtMemsetD32(
+    ptr: *mut c_void,
+    memSize: usize,
+    value: u32,
+    N: usize,
+) -> aclError {
+    entry("aclrtMemsetD32", |rt| {
+        rt.memset_d32(ptr as usize, memSize, value, N)
+    })
+}
+
+/// `aclrtMemsetD32Async`.
+#[no_mangle]
+pub extern "C" fn aclrtMemsetD32Async(
+    ptr: *mut c_void,
+    memSize: usize,
+    value: u32,
+    N: usize,
+    stream: aclrtStream,
+) -> aclError {
+    entry("aclrtMemsetD32Async", |rt| {
+        rt.memset_d32_async(ptr as usize, memSize, value, N, stream_handle(stream))
+    })
+}
+
+/// `aclrtFreeWithDevSync`.
+#[no_mangle]
+pub extern "C" fn aclrtFreeWithDevSync(devPtr: *mut c_void) -> aclError {
+    entry("aclrtFreeWithDevSync", |rt| {
+        rt.free_with_dev_sync(devPtr as usize)
+    })
+}
+
+/// `aclrtFreeHostWithDevSync`.
+#[no_mangle]
+pub extern "C" fn aclrtFreeHostWithDevSync(hostPtr: *mut c_void) -> aclError {
+    entry("aclrtFreeHostWithDevSync", |rt| {
+        rt.free_host_with_dev_sync(hostPtr as usize)
+    })
+}
+
+/// `aclrtMemGetAddressRange`: `pbase` and `psize` may each be NULL (not asked for).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemGetAddressRange(
+    ptr: *mut c_void,
+    pbase: *mut *mut c_void,
+    psize: *mut usize,
+) -> aclError {
+    entry("aclrtMemGetAddressRange", |rt| {
+        let (base, size) = rt.mem_get_address_range(ptr as usize)?;
+        if !pbase.is_null() {
+            // SAFETY: non-NULL and writable, the C caller's contract.
+            unsafe { pbase.write(base as *mut c_void) };
+        }
+        if !psize.is_null() {
+            // SAFETY: as for `pbase`.
+            unsafe { psize.write(size) };
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtMemcpyBatchAttr`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct aclrtMemcpyBatchAttr {
+    pub dstLoc: aclrtMemLocation,
+    pub srcLoc: aclrtMemLocation,
+    pub rsv: [u8; 16],
+}
+
+/// The batch calls' shared body: the NULL checks in the vendor's order (`failIndex` first
+/// where the call has one), then the core's checks; `failIndex` is written on failure.
+#[allow(clippy::too_many_arguments)]
+unsafe fn memcpy_batch(
+    call: &'static str,
+    dsts: *mut *mut c_void,
+    destMaxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    numBatches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrsIndexes: *mut usize,
+    numAttrs: usize,
+    failIndex: Option<*mut usize>,
+    stream: Option<aclrtStream>,
+) -> aclError {
+    entry(call, |rt| {
+        if let Some(f) = failIndex {
+            not_null(f, call, "failIndex")?;
+        }
+        let mut fail = usize::MAX;
+        let result = (|| {
+            not_null(dsts, call, "dsts")?;
+            not_null(destMaxs, call, "destMaxs")?;
+            not_null(srcs, call, "srcs")?;
+            not_null(sizes, call, "sizes")?;
+            not_null(attrs, call, "attrs")?;
+            not_null(attrsIndexes, call, "attrsIndexes")?;
+            // SAFETY: non-NULL (checked above), each array readable for its count: the C
+            // caller's contract. A count of 0 reads nothing.
+            let (copies, batch_attrs) = unsafe {
+                let copies: Vec<BatchCopy> = (0..numBatches)
+                    .map(|i| BatchCopy {
+                        dst: *dsts.add(i) as usize,
+                        dest_max: *destMaxs.add(i),
+                        src: *srcs.add(i) as usize,
+                        size: *sizes.add(i),
+                    })
+                    .collect();
+                let batch_attrs: Vec<BatchAttr> = (0..numAttrs)
+                    .map(|k| {
+                        let a = *attrs.add(k);
+                        BatchAttr {
+                            first: *attrsIndexes.add(k),
+                            dst: (a.dstLoc.r#type, a.dstLoc.id),
+                            src: (a.srcLoc.r#type, a.srcLoc.id),
+                            reserved_set: a.rsv.iter().any(|&b| b != 0),
+                        }
+                    })
+                    .collect();
+                (copies, batch_attrs)
+            };
+            // SAFETY: the C caller's contract for memory outside runtime allocations.
+            unsafe {
+                rt.memcpy_batch(
+                    &copies,
+                    &batch_attrs,
+                    stream.map(stream_handle),
+                    call,
+                    &mut fail,
+                )
+            }
+        })();
+        if let (Err(_), Some(f)) = (&result, failIndex) {
+            // SAFETY: non-NULL (checked above) and writable, the C caller's contract.
+            unsafe { f.write(fail) };
+        }
+        result
+    })
+}
+
+/// `aclrtMemcpyBatch`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyBatch(
+    dsts: *mut *mut c_void,
+    destMaxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    numBatches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrsIndexes: *mut usize,
+    numAttrs: usize,
+    failIndex: *mut usize,
+) -> aclError {
+    // SAFETY: forwarded C caller's contract.
+    unsafe {
+        memcpy_batch(
+            "aclrtMemcpyBatch",
+            dsts,
+            destMaxs,
+            srcs,
+            sizes,
+            numBatches,
+            attrs,
+            attrsIndexes,
+            numAttrs,
+            Some(failIndex),
+            None,
+        )
+    }
+}
+
+/// `aclrtMemcpyBatchV2`: `aclrtMemcpyBatch` without `failIndex`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyBatchV2(
+    dsts: *mut *mut c_void,
+    destMaxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    numBatches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrsIndexes: *mut usize,
+    numAttrs: usize,
+) -> aclError {
+    // SAFETY: forwarded C caller's contract.
+    unsafe {
+        memcpy_batch(
+            "aclrtMemcpyBatchV2",
+            dsts,
+            destMaxs,
+            srcs,
+            sizes,
+            numBatches,
+            attrs,
+            attrsIndexes,
+            numAttrs,
+            None,
+            None,
+        )
+    }
+}
+
+/// `aclrtMemcpyBatchAsync`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyBatchAsync(
+    dsts: *mut *mut c_void,
+    destMaxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    numBatches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrsIndexes: *mut usize,
+    numAttrs: usize,
+    failIndex: *mut usize,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: forwarded C caller's contract.
+    unsafe {
+        memcpy_batch(
+            "aclrtMemcpyBatchAsync",
+            dsts,
+            destMaxs,
+            srcs,
+            sizes,
+            numBatches,
+            attrs,
+            attrsIndexes,
+            numAttrs,
+            Some(failIndex),
+            Some(stream),
+        )
+    }
+}
+
+/// `aclrtMemcpyBatchAsyncV2`: `aclrtMemcpyBatchAsync` without `failIndex`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyBatchAsyncV2(
+    dsts: *mut *mut c_void,
+    destMaxs: *mut usize,
+    srcs: *mut *mut c_void,
+    sizes: *mut usize,
+    numBatches: usize,
+    attrs: *mut aclrtMemcpyBatchAttr,
+    attrsIndexes: *mut usize,
+    numAttrs: usize,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: forwarded C caller's contract.
+    unsafe {
+        memcpy_batch(
+            "aclrtMemcpyBatchAsyncV2",
+            dsts,
+            destMaxs,
+            srcs,
+            sizes,
+            numBatches,
+            attrs,
+            attrsIndexes,
+            numAttrs,
+            None,
+            Some(stream),
+        )
+    }
+}
+
+/// `aclrtHostRegister`: `ptr` and `devPtr` are checked for NULL first, then the size.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtHostRegister(
+    ptr: *mut c_void,
+    size: u64,
+    r#type: u32,
+    devPtr: *mut *mut c_void,
+) -> aclError {
+    entry("aclrtHostRegister", |rt| {
+        not_null(ptr, "aclrtHostRegister", "ptr")?;
+        not_null(devPtr, "aclrtHostRegister", "devPtr")?;
+        let dev = rt.host_register(ptr as usize, size, r#type)?;
+        // SAFETY: non-NULL (checked above) and writable, the C caller's contract.
+        unsafe { devPtr.write(dev as *mut c_void) };
+        Ok(())
+    })
+}
+
+/// `aclrtHostRegisterV2`.
+#[no_mangle]
+pub extern "C" fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: u32) -> aclError {
+    entry("aclrtHostRegisterV2", |rt| {
+        rt.host_register_v2(ptr as usize, size, flag)
+    })
+}
+
+/// `aclrtHostGetDevicePointer`: `pHost` is checked before `pDevice`, as the vendor does.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtHostGetDevicePointer(
+    pHost: *mut c_void,
+    pDevice: *mut *mut c_void,
+    flag: u32,
+) -> aclError {
+    entry("aclrtHostGetDevicePointer", |rt| {
+        not_null(pHost, "aclrtHostGetDevicePointer", "pHost")?;
+        not_null(pDevice, "aclrtHostGetDevicePointer", "pDevice")?;
+        let dev = rt.host_get_device_pointer(pHost as usize, flag)?;
+        // SAFETY: non-NULL (checked above) and writable, the C caller's contract.
+        unsafe { pDevice.write(dev as *mut c_void) };
+        Ok(())
+    })
+}
+
+/// `aclrtHostUnregister`.
+#[no_mangle]
+pub extern "C" fn aclrtHostUnregister(ptr: *mut c_void) -> aclError {
+    entry("aclrtHostUnregister", |rt| rt.host_unregister(ptr as usize))
+}
+
+/// `aclrtMemUsageInfo`.
+#[repr(C)]
+pub struct aclrtMemUsageInfo {
+    /// NUL-terminated component name.
+    pub name: [c_char; 32],
+    pub curMemSize: u64,
+    pub memPeakSize: u64,
+    pub reserved: [usize; 8],
+}
+
+/// `aclrtGetMemUsageInfo`: `memUsageInfo` holds `inputNum` entries.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetMemUsageInfo(
+    deviceId: i32,
+    memUsageInfo: *mut aclrtMemUsageInfo,
+    inputNum: usize,
+    outputNum: *mut usize,
+) -> aclError {
+    entry("aclrtGetMemUsageInfo", |rt| {
+        not_null(memUsageInfo, "aclrtGetMemUsageInfo", "memUsageInfo")?;
+        not_null(outputNum, "aclrtGetMemUsageInfo", "outputNum")?;
+        let usage = rt.get_mem_usage_info(deviceId, inputNum)?;
+        for (i, u) in usage.iter().enumerate() {
+            let mut name = [0 as c_char; 32];
+            for (dst, &b) in name.iter_mut().zip(u.name.as_bytes().iter().take(31)) {
+                *dst = b as c_char;
+            }
+            let entry = aclrtMemUsageInfo {
+                name,
+                curMemSize: u.current,
+                memPeakSize: u.peak,
+                reserved: [0; 8],
+            };
+            // SAFETY: `memUsageInfo` holds `inputNum` writable entries (the C caller's
+            // contract) and `usage` has at most `inputNum`.
+            unsafe { memUsageInfo.add(i).write(entry) };
+        }
+        // SAFETY: non-NULL (checked above) and writable, the C caller's contract.
+        unsafe { outputNum.write(usage.len()) };
+        Ok(())
+    })
+}
+
+/// `aclrtCheckMemType`: `addrList` holds `size` addresses.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCheckMemType(
+    addrList: *mut *mut c_void,
+    size: u32,
+    memType: u32,
+    checkResult: *mut u32,
+    reserve: u32,
+) -> aclError {
+    entry("aclrtCheckMemType", |rt| {
+        not_null(addrList, "aclrtCheckMemType", "addrList")?;
+        not_null(checkResult, "aclrtCheckMemType", "checkResult")?;
+        // SAFETY: non-NULL (checked above) and readable for `size` entries, the C caller's
+        // contract.
+        let addrs: Vec<usize> = unsafe { std::slice::from_raw_parts(addrList, size as usize) }
+            .iter()
+            .map(|&p| p as usize)
+            .collect();
+        let matched = rt.check_mem_type(&addrs, memType, reserve)?;
+        // SAFETY: non-NULL (checked above) and writable, the C caller's contract.
+        unsafe { checkResult.write(u32::from(matched)) };
+        Ok(())
+    })
 }
 
 #[cfg(test)]

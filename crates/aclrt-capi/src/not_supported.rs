@@ -93,7 +93,6 @@ type aclInitCallbackFunc =
     Option<unsafe extern "C" fn(*const c_char, usize, *mut c_void) -> aclError>;
 type aclLogLevel = u32;
 type aclRegisterCallbackType = u32;
-type aclSysParamOpt = u32;
 type aclmdlRI = *mut c_void;
 type aclmdlRICaptureMode = u32;
 type aclmdlRICaptureStatus = u32;
@@ -120,12 +119,8 @@ type aclrtBinary = *mut c_void;
 type aclrtBinaryLoadOptions = c_void;
 type aclrtCallback = Option<unsafe extern "C" fn(*mut c_void)>;
 type aclrtCmoType = u32;
-type aclrtCntNotify = *mut c_void;
-type aclrtCntNotifyRecordInfo = c_void;
-type aclrtCntNotifyWaitInfo = c_void;
 type aclrtCompareDataType = u32;
 type aclrtCondition = u32;
-type aclrtDeviceLimit = u32;
 type aclrtDeviceState = u32;
 type aclrtDeviceStateCallback = Option<unsafe extern "C" fn(i32, aclrtDeviceState, *mut c_void)>;
 type aclrtDeviceTaskAbortCallback =
@@ -141,7 +136,6 @@ type aclrtGroupAttr = u32;
 type aclrtGroupInfo = c_void;
 type aclrtHacType = u32;
 type aclrtHostMemMapCapability = u32;
-type aclrtHostRegisterType = u32;
 type aclrtIpcMemAttrType = u32;
 type aclrtLabel = *mut c_void;
 type aclrtLabelList = *mut c_void;
@@ -159,8 +153,6 @@ type aclrtMemManagedAdviseType = u32;
 type aclrtMemManagedRangeAttribute = u32;
 type aclrtMemSharedHandleType = u32;
 type aclrtMemUceInfo = c_void;
-type aclrtMemUsageInfo = c_void;
-type aclrtMemcpyBatchAttr = c_void;
 type aclrtMemcpyKind = u32;
 type aclrtNotify = *mut c_void;
 type aclrtOpExceptionCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionInfo, *mut c_void)>;
@@ -280,8 +272,6 @@ not_supported! {
     fn aclrtRepairError(deviceId: i32, errorInfo: *const aclrtErrorInfo) -> aclError;
 
     // ---- Runtime configuration
-    fn aclrtGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
-    fn aclrtSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
 
     // ---- Devices
     fn aclrtSetTsDevice(tsId: aclrtTsId) -> aclError;
@@ -294,8 +284,6 @@ not_supported! {
     ) -> aclError;
     fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclError;
     fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError;
-    fn aclrtDeviceSetLimit(limit: aclrtDeviceLimit, value: usize) -> aclError;
-    fn aclrtDeviceGetLimit(limit: aclrtDeviceLimit, value: *mut usize) -> aclError;
     fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: *mut c_char, len: i32) -> aclError;
     fn aclrtDeviceGetByPCIBusId(pciBusId: *const c_char, deviceId: *mut i32) -> aclError;
     fn aclrtDeviceGetHostAtomicCapabilities(
@@ -325,8 +313,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Contexts
-    fn aclrtCtxGetSysParamOpt(opt: aclSysParamOpt, value: *mut i64) -> aclError;
-    fn aclrtCtxSetSysParamOpt(opt: aclSysParamOpt, value: i64) -> aclError;
     fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32, active: *mut i32) -> aclError;
     fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut c_void) -> aclError;
 
@@ -356,16 +342,11 @@ not_supported! {
     fn aclrtPersistentTaskClean(stream: aclrtStream) -> aclError;
 
     // ---- Events
-    fn aclrtSetOpWaitTimeout(timeout: u32) -> aclError;
     fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) -> aclError;
     fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError;
 
     // ---- Execution control: host callbacks, host functions, timeouts
     fn aclrtGetThreadLastTaskId(taskId: *mut u32) -> aclError;
-    fn aclrtSetOpExecuteTimeOut(timeout: u32) -> aclError;
-    fn aclrtSetOpExecuteTimeOutWithMs(timeout: u32) -> aclError;
-    fn aclrtSetOpExecuteTimeOutV2(timeout: u64, actualTimeout: *mut u64) -> aclError;
-    fn aclrtGetOpTimeOutInterval(interval: *mut u64) -> aclError;
     fn aclrtReduceAsync(
         dst: *mut c_void,
         src: *const c_void,
@@ -380,7 +361,6 @@ not_supported! {
         stream: aclrtStream,
         reserve: *mut c_void,
     ) -> aclError;
-    fn aclrtGetOpExecuteTimeout(timeoutMs: *mut u32) -> aclError;
     fn aclrtTaskUpdateAsync(
         taskStream: aclrtStream,
         taskId: u32,
@@ -402,22 +382,6 @@ not_supported! {
         serverPids: *mut aclrtServerPid,
         num: usize,
     ) -> aclError;
-
-    // ---- Counting notifies
-    fn aclrtCntNotifyCreate(cntNotify: *mut aclrtCntNotify, flag: u64) -> aclError;
-    fn aclrtCntNotifyDestroy(cntNotify: aclrtCntNotify) -> aclError;
-    fn aclrtCntNotifyRecord(
-        cntNotify: aclrtCntNotify,
-        stream: aclrtStream,
-        info: *mut aclrtCntNotifyRecordInfo,
-    ) -> aclError;
-    fn aclrtCntNotifyWaitWithTimeout(
-        cntNotify: aclrtCntNotify,
-        stream: aclrtStream,
-        info: *mut aclrtCntNotifyWaitInfo,
-    ) -> aclError;
-    fn aclrtCntNotifyReset(cntNotify: aclrtCntNotify, stream: aclrtStream) -> aclError;
-    fn aclrtCntNotifyGetId(cntNotify: aclrtCntNotify, notifyId: *mut u32) -> aclError;
 
     // ---- Labels
     fn aclrtCreateLabel(label: *mut aclrtLabel) -> aclError;
@@ -443,56 +407,15 @@ not_supported! {
         policy: aclrtMemMallocPolicy,
         cfg: *mut aclrtMallocConfig,
     ) -> aclError;
-    fn aclrtFreeWithDevSync(devPtr: *mut c_void) -> aclError;
-    fn aclrtGetMemUsageInfo(
-        deviceId: i32,
-        memUsageInfo: *mut aclrtMemUsageInfo,
-        inputNum: usize,
-        outputNum: *mut usize,
-    ) -> aclError;
-    fn aclrtCheckMemType(
-        addrList: *mut *mut c_void,
-        size: u32,
-        memType: u32,
-        checkResult: *mut u32,
-        reserve: u32,
-    ) -> aclError;
 
     // ---- Host memory
-    fn aclrtMallocHostWithCfg(
-        ptr: *mut *mut c_void,
-        size: u64,
-        cfg: *mut aclrtMallocConfig,
-    ) -> aclError;
-    fn aclrtHostRegister(
-        ptr: *mut c_void,
-        size: u64,
-        r#type: aclrtHostRegisterType,
-        devPtr: *mut *mut c_void,
-    ) -> aclError;
-    fn aclrtHostRegisterV2(ptr: *mut c_void, size: u64, flag: u32) -> aclError;
-    fn aclrtHostGetDevicePointer(
-        pHost: *mut c_void,
-        pDevice: *mut *mut c_void,
-        flag: u32,
-    ) -> aclError;
-    fn aclrtHostUnregister(ptr: *mut c_void) -> aclError;
     fn aclrtHostMemMapCapabilities(
         deviceId: u32,
         hacType: aclrtHacType,
         capabilities: *mut aclrtHostMemMapCapability,
     ) -> aclError;
-    fn aclrtFreeHostWithDevSync(hostPtr: *mut c_void) -> aclError;
 
     // ---- Memory copy and set
-    fn aclrtMemsetD32(ptr: *mut c_void, memSize: usize, value: u32, N: usize) -> aclError;
-    fn aclrtMemsetD32Async(
-        ptr: *mut c_void,
-        memSize: usize,
-        value: u32,
-        N: usize,
-        stream: aclrtStream,
-    ) -> aclError;
     fn aclrtMemcpyAsyncWithCondition(
         dst: *mut c_void,
         destMax: usize,
@@ -523,50 +446,6 @@ not_supported! {
     fn aclrtMemcpyAsyncWithDesc(
         desc: *mut c_void,
         kind: aclrtMemcpyKind,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtMemcpyBatch(
-        dsts: *mut *mut c_void,
-        destMaxs: *mut usize,
-        srcs: *mut *mut c_void,
-        sizes: *mut usize,
-        numBatches: usize,
-        attrs: *mut aclrtMemcpyBatchAttr,
-        attrsIndexes: *mut usize,
-        numAttrs: usize,
-        failIndex: *mut usize,
-    ) -> aclError;
-    fn aclrtMemcpyBatchV2(
-        dsts: *mut *mut c_void,
-        destMaxs: *mut usize,
-        srcs: *mut *mut c_void,
-        sizes: *mut usize,
-        numBatches: usize,
-        attrs: *mut aclrtMemcpyBatchAttr,
-        attrsIndexes: *mut usize,
-        numAttrs: usize,
-    ) -> aclError;
-    fn aclrtMemcpyBatchAsync(
-        dsts: *mut *mut c_void,
-        destMaxs: *mut usize,
-        srcs: *mut *mut c_void,
-        sizes: *mut usize,
-        numBatches: usize,
-        attrs: *mut aclrtMemcpyBatchAttr,
-        attrsIndexes: *mut usize,
-        numAttrs: usize,
-        failIndex: *mut usize,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtMemcpyBatchAsyncV2(
-        dsts: *mut *mut c_void,
-        destMaxs: *mut usize,
-        srcs: *mut *mut c_void,
-        sizes: *mut usize,
-        numBatches: usize,
-        attrs: *mut aclrtMemcpyBatchAttr,
-        attrsIndexes: *mut usize,
-        numAttrs: usize,
         stream: aclrtStream,
     ) -> aclError;
 
@@ -660,11 +539,6 @@ not_supported! {
         alignment: usize,
         expectPtr: *mut c_void,
         flags: u64,
-    ) -> aclError;
-    fn aclrtMemGetAddressRange(
-        ptr: *mut c_void,
-        pbase: *mut *mut c_void,
-        psize: *mut usize,
     ) -> aclError;
     fn aclrtMemMapSelectedLink(
         virPtrDst: *mut c_void,
@@ -1217,6 +1091,6 @@ mod tests {
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
         assert!(aclrtAllocatorCreateDesc().is_null());
-        assert_eq!(NOT_SUPPORTED.len(), 262);
+        assert_eq!(NOT_SUPPORTED.len(), 228);
     }
 }

@@ -2,7 +2,7 @@
 
 use std::ffi::c_void;
 
-use aclrt::NotifyHandle;
+use aclrt::{CntNotifyHandle, NotifyHandle};
 
 use crate::{aclError, aclrtStream, entry, not_null, produce, stream_handle};
 
@@ -99,4 +99,118 @@ pub extern "C" fn aclrtValueWait(
     entry("aclrtValueWait", |rt| {
         rt.value_wait(devAddr as usize, value, flag, stream_handle(stream))
     })
+}
+
+/// `aclrtCntNotify`: a validated counting-notify token.
+pub type aclrtCntNotify = *mut c_void;
+
+/// `aclrtCntNotifyRecordInfo`.
+#[repr(C)]
+pub struct aclrtCntNotifyRecordInfo {
+    /// `aclrtCntNotifyRecordMode`.
+    pub mode: u32,
+    pub value: u32,
+}
+
+/// `aclrtCntNotifyWaitInfo`.
+#[repr(C)]
+pub struct aclrtCntNotifyWaitInfo {
+    /// `aclrtCntNotifyWaitMode`.
+    pub mode: u32,
+    pub value: u32,
+    /// Seconds; 0 waits without limit.
+    pub timeout: u32,
+    /// Non-zero: clear the count when the wait is released.
+    pub isClear: u8,
+    pub rsv: [u8; 3],
+}
+
+fn cnt_notify_handle(notify: aclrtCntNotify) -> CntNotifyHandle {
+    CntNotifyHandle::from_raw(notify as u64)
+}
+
+/// `aclrtCntNotifyCreate`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCntNotifyCreate(
+    cntNotify: *mut aclrtCntNotify,
+    flag: u64,
+) -> aclError {
+    // SAFETY: `cntNotify` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtCntNotifyCreate", cntNotify, "cntNotify", |rt| {
+            Ok(rt.cnt_notify_create(flag)?.as_raw() as aclrtCntNotify)
+        })
+    }
+}
+
+/// `aclrtCntNotifyDestroy`.
+#[no_mangle]
+pub extern "C" fn aclrtCntNotifyDestroy(cntNotify: aclrtCntNotify) -> aclError {
+    entry("aclrtCntNotifyDestroy", |rt| {
+        rt.cnt_notify_destroy(cnt_notify_handle(cntNotify))
+    })
+}
+
+/// `aclrtCntNotifyRecord`: `info` is checked first, as the vendor does.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCntNotifyRecord(
+    cntNotify: aclrtCntNotify,
+    stream: aclrtStream,
+    info: *mut aclrtCntNotifyRecordInfo,
+) -> aclError {
+    entry("aclrtCntNotifyRecord", |rt| {
+        not_null(info, "aclrtCntNotifyRecord", "info")?;
+        // SAFETY: non-NULL (checked above) and readable, the C caller's contract.
+        let info = unsafe { &*info };
+        rt.cnt_notify_record(
+            cnt_notify_handle(cntNotify),
+            stream_handle(stream),
+            info.mode,
+            info.value,
+        )
+    })
+}
+
+/// `aclrtCntNotifyWaitWithTimeout`: `info` is checked first, as the vendor does.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCntNotifyWaitWithTimeout(
+    cntNotify: aclrtCntNotify,
+    stream: aclrtStream,
+    info: *mut aclrtCntNotifyWaitInfo,
+) -> aclError {
+    entry("aclrtCntNotifyWaitWithTimeout", |rt| {
+        not_null(info, "aclrtCntNotifyWaitWithTimeout", "info")?;
+        // SAFETY: non-NULL (checked above) and readable, the C caller's contract.
+        let info = unsafe { &*info };
+        rt.cnt_notify_wait_with_timeout(
+            cnt_notify_handle(cntNotify),
+            stream_handle(stream),
+            info.mode,
+            info.value,
+            info.timeout,
+            info.isClear != 0,
+        )
+    })
+}
+
+/// `aclrtCntNotifyReset`.
+#[no_mangle]
+pub extern "C" fn aclrtCntNotifyReset(cntNotify: aclrtCntNotify, stream: aclrtStream) -> aclError {
+    entry("aclrtCntNotifyReset", |rt| {
+        rt.cnt_notify_reset(cnt_notify_handle(cntNotify), stream_handle(stream))
+    })
+}
+
+/// `aclrtCntNotifyGetId`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCntNotifyGetId(
+    cntNotify: aclrtCntNotify,
+    notifyId: *mut u32,
+) -> aclError {
+    // SAFETY: `notifyId` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtCntNotifyGetId", notifyId, "notifyId", |rt| {
+            rt.cnt_notify_get_id(cnt_notify_handle(cntNotify))
+        })
+    }
 }

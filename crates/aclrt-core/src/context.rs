@@ -36,6 +36,8 @@ pub(crate) struct ContextOf<Stream> {
     /// Set once by the first failure on a stream in stop-on-failure mode.
     stopped: OnceLock<Failure>,
     destroyed: AtomicBool,
+    /// `aclrtCtxSetSysParamOpt` values; unset until the first call for an option.
+    pub(crate) sys_params: crate::settings::SysParams,
 }
 
 impl<Stream: Member> ContextOf<Stream> {
@@ -54,6 +56,7 @@ impl<Stream: Member> ContextOf<Stream> {
             streams: Mutex::new(Vec::new()),
             stopped: OnceLock::new(),
             destroyed: AtomicBool::new(false),
+            sys_params: Default::default(),
         }
     }
 

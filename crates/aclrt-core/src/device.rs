@@ -22,6 +22,8 @@ pub(crate) struct Device {
     pub(crate) id: i32,
     pub(crate) memory_capacity: u64,
     pub(crate) memory_used: AtomicU64,
+    /// The most `memory_used` has been.
+    pub(crate) memory_peak: AtomicU64,
     streams: AtomicUsize,
     sync_events: AtomicUsize,
     stream_ids: Mutex<IdPool>,
@@ -46,6 +48,7 @@ impl Device {
             id,
             memory_capacity,
             memory_used: AtomicU64::new(0),
+            memory_peak: AtomicU64::new(0),
             streams: AtomicUsize::new(0),
             sync_events: AtomicUsize::new(0),
             stream_ids: Mutex::new(IdPool::default()),
@@ -86,12 +89,18 @@ impl Device {
 
     /// Reserves `size` bytes of device memory, or `false` beyond capacity.
     pub(crate) fn reserve_memory(&self, size: u64) -> bool {
-        self.memory_used
+        match self
+            .memory_used
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
                 used.checked_add(size)
                     .filter(|&n| n <= self.memory_capacity)
-            })
-            .is_ok()
+            }) {
+            Ok(before) => {
+                self.memory_peak.fetch_max(before + size, Ordering::AcqRel);
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     pub(crate) fn unreserve_memory(&self, size: u64) {

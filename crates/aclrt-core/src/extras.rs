@@ -1,5 +1,6 @@
 //! Runtime state of the calls beside the core model: peer access between devices, notifies,
-//! stream state callbacks, the wake-ups of memory value waits and DVPP allocations. It belongs to a [`Runtime`]
+//! stream state callbacks, the wake-ups of memory value waits, DVPP allocations and host
+//! registrations. It belongs to a [`Runtime`]
 //! (so `aclFinalize` drops it with everything else) and is reached as `rt.extras`.
 //!
 //! [`Runtime`]: crate::Runtime
@@ -7,8 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::handle::{HandleTable, NotifyHandle, StreamHandle};
-use crate::notify::Notify;
+use crate::handle::{CntNotifyHandle, HandleTable, NotifyHandle, StreamHandle};
+use crate::notify::{CntNotify, Notify};
 use crate::sync::{lock, WaitList};
 
 /// A stream state callback (`aclrtRegStreamStateCallback`): the stream and the
@@ -23,6 +24,10 @@ pub(crate) struct Extras {
     pub(crate) notifies: HandleTable<Notify>,
     /// Notifies alive per device id, for the per-device limit.
     pub(crate) notify_counts: Mutex<Vec<usize>>,
+    /// Live counting notifies.
+    pub(crate) cnt_notifies: HandleTable<CntNotify>,
+    /// Counting notifies alive per device id, for the per-device limit.
+    pub(crate) cnt_notify_counts: Mutex<Vec<usize>>,
     /// Registered stream state callbacks, by registration name, in registration order.
     pub(crate) stream_state: RwLock<Vec<(String, StreamStateCallback)>>,
     /// Streams stopped by `aclrtStreamStop` (raw handles): an abort does not restart them.
@@ -31,6 +36,8 @@ pub(crate) struct Extras {
     pub(crate) value_writes: Arc<WaitList>,
     /// Live `acldvppMalloc` addresses → the runtime allocation each lies in.
     pub(crate) dvpp: Mutex<BTreeMap<usize, usize>>,
+    /// Host ranges registered by `aclrtHostRegister`: start → length.
+    pub(crate) host_registered: Mutex<BTreeMap<usize, usize>>,
 }
 
 impl Default for Extras {
@@ -39,10 +46,13 @@ impl Default for Extras {
             peers: Mutex::new(BTreeSet::new()),
             notifies: HandleTable::new(NotifyHandle::TAG),
             notify_counts: Mutex::new(Vec::new()),
+            cnt_notifies: HandleTable::new(CntNotifyHandle::TAG),
+            cnt_notify_counts: Mutex::new(Vec::new()),
             stream_state: RwLock::new(Vec::new()),
             halted: Mutex::new(BTreeSet::new()),
             value_writes: Arc::new(WaitList::new()),
             dvpp: Mutex::new(BTreeMap::new()),
+            host_registered: Mutex::new(BTreeMap::new()),
         }
     }
 }
@@ -51,6 +61,15 @@ impl Extras {
     /// Whether `from` may access the memory of `to` (always, for the same device).
     pub(crate) fn peer_enabled(&self, from: i32, to: i32) -> bool {
         from == to || lock(&self.peers).contains(&(from, to))
+    }
+
+    /// The registered host range that contains `ptr`, as (start, length).
+    pub(crate) fn host_registration(&self, ptr: usize) -> Option<(usize, usize)> {
+        lock(&self.host_registered)
+            .range(..=ptr)
+            .next_back()
+            .map(|(&start, &len)| (start, len))
+            .filter(|&(start, len)| ptr - start < len)
     }
 
     /// The registered stream state callbacks, to call without holding the list's lock.

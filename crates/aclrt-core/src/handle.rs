@@ -66,6 +66,11 @@ handle_type!(
     NotifyHandle,
     0x54
 );
+handle_type!(
+    /// An `aclrtCntNotify`.
+    CntNotifyHandle,
+    0x55
+);
 
 impl StreamHandle {
     /// The current context's default stream (`NULL` in C, `0` in Python).

@@ -4,13 +4,16 @@
 //! then, under the notify's lock, swaps in a fresh one, so taking the signal and resetting it is
 //! one step: a record that completes after the swap sets the new latch and is not lost. Several
 //! records before one wait are one signal.
+//!
+//! Counting notifies ([`CntNotify`]) keep a 32-bit count instead of a signal.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::handle::NotifyHandle;
+use crate::handle::{CntNotifyHandle, NotifyHandle};
 use crate::stream::Stream;
-use crate::sync::{lock, Latch, SpinPolicy};
+use crate::sync::{lock, Latch, SpinPolicy, WaitList};
 
 /// One notify of a device.
 pub(crate) struct Notify {
@@ -79,5 +82,188 @@ impl Notify {
                 return WaitEnd::Taken;
             }
         }
+    }
+}
+
+/// How a counting-notify record changes the count (`aclrtCntNotifyRecordMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CountOp {
+    /// `ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE`: count = value.
+    Set,
+    /// `ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE`: count += value (wrapping at 2³²).
+    Add,
+    /// `ACL_RT_CNT_NOTIFY_RECORD_BIT_OR_MODE`: count |= value.
+    Or,
+    /// `ACL_RT_CNT_NOTIFY_RECORD_BIT_AND_MODE`: count &= value.
+    And,
+}
+
+impl CountOp {
+    pub(crate) fn from_raw(raw: u32) -> Option<Self> {
+        Some(match raw {
+            0 => Self::Set,
+            1 => Self::Add,
+            2 => Self::Or,
+            4 => Self::And,
+            _ => return None,
+        })
+    }
+
+    fn apply(self, count: u32, value: u32) -> u32 {
+        match self {
+            Self::Set => value,
+            Self::Add => count.wrapping_add(value),
+            Self::Or => count | value,
+            Self::And => count & value,
+        }
+    }
+}
+
+/// When a counting-notify wait is released (`aclrtCntNotifyWaitMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CountTest {
+    /// count < value.
+    Less,
+    /// count == value.
+    Equal,
+    /// count > value.
+    Bigger,
+    /// count >= value.
+    BiggerOrEqual,
+    /// count & value == value.
+    EqualWithBitmask,
+}
+
+impl CountTest {
+    pub(crate) fn from_raw(raw: u32) -> Option<Self> {
+        Some(match raw {
+            0 => Self::Less,
+            1 => Self::Equal,
+            2 => Self::Bigger,
+            3 => Self::BiggerOrEqual,
+            4 => Self::EqualWithBitmask,
+            _ => return None,
+        })
+    }
+
+    fn holds(self, count: u32, value: u32) -> bool {
+        match self {
+            Self::Less => count < value,
+            Self::Equal => count == value,
+            Self::Bigger => count > value,
+            Self::BiggerOrEqual => count >= value,
+            Self::EqualWithBitmask => count & value == value,
+        }
+    }
+}
+
+/// A counting notify (`aclrtCntNotify`): a 32-bit count that records change and waits test.
+///
+/// Unlike a notify, a wait does not consume the signal: it is released while its test holds,
+/// and clears the count only when asked to. Every change wakes every waiter to test again.
+pub(crate) struct CntNotify {
+    pub(crate) handle: CntNotifyHandle,
+    /// Logical id of the device it was created on.
+    pub(crate) device_id: i32,
+    /// `aclrtCntNotifyGetId`: unique among the device's live counting notifies.
+    pub(crate) id: u32,
+    count: AtomicU32,
+    changed: WaitList,
+}
+
+impl CntNotify {
+    pub(crate) fn new(handle: CntNotifyHandle, device_id: i32, id: u32) -> Self {
+        Self {
+            handle,
+            device_id,
+            id,
+            count: AtomicU32::new(0),
+            changed: WaitList::new(),
+        }
+    }
+
+    /// The count now.
+    pub(crate) fn count(&self) -> u32 {
+        self.count.load(Ordering::SeqCst)
+    }
+
+    /// A record task ran: changes the count and wakes the waiters.
+    pub(crate) fn record(&self, op: CountOp, value: u32) {
+        // The closure always returns `Some`, so the update cannot fail.
+        let _ = self
+            .count
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |c| {
+                Some(op.apply(c, value))
+            });
+        self.changed.wake_all();
+    }
+
+    /// A reset task ran: the count is 0 again.
+    pub(crate) fn reset(&self) {
+        self.count.store(0, Ordering::SeqCst);
+        self.changed.wake_all();
+    }
+
+    /// Runs on `stream`'s worker: waits until `test` holds for the count, then clears it if
+    /// `clear` (in one step with the test, so a change in between is not lost).
+    pub(crate) fn wait(
+        &self,
+        test: CountTest,
+        value: u32,
+        clear: bool,
+        stream: &Stream,
+        deadline: Option<Instant>,
+    ) -> WaitEnd {
+        loop {
+            self.changed.wait_until(
+                || test.holds(self.count(), value) || stream.dropping_work(),
+                deadline,
+                SpinPolicy::Brief,
+            );
+            if stream.dropping_work() {
+                return WaitEnd::Dropped;
+            }
+            let count = self.count();
+            if !test.holds(count, value) {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return WaitEnd::TimedOut;
+                }
+                continue;
+            }
+            if !clear
+                || self
+                    .count
+                    .compare_exchange(count, 0, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+            {
+                return WaitEnd::Taken;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_modes_change_the_count() {
+        assert_eq!(CountOp::Set.apply(7, 3), 3);
+        assert_eq!(CountOp::Add.apply(u32::MAX, 2), 1);
+        assert_eq!(CountOp::Or.apply(0x10, 0x01), 0x11);
+        assert_eq!(CountOp::And.apply(0x11, 0x01), 0x01);
+        assert_eq!(CountOp::from_raw(3), None);
+        assert_eq!(CountOp::from_raw(4), Some(CountOp::And));
+    }
+
+    #[test]
+    fn wait_modes_test_the_count() {
+        assert!(CountTest::Less.holds(1, 2) && !CountTest::Less.holds(2, 2));
+        assert!(CountTest::Equal.holds(2, 2) && !CountTest::Equal.holds(3, 2));
+        assert!(CountTest::Bigger.holds(3, 2) && !CountTest::Bigger.holds(2, 2));
+        assert!(CountTest::BiggerOrEqual.holds(2, 2) && !CountTest::BiggerOrEqual.holds(1, 2));
+        assert!(CountTest::EqualWithBitmask.holds(0b111, 0b101));
+        assert!(!CountTest::EqualWithBitmask.holds(0b110, 0b101));
+        assert_eq!(CountTest::from_raw(5), None);
     }
 }

@@ -47,6 +47,8 @@ pub struct Runtime {
     creations: Creations,
     /// State of the calls beside the core model (peer access, notifies, stream state callbacks).
     pub(crate) extras: crate::extras::Extras,
+    /// System parameters, operator timeouts and device limits of the process.
+    pub(crate) settings: crate::settings::Settings,
     /// What the CUDA face keeps for this runtime (`cuda::state`), opaque here so that the
     /// runtime sits below the face.
     pub(crate) cuda_state: Mutex<Option<Box<dyn std::any::Any + Send>>>,
@@ -136,6 +138,7 @@ impl Runtime {
             teardowns: Teardowns::default(),
             creations: Creations::default(),
             extras: Default::default(),
+            settings: Default::default(),
             cuda_state: Mutex::new(None),
             config: config.clone(),
         })

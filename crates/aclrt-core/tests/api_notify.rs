@@ -1,4 +1,5 @@
-//! Notifies between streams, and stream memory operations (value write and wait).
+//! Notifies and counting notifies between streams, and stream memory operations (value write
+//! and wait).
 
 mod common;
 
@@ -303,4 +304,59 @@ fn value_write_and_wait_codes() {
     );
     api::finalize().unwrap();
     assert_eq!(code(api::value_write(dev, 1, 0, s)), ACL_ERROR_UNINITIALIZE);
+}
+
+/// A counting notify through the Rust face: stream `b` waits until stream `a` has added to the
+/// count three times, the wait clears it, and a reset on a stream sets it to 0.
+#[test]
+fn a_counting_notify_counts_records_from_another_stream() {
+    let _serial = common::exclusive();
+    setup();
+    let a = api::create_stream().unwrap();
+    let b = api::create_stream().unwrap();
+    let n = api::cnt_notify_create(0).unwrap();
+    assert_eq!(api::cnt_notify_get_id(n).unwrap(), 0);
+    let after_wait = Arc::new(AtomicU64::new(0));
+    let before_last = Arc::new(AtomicU64::new(0));
+    const ADD: u32 = 1;
+    const AT_LEAST: u32 = 3;
+    api::cnt_notify_wait_with_timeout(n, b, AT_LEAST, 3, 0, true).unwrap();
+    launch(b, stamp(&after_wait));
+    launch(a, sleeper(30));
+    api::cnt_notify_record(n, a, ADD, 1).unwrap();
+    api::cnt_notify_record(n, a, ADD, 1).unwrap();
+    launch(a, stamp(&before_last));
+    api::cnt_notify_record(n, a, ADD, 1).unwrap();
+    api::synchronize_stream(a).unwrap();
+    api::synchronize_stream(b).unwrap();
+    let (r, w) = (
+        before_last.load(Ordering::SeqCst),
+        after_wait.load(Ordering::SeqCst),
+    );
+    assert!(
+        r > 0 && w > r,
+        "the wait passed before the third record ({r} vs {w})"
+    );
+    assert_eq!(
+        api::cnt_notify_count(n).unwrap(),
+        0,
+        "the wait did not clear the count"
+    );
+
+    api::cnt_notify_record(n, a, 0, 9).unwrap();
+    api::synchronize_stream(a).unwrap();
+    assert_eq!(api::cnt_notify_count(n).unwrap(), 9);
+    api::cnt_notify_reset(n, a).unwrap();
+    api::synchronize_stream(a).unwrap();
+    assert_eq!(api::cnt_notify_count(n).unwrap(), 0);
+
+    assert_eq!(
+        code(api::cnt_notify_record(n, a, 3, 1)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    assert_eq!(code(api::cnt_notify_create(1)), ACL_ERROR_RT_PARAM_INVALID);
+    api::cnt_notify_destroy(n).unwrap();
+    assert_eq!(code(api::cnt_notify_get_id(n)), ACL_ERROR_RT_INVALID_HANDLE);
+    api::destroy_stream(a).unwrap();
+    api::destroy_stream(b).unwrap();
 }

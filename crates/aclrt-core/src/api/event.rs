@@ -464,9 +464,11 @@ impl Runtime {
             .inspect_err(|_| ev.wait_executed())
     }
 
-    /// `aclrtStreamWaitEvent`: later work on the stream waits for the event.
+    /// `aclrtStreamWaitEvent`: later work on the stream waits for the event, for at most the
+    /// timeout `aclrtSetOpWaitTimeout` set (without limit when none is).
     pub fn stream_wait_event(&self, stream: StreamHandle, event: EventHandle) -> Result<()> {
-        self.wait_call(stream, event, None, "aclrtStreamWaitEvent")
+        let timeout = self.op_wait_timeout_ms();
+        self.wait_call(stream, event, timeout, "aclrtStreamWaitEvent")
     }
 
     /// `aclrtStreamWaitEventWithTimeout`: `timeout_ms` ≥ 0, 0 = no limit; on expiry the waiting

@@ -376,7 +376,7 @@ macro_rules! on_the_process_runtime {
 }
 
 use crate::exception::ExceptionCallback;
-use crate::handle::{ContextHandle, EventHandle, NotifyHandle, StreamHandle};
+use crate::handle::{CntNotifyHandle, ContextHandle, EventHandle, NotifyHandle, StreamHandle};
 use crate::task_info::{HostFn, KernelFn};
 
 on_the_process_runtime! {
@@ -458,6 +458,20 @@ on_the_process_runtime! {
     fn get_notify_id(handle: NotifyHandle) -> u32;
     fn notify_batch_reset(handles: &[NotifyHandle]) -> ();
     fn notify_is_set(handle: NotifyHandle) -> bool;
+    fn cnt_notify_create(flag: u64) -> CntNotifyHandle;
+    fn cnt_notify_destroy(handle: CntNotifyHandle) -> ();
+    fn cnt_notify_record(handle: CntNotifyHandle, stream: StreamHandle, mode: u32, value: u32) -> ();
+    fn cnt_notify_wait_with_timeout(
+        handle: CntNotifyHandle,
+        stream: StreamHandle,
+        mode: u32,
+        value: u32,
+        timeout_s: u32,
+        clear: bool
+    ) -> ();
+    fn cnt_notify_reset(handle: CntNotifyHandle, stream: StreamHandle) -> ();
+    fn cnt_notify_get_id(handle: CntNotifyHandle) -> u32;
+    fn cnt_notify_count(handle: CntNotifyHandle) -> u32;
     fn value_write(addr: usize, value: u64, flag: u32, stream: StreamHandle) -> ();
     fn value_wait(addr: usize, value: u64, flag: u32, stream: StreamHandle) -> ();
     fn malloc_align32(size: usize, policy: u32) -> usize;
@@ -476,6 +490,33 @@ on_the_process_runtime! {
     fn get_device_res_limit(device_id: i32, kind: u32) -> u32;
     fn set_device_res_limit(device_id: i32, kind: u32, value: u32) -> ();
     fn reset_device_res_limit(device_id: i32) -> ();
+    fn get_sys_param_opt(opt: u32) -> i64;
+    fn set_sys_param_opt(opt: u32, value: i64) -> ();
+    fn ctx_get_sys_param_opt(opt: u32) -> i64;
+    fn ctx_set_sys_param_opt(opt: u32, value: i64) -> ();
+    fn set_op_wait_timeout(seconds: u32) -> ();
+    fn set_op_execute_timeout(seconds: u32) -> ();
+    fn set_op_execute_timeout_with_ms(ms: u32) -> ();
+    fn set_op_execute_timeout_v2(us: u64) -> u64;
+    fn get_op_execute_timeout() -> u32;
+    fn get_op_timeout_interval() -> u64;
+    fn device_set_limit(limit: u32, value: usize) -> ();
+    fn device_get_limit(limit: u32) -> usize;
+    fn memset_d32(ptr: usize, mem_size: usize, value: u32, n: usize) -> ();
+    fn memset_d32_async(
+        ptr: usize,
+        mem_size: usize,
+        value: u32,
+        n: usize,
+        stream: StreamHandle
+    ) -> ();
+    fn free_with_dev_sync(ptr: usize) -> ();
+    fn free_host_with_dev_sync(ptr: usize) -> ();
+    fn mem_get_address_range(ptr: usize) -> (usize, usize);
+    fn host_register(ptr: usize, size: u64, kind: u32) -> usize;
+    fn host_register_v2(ptr: usize, size: u64, flag: u32) -> ();
+    fn host_get_device_pointer(ptr: usize, flag: u32) -> usize;
+    fn host_unregister(ptr: usize) -> ();
     fn get_stream_res_limit(handle: StreamHandle, kind: u32) -> u32;
     fn set_stream_res_limit(handle: StreamHandle, kind: u32, value: u32) -> ();
     fn reset_stream_res_limit(handle: StreamHandle) -> ();

@@ -359,8 +359,9 @@ impl Runtime {
         self.check_cache_range(ptr, size, "aclrtMemInvalidate")
     }
 
-    /// `aclrtPointerGetAttributes`: where `ptr` lives. Inside runtime memory that is not
-    /// allocated (freed) is `100000`.
+    /// `aclrtPointerGetAttributes`: where `ptr` lives (host memory registered with
+    /// `aclrtHostRegister` is host memory). Inside runtime memory that is not allocated (freed)
+    /// is `100000`.
     pub fn pointer_get_attributes(&self, ptr: usize) -> Result<PointerAttributes> {
         if ptr == 0 {
             bail!(
@@ -371,6 +372,9 @@ impl Runtime {
         let (location_type, location_id) = match self.memory.place_of(ptr, "ptr")? {
             Some(Place::Device(id)) => (vc::ACL_MEM_LOCATION_TYPE_DEVICE, id as u32),
             Some(Place::Host) => (vc::ACL_MEM_LOCATION_TYPE_HOST, 0),
+            None if self.extras.host_registration(ptr).is_some() => {
+                (vc::ACL_MEM_LOCATION_TYPE_HOST, 0)
+            }
             None => (vc::ACL_MEM_LOCATION_TYPE_UNREGISTERED, 0),
         };
         Ok(PointerAttributes {

@@ -13,6 +13,7 @@
 //! - [`init`], [`finalize`] and [`configure`] own the process's runtime.
 
 mod callback;
+mod config;
 mod device;
 mod device_info;
 mod dvpp;
@@ -21,6 +22,7 @@ mod exception_ext;
 mod global;
 mod memory;
 mod memory_ext;
+mod memory_gaps;
 mod memory_query;
 mod not_supported;
 mod notify;
@@ -35,6 +37,7 @@ pub(crate) use event::*;
 pub use exception_ext::*;
 pub use global::*;
 pub use memory_ext::*;
+pub use memory_gaps::{BatchAttr, BatchCopy, MemUsage};
 pub use memory_query::*;
 pub use not_supported::not_supported;
 pub use notify::MAX_NOTIFIES_PER_DEVICE;

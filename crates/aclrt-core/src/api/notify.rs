@@ -14,9 +14,9 @@ use super::os_thread_id;
 use crate::codes::*;
 use crate::error::{bail, err, Error, Result};
 use crate::exec::Work;
-use crate::handle::{NotifyHandle, StreamHandle};
+use crate::handle::{CntNotifyHandle, NotifyHandle, StreamHandle};
 use crate::memory::Place;
-use crate::notify::{Notify, WaitEnd};
+use crate::notify::{CntNotify, CountOp, CountTest, Notify, WaitEnd};
 use crate::runtime::Runtime;
 use crate::stream::Stream;
 use crate::sync::{lock, SpinPolicy};
@@ -29,6 +29,41 @@ pub const MAX_NOTIFIES_PER_DEVICE: usize = 8192;
 /// How long a value wait sleeps before it looks at the memory again when no `aclrtValueWrite`
 /// has woken it: memory written by other means (a copy, a kernel, the host) is seen that late.
 const VALUE_RECHECK: Duration = Duration::from_millis(1);
+
+/// The smallest id not in `used`.
+fn smallest_free(mut used: Vec<u32>) -> u32 {
+    used.sort_unstable();
+    let mut id = 0;
+    for u in used {
+        if u != id {
+            break;
+        }
+        id += 1;
+    }
+    id
+}
+
+/// Takes one of a device's `MAX_NOTIFIES_PER_DEVICE` slots in `counts` (`207009` when none is
+/// left) and returns the guard, to hold until the new object is in its table.
+fn take_notify_slot<'a>(
+    counts: &'a std::sync::Mutex<Vec<usize>>,
+    device_id: i32,
+    what: &str,
+) -> Result<crate::sync::Locked<'a, Vec<usize>>> {
+    let mut guard = lock(counts);
+    let slot = device_id as usize;
+    if guard.len() <= slot {
+        guard.resize(slot + 1, 0);
+    }
+    if guard[slot] >= MAX_NOTIFIES_PER_DEVICE {
+        bail!(
+            ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
+            "device {device_id} already has {MAX_NOTIFIES_PER_DEVICE} {what}, the limit"
+        );
+    }
+    guard[slot] += 1;
+    Ok(guard)
+}
 
 impl Runtime {
     fn lookup_notify(&self, handle: NotifyHandle) -> Result<Arc<Notify>> {
@@ -57,19 +92,8 @@ impl Runtime {
             );
         }
         let device_id = ctx.device.id;
-        let mut counts = lock(&self.extras.notify_counts);
-        let slot = device_id as usize;
-        if counts.len() <= slot {
-            counts.resize(slot + 1, 0);
-        }
-        if counts[slot] >= MAX_NOTIFIES_PER_DEVICE {
-            bail!(
-                ACL_ERROR_RT_NO_NOTIFY_RESOURCE,
-                "device {device_id} already has {MAX_NOTIFIES_PER_DEVICE} notifies, the limit"
-            );
-        }
+        let _counts = take_notify_slot(&self.extras.notify_counts, device_id, "notifies")?;
         let id = self.free_notify_id(device_id);
-        counts[slot] += 1;
         let notify = self
             .extras
             .notifies
@@ -79,23 +103,15 @@ impl Runtime {
 
     /// The smallest id no live notify of the device has.
     fn free_notify_id(&self, device_id: i32) -> u32 {
-        let mut used: Vec<u32> = self
-            .extras
-            .notifies
-            .values()
-            .into_iter()
-            .filter(|(_, n)| n.device_id == device_id)
-            .map(|(_, n)| n.id)
-            .collect();
-        used.sort_unstable();
-        let mut id = 0;
-        for u in used {
-            if u != id {
-                break;
-            }
-            id += 1;
-        }
-        id
+        smallest_free(
+            self.extras
+                .notifies
+                .values()
+                .into_iter()
+                .filter(|(_, n)| n.device_id == device_id)
+                .map(|(_, n)| n.id)
+                .collect(),
+        )
     }
 
     /// `aclrtDestroyNotify`: at once; queued tasks that use it still run.
@@ -333,5 +349,198 @@ impl Runtime {
         });
         self.submit(&stream, TaskKind::Kernel, Work::Kernel(kernel), meta)
             .map(|_| ())
+    }
+}
+
+/// Counting notifies (`aclrtCntNotifyCreate` …): like notifies, records and waits are named
+/// host tasks on their streams ("aclrtCntNotifyRecord", "aclrtCntNotifyWaitWithTimeout",
+/// "aclrtCntNotifyReset").
+impl Runtime {
+    fn lookup_cnt_notify(&self, handle: CntNotifyHandle) -> Result<Arc<CntNotify>> {
+        if handle.is_null() {
+            bail!(ACL_ERROR_INVALID_PARAM, "the counting notify is NULL");
+        }
+        self.extras
+            .cnt_notifies
+            .get(handle.as_raw())
+            .ok_or_else(|| {
+                Error::new(
+                    ACL_ERROR_RT_INVALID_HANDLE,
+                    format!(
+                        "{handle:?} is not a live counting notify (destroyed, stale, or not a \
+                     counting notify)"
+                    ),
+                )
+            })
+    }
+
+    /// `aclrtCntNotifyCreate`: a counting notify of the current device, count 0. `flag` must
+    /// be 0 (`107000`); a device holds at most [`MAX_NOTIFIES_PER_DEVICE`] (`207009` beyond).
+    pub fn cnt_notify_create(&self, flag: u64) -> Result<CntNotifyHandle> {
+        let _creating = self.creating()?;
+        if flag != 0 {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "aclrtCntNotifyCreate: flag {flag:#x} is reserved and must be 0"
+            );
+        }
+        let ctx = self.current_context()?;
+        let device_id = ctx.device.id;
+        let _counts = take_notify_slot(
+            &self.extras.cnt_notify_counts,
+            device_id,
+            "counting notifies",
+        )?;
+        let id = smallest_free(
+            self.extras
+                .cnt_notifies
+                .values()
+                .into_iter()
+                .filter(|(_, n)| n.device_id == device_id)
+                .map(|(_, n)| n.id)
+                .collect(),
+        );
+        let notify = self.extras.cnt_notifies.insert_with(|raw| {
+            Arc::new(CntNotify::new(
+                CntNotifyHandle::from_raw(raw),
+                device_id,
+                id,
+            ))
+        });
+        Ok(notify.handle)
+    }
+
+    /// `aclrtCntNotifyDestroy`: at once; queued tasks that use it still run.
+    pub fn cnt_notify_destroy(&self, handle: CntNotifyHandle) -> Result<()> {
+        self.lookup_cnt_notify(handle)?;
+        let Some(notify) = self.extras.cnt_notifies.remove(handle.as_raw()) else {
+            return err(
+                ACL_ERROR_RT_INVALID_HANDLE,
+                format!("{handle:?} was destroyed concurrently"),
+            );
+        };
+        if let Some(n) = lock(&self.extras.cnt_notify_counts).get_mut(notify.device_id as usize) {
+            *n -= 1;
+        }
+        Ok(())
+    }
+
+    /// The counting notify and the stream of a record, wait or reset: handles, then stream
+    /// ownership (current context), then the notify's device (`107000` for another).
+    fn cnt_notify_and_stream(
+        &self,
+        handle: CntNotifyHandle,
+        stream: StreamHandle,
+        call: &str,
+    ) -> Result<(Arc<CntNotify>, Arc<Stream>)> {
+        let notify = self.lookup_cnt_notify(handle)?;
+        let stream = self.stream_for_work(self.lookup_stream(stream)?, call)?;
+        if notify.device_id != stream.context.device.id {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: counting notify {} belongs to device {}, the stream to device {}",
+                notify.id,
+                notify.device_id,
+                stream.context.device.id
+            );
+        }
+        Ok((notify, stream))
+    }
+
+    /// `aclrtCntNotifyRecord`: when the stream reaches it, the count becomes `value`
+    /// (`mode` `ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE`), or the count plus, or-ed or and-ed
+    /// with it (`_ADD_MODE`, `_BIT_OR_MODE`, `_BIT_AND_MODE`); another mode is `107000`.
+    pub fn cnt_notify_record(
+        &self,
+        handle: CntNotifyHandle,
+        stream: StreamHandle,
+        mode: u32,
+        value: u32,
+    ) -> Result<()> {
+        let call = "aclrtCntNotifyRecord";
+        let (notify, stream) = self.cnt_notify_and_stream(handle, stream, call)?;
+        let Some(op) = CountOp::from_raw(mode) else {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: mode {mode} is not an aclrtCntNotifyRecordMode"
+            );
+        };
+        self.submit_device_task(
+            &stream,
+            call,
+            Box::new(move || {
+                notify.record(op, value);
+                Ok(())
+            }),
+        )
+    }
+
+    /// `aclrtCntNotifyWaitWithTimeout`: later work on the stream waits until the count
+    /// satisfies `mode` against `value` (less, equal, bigger, bigger or equal, all of `value`'s
+    /// bits set; another mode is `107000`), then clears the count if `clear`. `timeout_s` in
+    /// seconds, 0 without limit; on expiry the waiting stream's task fails with `107020`
+    /// (`ACL_ERROR_RT_TASK_TIMEOUT`).
+    pub fn cnt_notify_wait_with_timeout(
+        &self,
+        handle: CntNotifyHandle,
+        stream: StreamHandle,
+        mode: u32,
+        value: u32,
+        timeout_s: u32,
+        clear: bool,
+    ) -> Result<()> {
+        let call = "aclrtCntNotifyWaitWithTimeout";
+        let (notify, stream) = self.cnt_notify_and_stream(handle, stream, call)?;
+        let Some(test) = CountTest::from_raw(mode) else {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: mode {mode} is not an aclrtCntNotifyWaitMode"
+            );
+        };
+        let timeout = (timeout_s > 0).then(|| Duration::from_secs(u64::from(timeout_s)));
+        let waiter = stream.clone();
+        self.submit_device_task(
+            &stream,
+            call,
+            Box::new(move || {
+                let deadline = timeout.map(|t| Instant::now() + t);
+                match notify.wait(test, value, clear, &waiter, deadline) {
+                    WaitEnd::Taken | WaitEnd::Dropped => Ok(()),
+                    WaitEnd::TimedOut => crate::user_code::fail_user_code(Error::new(
+                        ACL_ERROR_RT_TASK_TIMEOUT,
+                        format!(
+                            "the wait for counting notify {} timed out after {timeout_s} s \
+                             (count {})",
+                            notify.id,
+                            notify.count()
+                        ),
+                    )),
+                }
+            }),
+        )
+    }
+
+    /// `aclrtCntNotifyReset`: when the stream reaches it, the count becomes 0.
+    pub fn cnt_notify_reset(&self, handle: CntNotifyHandle, stream: StreamHandle) -> Result<()> {
+        let call = "aclrtCntNotifyReset";
+        let (notify, stream) = self.cnt_notify_and_stream(handle, stream, call)?;
+        self.submit_device_task(
+            &stream,
+            call,
+            Box::new(move || {
+                notify.reset();
+                Ok(())
+            }),
+        )
+    }
+
+    /// `aclrtCntNotifyGetId`: unique among the live counting notifies of its device, from 0.
+    pub fn cnt_notify_get_id(&self, handle: CntNotifyHandle) -> Result<u32> {
+        Ok(self.lookup_cnt_notify(handle)?.id)
+    }
+
+    /// The count of a counting notify now (for tests and tools).
+    pub fn cnt_notify_count(&self, handle: CntNotifyHandle) -> Result<u32> {
+        Ok(self.lookup_cnt_notify(handle)?.count())
     }
 }
