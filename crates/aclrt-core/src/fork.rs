@@ -2,12 +2,14 @@
 //! lock order.
 //!
 //! A child process made by `fork()` has only the thread that forked; locks other threads held
-//! stay held in it. So each participant takes its locks before the fork (keeping the guards in
-//! its own thread-local), releases them in the parent and resets its state in the child.
-//! Participants run in [`Rank`] order before the fork and in reverse order after it, whatever
-//! order they registered in, so the locks are taken in the order `docs/ARCHITECTURE.md`
-//! ("Lock order") gives. Registering is idempotent per rank.
+//! stay held in it. So each participant takes its locks before the fork, the forking thread
+//! holds what it took across the fork, the parent releases it, and the child resets its state
+//! with it and then releases it. Participants run in [`Rank`] order before the fork and in
+//! reverse order after it, whatever order they registered in, so the locks are taken in the
+//! order `docs/ARCHITECTURE.md` ("Lock order") gives. Registering is idempotent per rank.
 
+use std::any::Any;
+use std::cell::RefCell;
 use std::sync::{Once, OnceLock};
 
 /// The participants, in the order their locks are taken.
@@ -27,46 +29,68 @@ pub(crate) enum Rank {
     Unwinding = 5,
 }
 
+const RANKS: usize = 6;
+
 /// What one participant does around a fork.
-pub(crate) struct Participant {
-    /// In the forking thread before the fork: take the locks.
-    pub(crate) prepare: fn(),
-    /// In the parent after the fork: release them.
-    pub(crate) parent: fn(),
-    /// In the child after the fork: reset, then release.
-    pub(crate) child: fn(),
+struct Participant {
+    /// In the forking thread before the fork: takes the locks (returned, held across it).
+    prepare: Box<dyn Fn() -> Box<dyn Any> + Send + Sync>,
+    /// In the child after the fork: resets, given what `prepare` took.
+    child: Box<dyn Fn(Box<dyn Any>) + Send + Sync>,
 }
 
-static PARTICIPANTS: [OnceLock<Participant>; 6] = [const { OnceLock::new() }; 6];
+static PARTICIPANTS: [OnceLock<Participant>; RANKS] = [const { OnceLock::new() }; RANKS];
 
-/// Registers `participant` at `rank` (once; a second registration at that rank is ignored).
-pub(crate) fn watch(rank: Rank, participant: Participant) {
-    let _ = PARTICIPANTS[rank as usize].set(participant);
+thread_local! {
+    /// What the forking thread holds across `fork()`, in rank order.
+    static HELD: RefCell<Vec<(usize, Box<dyn Any>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Registers a participant at `rank` (once; a later registration at that rank is ignored):
+/// `prepare` takes its locks before a fork; in the parent what it took is dropped after the
+/// fork, in the child it is handed to `in_child`.
+pub(crate) fn watch<Held: 'static>(rank: Rank, prepare: fn() -> Held, in_child: fn(Held)) {
+    let _ = PARTICIPANTS[rank as usize].set(Participant {
+        prepare: Box::new(move || Box::new(prepare())),
+        child: Box::new(move |held| {
+            if let Ok(held) = held.downcast::<Held>() {
+                in_child(*held);
+            }
+        }),
+    });
     static REGISTERED: Once = Once::new();
     REGISTERED.call_once(|| {
         // SAFETY: three plain functions with no preconditions; they run in the forking
         // thread around fork(), as pthread_atfork specifies.
-        let rc = unsafe { libc::pthread_atfork(Some(prepare), Some(parent), Some(child)) };
+        let rc =
+            unsafe { libc::pthread_atfork(Some(prepare_all), Some(parent_all), Some(child_all)) };
         if rc != 0 {
             eprintln!("aclrt: pthread_atfork failed ({rc}): a forked child must not use ACL");
         }
     });
 }
 
-extern "C" fn prepare() {
-    for p in PARTICIPANTS.iter().filter_map(OnceLock::get) {
-        (p.prepare)();
+extern "C" fn prepare_all() {
+    for (rank, p) in PARTICIPANTS.iter().enumerate() {
+        if let Some(p) = p.get() {
+            let held = (p.prepare)();
+            let _ = HELD.try_with(|h| h.borrow_mut().push((rank, held)));
+        }
     }
 }
 
-extern "C" fn parent() {
-    for p in PARTICIPANTS.iter().rev().filter_map(OnceLock::get) {
-        (p.parent)();
+extern "C" fn parent_all() {
+    let held = HELD.try_with(|h| std::mem::take(&mut *h.borrow_mut()));
+    for (_, held) in held.unwrap_or_default().into_iter().rev() {
+        drop(held);
     }
 }
 
-extern "C" fn child() {
-    for p in PARTICIPANTS.iter().rev().filter_map(OnceLock::get) {
-        (p.child)();
+extern "C" fn child_all() {
+    let held = HELD.try_with(|h| std::mem::take(&mut *h.borrow_mut()));
+    for (rank, held) in held.unwrap_or_default().into_iter().rev() {
+        if let Some(p) = PARTICIPANTS[rank].get() {
+            (p.child)(held);
+        }
     }
 }

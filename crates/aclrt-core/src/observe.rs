@@ -455,30 +455,7 @@ pub(crate) fn stream_retired(stream: u64) {
 /// Registers the fork handlers of the observer list (see [`crate::fork`]): a forked child
 /// starts with no observer.
 pub(crate) fn watch_forks() {
-    crate::fork::watch(
-        crate::fork::Rank::Observe,
-        crate::fork::Participant {
-            prepare: || {
-                let held = before_fork();
-                let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(held));
-            },
-            parent: || {
-                let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
-            },
-            child: || {
-                let _ = FORK_HELD.try_with(|h| {
-                    if let Some(held) = h.borrow_mut().take() {
-                        after_fork_in_child(held);
-                    }
-                });
-            },
-        },
-    );
-}
-
-thread_local! {
-    /// The list's locks, held by the forking thread across `fork()`.
-    static FORK_HELD: std::cell::RefCell<Option<ForkHeld>> = const { std::cell::RefCell::new(None) };
+    crate::fork::watch(crate::fork::Rank::Observe, before_fork, after_fork_in_child);
 }
 
 struct ForkHeld {

@@ -239,18 +239,20 @@ pub fn finalize() -> Result<()> {
 /// collector's likewise, and the child's collector starts afresh (`trace::after_fork_in_child`).
 /// The parent goes on as before.
 pub(crate) fn watch_forks() {
-    use crate::fork::{watch, Participant, Rank};
+    use crate::fork::{watch, Rank};
     watch(
         Rank::Lifecycle,
-        Participant {
-            prepare: || {
-                let life = LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner());
-                let _ = HELD_LIFECYCLE.try_with(|held| *held.borrow_mut() = Some(life));
-            },
-            parent: || {
-                let _ = HELD_LIFECYCLE.try_with(|held| held.borrow_mut().take());
-            },
-            child: lifecycle_after_fork_in_child,
+        || LIFECYCLE.lock().unwrap_or_else(|e| e.into_inner()),
+        |mut life| {
+            life.init_count = 0;
+            FINALIZING.store(false, Ordering::SeqCst);
+            let _ = CACHED.try_with(|c| {
+                if let Ok(mut c) = c.try_borrow_mut() {
+                    std::mem::forget(c.take());
+                }
+            });
+            super::forget_thread_id();
+            crate::callback::forget_exit_watch();
         },
     );
     // The collector's locks come after the lifecycle lock (aclInit and aclFinalize start and
@@ -259,50 +261,13 @@ pub(crate) fn watch_forks() {
     crate::observe::watch_forks();
     watch(
         Rank::Installed,
-        Participant {
-            prepare: || {
-                let installed = INSTALLED.write().unwrap_or_else(|e| e.into_inner());
-                let _ = HELD_INSTALLED.try_with(|held| *held.borrow_mut() = Some(installed));
-            },
-            parent: || {
-                let _ = HELD_INSTALLED.try_with(|held| held.borrow_mut().take());
-            },
-            child: || {
-                let _ = HELD_INSTALLED.try_with(|held| {
-                    if let Some(mut installed) = held.borrow_mut().take() {
-                        // The parent's runtime is abandoned, not dropped (see `watch_forks`).
-                        std::mem::forget(installed.take());
-                        INSTALLED_SERIAL.store(0, Ordering::SeqCst);
-                    }
-                });
-            },
+        || INSTALLED.write().unwrap_or_else(|e| e.into_inner()),
+        |mut installed| {
+            // The parent's runtime is abandoned, not dropped (see above).
+            std::mem::forget(installed.take());
+            INSTALLED_SERIAL.store(0, Ordering::SeqCst);
         },
     );
-}
-
-thread_local! {
-    /// The locks the forking thread holds across `fork()`.
-    static HELD_LIFECYCLE: RefCell<Option<std::sync::MutexGuard<'static, Lifecycle>>> =
-        const { RefCell::new(None) };
-    static HELD_INSTALLED: RefCell<
-        Option<std::sync::RwLockWriteGuard<'static, Option<Arc<Runtime>>>>,
-    > = const { RefCell::new(None) };
-}
-
-fn lifecycle_after_fork_in_child() {
-    let _ = HELD_LIFECYCLE.try_with(|held| {
-        if let Some(mut life) = held.borrow_mut().take() {
-            life.init_count = 0;
-            FINALIZING.store(false, Ordering::SeqCst);
-        }
-    });
-    let _ = CACHED.try_with(|c| {
-        if let Ok(mut c) = c.try_borrow_mut() {
-            std::mem::forget(c.take());
-        }
-    });
-    super::forget_thread_id();
-    crate::callback::forget_exit_watch();
 }
 
 /// Counts the live objects of the process's runtime (all zero without one).

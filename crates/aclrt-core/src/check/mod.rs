@@ -500,35 +500,15 @@ pub fn enable_with(options: Options) {
     *lock(&INSTALLED) = Some(Installed { id, checker });
 }
 
-thread_local! {
-    /// The checker's slot, held by the forking thread across `fork()`.
-    static FORK_HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, Option<Installed>>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
 /// A forked child runs unchecked until its own `aclInit` (with `ACLRT_CHECK`) or
 /// [`enable`]: the parent's checker (its state may be locked by a thread the child does not
 /// have, its watchdog thread is not there) is abandoned, never touched; the observer list is
-/// emptied by the trace's fork handler.
+/// emptied by its own fork handler.
 fn watch_forks() {
     crate::fork::watch(
         crate::fork::Rank::Check,
-        crate::fork::Participant {
-            prepare: || {
-                let held = lock(&INSTALLED);
-                let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(held));
-            },
-            parent: || {
-                let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
-            },
-            child: || {
-                let _ = FORK_HELD.try_with(|h| {
-                    if let Some(mut held) = h.borrow_mut().take() {
-                        std::mem::forget(held.take());
-                    }
-                });
-            },
-        },
+        || lock(&INSTALLED),
+        |mut held| std::mem::forget(held.take()),
     );
 }
 

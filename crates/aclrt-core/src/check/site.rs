@@ -270,27 +270,12 @@ fn unwinding<T>(body: impl FnOnce() -> T) -> T {
     out
 }
 
-thread_local! {
-    static FORK_HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, ()>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
 /// Holds [`UNWINDING`] across `fork()`; the child gets it free.
 fn watch_forks() {
     crate::fork::watch(
         crate::fork::Rank::Unwinding,
-        crate::fork::Participant {
-            prepare: || {
-                let held = UNWINDING.lock().unwrap_or_else(|e| e.into_inner());
-                let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(held));
-            },
-            parent: || {
-                let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
-            },
-            child: || {
-                let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
-            },
-        },
+        || UNWINDING.lock().unwrap_or_else(|e| e.into_inner()),
+        drop,
     );
 }
 

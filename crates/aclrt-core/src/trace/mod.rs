@@ -327,30 +327,7 @@ pub(crate) fn on_finalize() {
 /// Registers the collector's fork handlers (see [`crate::fork`]): [`before_fork`] in the
 /// forking thread, the guards released in the parent, [`after_fork_in_child`] in the child.
 pub(crate) fn watch_forks() {
-    crate::fork::watch(
-        crate::fork::Rank::Trace,
-        crate::fork::Participant {
-            prepare: || {
-                let held = before_fork();
-                let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(held));
-            },
-            parent: || {
-                let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
-            },
-            child: || {
-                let _ = FORK_HELD.try_with(|h| {
-                    if let Some(held) = h.borrow_mut().take() {
-                        after_fork_in_child(held);
-                    }
-                });
-            },
-        },
-    );
-}
-
-thread_local! {
-    /// The collector's locks, held by the forking thread across `fork()`.
-    static FORK_HELD: std::cell::RefCell<Option<ForkHeld>> = const { std::cell::RefCell::new(None) };
+    crate::fork::watch(crate::fork::Rank::Trace, before_fork, after_fork_in_child);
 }
 
 /// Everything of the collector (and of the observer list it sits in) that the forking thread
