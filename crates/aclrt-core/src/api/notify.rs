@@ -49,7 +49,7 @@ fn take_notify_slot<'a>(
     counts: &'a std::sync::Mutex<Vec<usize>>,
     device_id: i32,
     what: &str,
-) -> Result<crate::sync::Locked<'a, Vec<usize>>> {
+) -> Result<crate::sync::Guard<'a, Vec<usize>>> {
     let mut guard = lock(counts);
     let slot = device_id as usize;
     if guard.len() <= slot {

@@ -61,6 +61,14 @@ pub(crate) fn lock<T: ?Sized>(m: &std::sync::Mutex<T>) -> Locked<'_, T> {
     Locked { guard, class }
 }
 
+/// What [`lock`] returns: the plain guard, or in debug builds one that tells the lock-order
+/// checker when it is released. Name this, never `Locked`, in signatures.
+#[cfg(all(debug_assertions, not(loom)))]
+pub(crate) type Guard<'a, T> = Locked<'a, T>;
+/// What [`lock`] returns.
+#[cfg(not(all(debug_assertions, not(loom))))]
+pub(crate) type Guard<'a, T> = std::sync::MutexGuard<'a, T>;
+
 /// A runtime lock's guard that tells the lock-order checker when it is released.
 #[cfg(all(debug_assertions, not(loom)))]
 pub(crate) struct Locked<'a, T: ?Sized> {
