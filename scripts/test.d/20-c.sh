@@ -65,6 +65,9 @@ if ! readelf -d "$lib/libascendcl.so" | grep -q 'SONAME.*\[libascendcl.so\]'; th
 fi
 
 echo "--- C test programs"
+# The kernels of test_kernels: a host shared library loaded through aclrtBinaryLoad*.
+gcc "${cflags[@]}" -fPIC -shared tests/c/kernels/binary_kernels.c -o "$out/libbinary_kernels.so"
+export ACLRT_TEST_BINARY_KERNELS="$out/libbinary_kernels.so"
 for src in tests/c/*.c; do
     name="$(basename "$src" .c)"
     gcc "${cflags[@]}" -I"$root/tests/c" "$src" -L"$lib" -lascendcl -lpthread -o "$out/$name"

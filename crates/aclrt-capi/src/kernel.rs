@@ -1,0 +1,759 @@
+//! The vendor kernel API (`aclrtBinary*`, `aclrtKernelArgs*`, `aclrtLaunchKernel*`) over host
+//! libraries: a binary is a host shared library, a kernel one of its exported functions of the
+//! signature `include/acl/acl_host_kernel.h` declares, and a launch runs it once, in stream
+//! order, on the stream's worker.
+//!
+//! Handles are the addresses of boxes this module owns: a binary handle lives until
+//! `aclrtBinaryUnLoad`, its function handles with it, an args handle until
+//! `aclrtKernelArgsFinalize`. A launch copies the argument bytes (placeholder buffers included)
+//! and holds the library open until it ran, so unloading with launches queued is safe.
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::sync::{Arc, Mutex};
+
+use aclrt::api;
+use aclrt::codes::{
+    ACL_ERROR_INVALID_FILE, ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+    ACL_ERROR_RT_SYMBOL_NOT_FOUND,
+};
+use aclrt::hostlib::{is_host_shared_object, HostLibrary, OpenError};
+use aclrt::runtime::Runtime;
+use aclrt::MemRange;
+
+use crate::{aclError, aclrtStream, entry, guard, guard_value, not_null, put, stream_handle};
+
+/// `aclHostKernel`: the entry point of a kernel in a host library.
+type HostKernel = unsafe extern "C" fn(numBlocks: u32, args: *mut c_void, argsSize: usize) -> u32;
+
+/// The binary's library and the functions looked up in it.
+struct Binary {
+    library: Arc<HostLibrary>,
+    /// Function records by name, boxed so their addresses (the handles) stay put. A leaf lock
+    /// of this face: held only to find or insert a record, never across runtime calls.
+    functions: Mutex<HashMap<String, Box<Function>>>,
+}
+
+/// One kernel of a binary.
+struct Function {
+    library: Arc<HostLibrary>,
+    entry: HostKernel,
+    name: CString,
+}
+
+/// `aclrtCreateBinary`'s result: the image bytes, loaded by `aclrtBinaryLoad`.
+struct Image(Vec<u8>);
+
+/// What a parameter of an args handle is.
+enum ParamKind {
+    /// Bytes copied in by `aclrtKernelArgsAppend`.
+    Value,
+    /// A pointer slot whose buffer comes from `aclrtKernelArgsGetPlaceHolderBuffer`.
+    PlaceHolder(Option<Box<[u64]>>, usize),
+}
+
+struct Param {
+    offset: usize,
+    size: usize,
+    kind: ParamKind,
+}
+
+/// An args handle's state.
+struct Args {
+    function: *const Function,
+    bytes: Vec<u8>,
+    params: Vec<Param>,
+    /// Whether the state lives in memory the caller gave (`aclrtKernelArgsInitByUserMem`).
+    user_memory: bool,
+}
+
+fn fail(code: aclError, message: String) -> aclrt::Error {
+    api::fail(code, message)
+}
+
+fn c_name(ptr: *const c_char, call: &str, what: &str) -> aclrt::Result<String> {
+    not_null(ptr, call, what)?;
+    // SAFETY: non-NULL, a C string by the C contract.
+    Ok(unsafe { CStr::from_ptr(ptr) }
+        .to_string_lossy()
+        .into_owned())
+}
+
+fn opened(result: Result<HostLibrary, OpenError>, call: &str, what: &str) -> aclrt::Result<Binary> {
+    match result {
+        Ok(lib) => Ok(Binary {
+            library: Arc::new(lib),
+            functions: Mutex::new(HashMap::new()),
+        }),
+        Err(OpenError::Loader(e)) => Err(fail(
+            ACL_ERROR_INVALID_FILE,
+            format!("{call}: cannot load {what}: {e}"),
+        )),
+        Err(OpenError::System(e)) => Err(fail(
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!("{call}: cannot load {what} from memory: {e}"),
+        )),
+    }
+}
+
+fn not_a_library(call: &str, what: &str) -> aclrt::Error {
+    fail(
+        ACL_ERROR_INVALID_FILE,
+        format!(
+            "{call}: {what} is not a host shared library; the emulated device runs kernels \
+             built into one (see acl/acl_host_kernel.h)"
+        ),
+    )
+}
+
+fn load_image(bytes: &[u8], call: &str) -> aclrt::Result<Binary> {
+    if !is_host_shared_object(bytes) {
+        return Err(not_a_library(call, "the data"));
+    }
+    opened(
+        HostLibrary::open_image(bytes, c"aclrt-kernel-binary"),
+        call,
+        "the data",
+    )
+}
+
+fn hand_out(binary: Binary, handle: *mut *mut c_void) {
+    // SAFETY: checked non-NULL by the callers.
+    unsafe { put(handle, Box::into_raw(Box::new(binary)).cast()) };
+}
+
+/// `aclrtBinaryLoadFromFile`: opens the host library at `binPath`; options are ignored.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtBinaryLoadFromFile(
+    binPath: *const c_char,
+    _options: *mut c_void,
+    binHandle: *mut *mut c_void,
+) -> aclError {
+    const CALL: &str = "aclrtBinaryLoadFromFile";
+    entry(CALL, |_rt| {
+        let path = c_name(binPath, CALL, "the path")?;
+        not_null(binHandle, CALL, "binHandle")?;
+        let head = std::fs::read(&path).map_err(|e| {
+            fail(
+                ACL_ERROR_INVALID_FILE,
+                format!("{CALL}: cannot read {path:?}: {e}"),
+            )
+        })?;
+        if !is_host_shared_object(&head) {
+            return Err(not_a_library(CALL, &format!("{path:?}")));
+        }
+        // SAFETY: binPath is a C string (checked above).
+        let c_path = unsafe { CStr::from_ptr(binPath) };
+        let binary = opened(HostLibrary::open(c_path), CALL, &format!("{path:?}"))?;
+        hand_out(binary, binHandle);
+        Ok(())
+    })
+}
+
+/// `aclrtBinaryLoadFromData`: a host library image in memory, opened through an anonymous
+/// file.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtBinaryLoadFromData(
+    data: *const c_void,
+    length: usize,
+    _options: *const c_void,
+    binHandle: *mut *mut c_void,
+) -> aclError {
+    const CALL: &str = "aclrtBinaryLoadFromData";
+    entry(CALL, |_rt| {
+        not_null(data, CALL, "data")?;
+        not_null(binHandle, CALL, "binHandle")?;
+        // SAFETY: the caller passes `length` readable bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) };
+        hand_out(load_image(bytes, CALL)?, binHandle);
+        Ok(())
+    })
+}
+
+/// `aclrtCreateBinary`: keeps a copy of the image for `aclrtBinaryLoad`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCreateBinary(data: *const c_void, dataLen: usize) -> *mut c_void {
+    guard_value("aclrtCreateBinary", std::ptr::null_mut(), || {
+        if data.is_null() || dataLen == 0 {
+            api::note_failure(&fail(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtCreateBinary: the data is NULL or empty".into(),
+            ));
+            return std::ptr::null_mut();
+        }
+        // SAFETY: the caller passes `dataLen` readable bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), dataLen) };
+        Box::into_raw(Box::new(Image(bytes.to_vec()))).cast()
+    })
+}
+
+/// `aclrtDestroyBinary`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtDestroyBinary(binary: *mut c_void) -> aclError {
+    guard("aclrtDestroyBinary", || {
+        not_null(binary, "aclrtDestroyBinary", "the binary")?;
+        // SAFETY: a live aclrtCreateBinary result, destroyed once (C contract).
+        drop(unsafe { Box::from_raw(binary.cast::<Image>()) });
+        Ok(())
+    })
+}
+
+/// `aclrtBinaryLoad`: loads an `aclrtCreateBinary` image.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtBinaryLoad(
+    binary: *const c_void,
+    binHandle: *mut *mut c_void,
+) -> aclError {
+    const CALL: &str = "aclrtBinaryLoad";
+    entry(CALL, |_rt| {
+        not_null(binary, CALL, "the binary")?;
+        not_null(binHandle, CALL, "binHandle")?;
+        // SAFETY: a live aclrtCreateBinary result (C contract).
+        let image = unsafe { &*binary.cast::<Image>() };
+        hand_out(load_image(&image.0, CALL)?, binHandle);
+        Ok(())
+    })
+}
+
+/// `aclrtBinaryUnLoad`: its function handles become invalid; launches already queued still
+/// run (they hold the library).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtBinaryUnLoad(binHandle: *mut c_void) -> aclError {
+    entry("aclrtBinaryUnLoad", |_rt| {
+        not_null(binHandle, "aclrtBinaryUnLoad", "binHandle")?;
+        // SAFETY: a live binary handle, unloaded once (C contract).
+        drop(unsafe { Box::from_raw(binHandle.cast::<Binary>()) });
+        Ok(())
+    })
+}
+
+/// `aclrtBinaryGetFunction`: the kernel exported as `kernelName`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtBinaryGetFunction(
+    binHandle: *const c_void,
+    kernelName: *const c_char,
+    funcHandle: *mut *mut c_void,
+) -> aclError {
+    const CALL: &str = "aclrtBinaryGetFunction";
+    entry(CALL, |_rt| {
+        not_null(binHandle, CALL, "binHandle")?;
+        let name = c_name(kernelName, CALL, "the kernel name")?;
+        not_null(funcHandle, CALL, "funcHandle")?;
+        // SAFETY: a live binary handle (C contract).
+        let binary = unsafe { &*binHandle.cast::<Binary>() };
+        let mut functions = binary.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = functions.get(&name) {
+            // SAFETY: checked non-NULL above.
+            unsafe { put(funcHandle, (&**f as *const Function).cast_mut().cast()) };
+            return Ok(());
+        }
+        let Some(address) = binary.library.symbol(&name) else {
+            return Err(fail(
+                ACL_ERROR_RT_SYMBOL_NOT_FOUND,
+                format!("{CALL}: the binary exports no kernel {name:?}"),
+            ));
+        };
+        // SAFETY: the library exports `name` as a kernel of the documented signature (the
+        // convention of acl_host_kernel.h).
+        let entry = unsafe { std::mem::transmute::<*mut c_void, HostKernel>(address) };
+        let function = Box::new(Function {
+            library: binary.library.clone(),
+            entry,
+            name: CString::new(name.clone()).expect("from a C string"),
+        });
+        let ptr = (&*function as *const Function).cast_mut().cast();
+        functions.insert(name, function);
+        // SAFETY: checked non-NULL above.
+        unsafe { put(funcHandle, ptr) };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `handle` is a live function handle.
+unsafe fn function<'a>(handle: *const c_void, call: &str) -> aclrt::Result<&'a Function> {
+    not_null(handle, call, "funcHandle")?;
+    // SAFETY: the caller's promise.
+    Ok(unsafe { &*handle.cast::<Function>() })
+}
+
+/// `aclrtGetFunctionName`: the kernel's name, NUL-terminated, if `maxLen` bytes hold it.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetFunctionName(
+    funcHandle: *mut c_void,
+    maxLen: u32,
+    name: *mut c_char,
+) -> aclError {
+    const CALL: &str = "aclrtGetFunctionName";
+    guard(CALL, || {
+        // SAFETY: a live function handle (C contract).
+        let f = unsafe { function(funcHandle, CALL) }?;
+        not_null(name, CALL, "name")?;
+        let bytes = f.name.as_bytes_with_nul();
+        if bytes.len() > maxLen as usize {
+            return Err(fail(
+                ACL_ERROR_INVALID_PARAM,
+                format!(
+                    "{CALL}: the name needs {} bytes, maxLen is {maxLen}",
+                    bytes.len()
+                ),
+            ));
+        }
+        // SAFETY: `name` holds maxLen >= bytes.len() bytes (C contract).
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr().cast(), name, bytes.len()) };
+        Ok(())
+    })
+}
+
+/// The default declared accesses: each pointer-aligned word of the arguments that points into a
+/// live allocation reads and writes that whole allocation.
+fn pointer_accesses(rt: &Runtime, bytes: &[u8]) -> api::KernelAccess {
+    let mut ranges: Vec<MemRange> = Vec::new();
+    let word = std::mem::size_of::<usize>();
+    for chunk in bytes.chunks_exact(word) {
+        let value = usize::from_ne_bytes(chunk.try_into().expect("a word"));
+        if value == 0 {
+            continue;
+        }
+        if let Some(range) = rt.allocation_containing(value) {
+            if !ranges.contains(&range) {
+                ranges.push(range);
+            }
+        }
+    }
+    api::KernelAccess {
+        reads: ranges.clone(),
+        writes: ranges,
+    }
+}
+
+/// Queues `f` on `stream` with a copy of `bytes` as its arguments.
+fn launch(
+    rt: &Runtime,
+    f: &Function,
+    num_blocks: u32,
+    bytes: Vec<u8>,
+    stream: aclrtStream,
+) -> aclrt::Result<()> {
+    launch_keeping(rt, f, num_blocks, bytes, stream, Vec::new())
+}
+
+/// # Safety
+/// `argsData` is NULL or holds `argsSize` bytes.
+unsafe fn args_bytes(
+    argsData: *const c_void,
+    argsSize: usize,
+    call: &str,
+) -> aclrt::Result<Vec<u8>> {
+    if argsSize == 0 {
+        return Ok(Vec::new());
+    }
+    not_null(argsData, call, "argsData")?;
+    // SAFETY: the caller's promise.
+    Ok(unsafe { std::slice::from_raw_parts(argsData.cast::<u8>(), argsSize) }.to_vec())
+}
+
+/// `aclrtLaunchKernel`: runs the kernel on the stream with a copy of `argsSize` bytes at
+/// `argsData`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtLaunchKernel(
+    funcHandle: *mut c_void,
+    numBlocks: u32,
+    argsData: *const c_void,
+    argsSize: usize,
+    stream: aclrtStream,
+) -> aclError {
+    const CALL: &str = "aclrtLaunchKernel";
+    entry(CALL, |rt| {
+        // SAFETY: C contract: a live function handle; argsData holds argsSize bytes.
+        let (f, bytes) = unsafe {
+            (
+                function(funcHandle, CALL)?,
+                args_bytes(argsData, argsSize, CALL)?,
+            )
+        };
+        launch(rt, f, numBlocks, bytes, stream)
+    })
+}
+
+/// `aclrtLaunchKernelV2`: [`aclrtLaunchKernel`] with a launch configuration, which the
+/// emulated device does not need (its attributes are ignored).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtLaunchKernelV2(
+    funcHandle: *mut c_void,
+    numBlocks: u32,
+    argsData: *const c_void,
+    argsSize: usize,
+    _cfg: *mut c_void,
+    stream: aclrtStream,
+) -> aclError {
+    const CALL: &str = "aclrtLaunchKernelV2";
+    entry(CALL, |rt| {
+        // SAFETY: C contract: a live function handle; argsData holds argsSize bytes.
+        let (f, bytes) = unsafe {
+            (
+                function(funcHandle, CALL)?,
+                args_bytes(argsData, argsSize, CALL)?,
+            )
+        };
+        launch(rt, f, numBlocks, bytes, stream)
+    })
+}
+
+/// # Safety
+/// `handle` is a live args handle.
+unsafe fn args<'a>(handle: *mut c_void, call: &str) -> aclrt::Result<&'a mut Args> {
+    not_null(handle, call, "argsHandle")?;
+    // SAFETY: the caller's promise.
+    Ok(unsafe { &mut *handle.cast::<Args>() })
+}
+
+/// `aclrtKernelArgsGetHandleMemSize`: bytes of an args handle's state.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsGetHandleMemSize(
+    funcHandle: *mut c_void,
+    memSize: *mut usize,
+) -> aclError {
+    const CALL: &str = "aclrtKernelArgsGetHandleMemSize";
+    guard(CALL, || {
+        not_null(funcHandle, CALL, "funcHandle")?;
+        not_null(memSize, CALL, "memSize")?;
+        // SAFETY: checked non-NULL.
+        unsafe { put(memSize, std::mem::size_of::<Args>()) };
+        Ok(())
+    })
+}
+
+/// `aclrtKernelArgsGetMemSize`: the argument bytes take what the caller asks for.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsGetMemSize(
+    funcHandle: *mut c_void,
+    userArgsSize: usize,
+    actualArgsSize: *mut usize,
+) -> aclError {
+    const CALL: &str = "aclrtKernelArgsGetMemSize";
+    guard(CALL, || {
+        not_null(funcHandle, CALL, "funcHandle")?;
+        not_null(actualArgsSize, CALL, "actualArgsSize")?;
+        // SAFETY: checked non-NULL.
+        unsafe { put(actualArgsSize, userArgsSize) };
+        Ok(())
+    })
+}
+
+fn new_args(function: *const Function, user_memory: bool) -> Args {
+    Args {
+        function,
+        bytes: Vec::new(),
+        params: Vec::new(),
+        user_memory,
+    }
+}
+
+/// `aclrtKernelArgsInit`: an empty args handle for the kernel.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsInit(
+    funcHandle: *mut c_void,
+    argsHandle: *mut *mut c_void,
+) -> aclError {
+    const CALL: &str = "aclrtKernelArgsInit";
+    guard(CALL, || {
+        not_null(funcHandle, CALL, "funcHandle")?;
+        not_null(argsHandle, CALL, "argsHandle")?;
+        let a = Box::into_raw(Box::new(new_args(funcHandle.cast(), false)));
+        // SAFETY: checked non-NULL.
+        unsafe { put(argsHandle, a.cast()) };
+        Ok(())
+    })
+}
+
+/// `aclrtKernelArgsInitByUserMem`: an empty args handle whose state lives at `argsHandle`
+/// (`aclrtKernelArgsGetHandleMemSize` bytes, pointer-aligned); the argument bytes are the
+/// runtime's.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsInitByUserMem(
+    funcHandle: *mut c_void,
+    argsHandle: *mut c_void,
+    _userHostMem: *mut c_void,
+    _actualArgsSize: usize,
+) -> aclError {
+    const CALL: &str = "aclrtKernelArgsInitByUserMem";
+    guard(CALL, || {
+        not_null(funcHandle, CALL, "funcHandle")?;
+        not_null(argsHandle, CALL, "argsHandle")?;
+        if argsHandle as usize % std::mem::align_of::<Args>() != 0 {
+            return Err(fail(
+                ACL_ERROR_INVALID_PARAM,
+                format!("{CALL}: argsHandle {argsHandle:p} is not pointer-aligned"),
+            ));
+        }
+        // SAFETY: the caller gives aclrtKernelArgsGetHandleMemSize writable, aligned bytes.
+        unsafe {
+            argsHandle
+                .cast::<Args>()
+                .write(new_args(funcHandle.cast(), true))
+        };
+        Ok(())
+    })
+}
+
+fn param_handle(index: usize) -> *mut c_void {
+    (index + 1) as *mut c_void
+}
+
+fn param_index(a: &Args, handle: *mut c_void, call: &str) -> aclrt::Result<usize> {
+    let i = (handle as usize).wrapping_sub(1);
+    if i >= a.params.len() {
+        return Err(fail(
+            ACL_ERROR_INVALID_PARAM,
+            format!("{call}: {handle:p} is not a parameter of this args handle"),
+        ));
+    }
+    Ok(i)
+}
+
+/// `aclrtKernelArgsAppend`: copies `paramSize` bytes to the end of the arguments (no padding).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsAppend(
+    argsHandle: *mut c_void,
+    param: *mut c_void,
+    paramSize: usize,
+    paramHandle: *mut *mut c_void,
+) -> aclError {
+    const CALL: &str = "aclrtKernelArgsAppend";
+    guard(CALL, || {
+        // SAFETY: a live args handle (C contract).
+        let a = unsafe { args(argsHandle, CALL) }?;
+        if paramSize == 0 {
+            return Err(fail(
+                ACL_ERROR_INVALID_PARAM,
+                format!("{CALL}: paramSize is 0"),
+            ));
+        }
+        not_null(param, CALL, "param")?;
+        not_null(paramHandle, CALL, "paramHandle")?;
+        // SAFETY: `param` holds paramSize bytes (C contract).
+        let bytes = unsafe { std::slice::from_raw_parts(param.cast::<u8>(), paramSize) };
+        let offset = a.bytes.len();
+        a.bytes.extend_from_slice(bytes);
+        a.params.push(Param {
+            offset,
+            size: paramSize,
+            kind: ParamKind::Value,
+        });
+        // SAFETY: checked non-NULL.
+        unsafe { put(paramHandle, param_handle(a.params.len() - 1)) };
+        Ok(())
+    })
+}
+
+/// `aclrtKernelArgsAppendPlaceHolder`: a pointer slot at the end of the arguments, to point to
+/// the buffer `aclrtKernelArgsGetPlaceHolderBuffer` gives.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsAppendPlaceHolder(
+    argsHandle: *mut c_void,
+    paramHandle: *mut *mut c_void,
+) -> aclError {
+    const CALL: &str = "aclrtKernelArgsAppendPlaceHolder";
+    guard(CALL, || {
+        // SAFETY: a live args handle (C contract).
+        let a = unsafe { args(argsHandle, CALL) }?;
+        not_null(paramHandle, CALL, "paramHandle")?;
+        let offset = a.bytes.len();
+        let size = std::mem::size_of::<usize>();
+        a.bytes
+            .extend_from_slice(&[0; std::mem::size_of::<usize>()]);
+        a.params.push(Param {
+            offset,
+            size,
+            kind: ParamKind::PlaceHolder(None, 0),
+        });
+        // SAFETY: checked non-NULL.
+        unsafe { put(paramHandle, param_handle(a.params.len() - 1)) };
+        Ok(())
+    })
+}
+
+/// `aclrtKernelArgsGetPlaceHolderBuffer`: a zeroed host buffer of `dataSize` bytes, owned by
+/// the args handle, for the placeholder's data; the kernel sees a copy taken at launch.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
+    argsHandle: *mut c_void,
+    paramHandle: *mut c_void,
+    dataSize: usize,
+    bufferAddr: *mut *mut c_void,
+) -> aclError {
+    const CALL: &str = "aclrtKernelArgsGetPlaceHolderBuffer";
+    guard(CALL, || {
+        // SAFETY: a live args handle (C contract).
+        let a = unsafe { args(argsHandle, CALL) }?;
+        let i = param_index(a, paramHandle, CALL)?;
+        not_null(bufferAddr, CALL, "bufferAddr")?;
+        if dataSize == 0 {
+            return Err(fail(
+                ACL_ERROR_INVALID_PARAM,
+                format!("{CALL}: dataSize is 0"),
+            ));
+        }
+        let ParamKind::PlaceHolder(buffer, size) = &mut a.params[i].kind else {
+            return Err(fail(
+                ACL_ERROR_INVALID_PARAM,
+                format!("{CALL}: parameter {paramHandle:p} is not a placeholder"),
+            ));
+        };
+        let mut fresh = vec![0u64; dataSize.div_ceil(8)].into_boxed_slice();
+        let ptr: *mut c_void = fresh.as_mut_ptr().cast();
+        *buffer = Some(fresh);
+        *size = dataSize;
+        // SAFETY: checked non-NULL.
+        unsafe { put(bufferAddr, ptr) };
+        Ok(())
+    })
+}
+
+/// `aclrtKernelArgsParaUpdate`: replaces an appended parameter's bytes (same size).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsParaUpdate(
+    argsHandle: *mut c_void,
+    paramHandle: *mut c_void,
+    param: *mut c_void,
+    paramSize: usize,
+) -> aclError {
+    const CALL: &str = "aclrtKernelArgsParaUpdate";
+    guard(CALL, || {
+        // SAFETY: a live args handle (C contract).
+        let a = unsafe { args(argsHandle, CALL) }?;
+        let i = param_index(a, paramHandle, CALL)?;
+        not_null(param, CALL, "param")?;
+        let p = &a.params[i];
+        if !matches!(p.kind, ParamKind::Value) || p.size != paramSize {
+            return Err(fail(
+                ACL_ERROR_INVALID_PARAM,
+                format!(
+                    "{CALL}: parameter {paramHandle:p} is {} of {} bytes, not {paramSize} bytes",
+                    if matches!(p.kind, ParamKind::Value) {
+                        "a value"
+                    } else {
+                        "a placeholder"
+                    },
+                    p.size
+                ),
+            ));
+        }
+        // SAFETY: `param` holds paramSize bytes (C contract).
+        let bytes = unsafe { std::slice::from_raw_parts(param.cast::<u8>(), paramSize) };
+        a.bytes[p.offset..p.offset + p.size].copy_from_slice(bytes);
+        Ok(())
+    })
+}
+
+/// `aclrtKernelArgsFinalize`: ends the handle (frees its state; state in the caller's memory is
+/// dropped in place).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtKernelArgsFinalize(argsHandle: *mut c_void) -> aclError {
+    const CALL: &str = "aclrtKernelArgsFinalize";
+    guard(CALL, || {
+        // SAFETY: a live args handle (C contract), ended once.
+        let a = unsafe { args(argsHandle, CALL) }?;
+        if a.user_memory {
+            // SAFETY: initialised by aclrtKernelArgsInitByUserMem, dropped once.
+            unsafe { std::ptr::drop_in_place(a as *mut Args) };
+        } else {
+            // SAFETY: from Box::into_raw in aclrtKernelArgsInit, freed once.
+            drop(unsafe { Box::from_raw(a as *mut Args) });
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtLaunchKernelWithConfig`: launches with the handle's arguments; placeholder slots
+/// point to copies of their buffers taken now. The configuration's attributes are ignored.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtLaunchKernelWithConfig(
+    funcHandle: *mut c_void,
+    numBlocks: u32,
+    stream: aclrtStream,
+    _cfg: *mut c_void,
+    argsHandle: *mut c_void,
+    _reserve: *mut c_void,
+) -> aclError {
+    const CALL: &str = "aclrtLaunchKernelWithConfig";
+    entry(CALL, |rt| {
+        // SAFETY: live function and args handles (C contract).
+        let (f, a) = unsafe { (function(funcHandle, CALL)?, args(argsHandle, CALL)?) };
+        if !std::ptr::eq(a.function, f) {
+            return Err(fail(
+                ACL_ERROR_INVALID_PARAM,
+                format!("{CALL}: the args handle was made for another function"),
+            ));
+        }
+        let mut bytes = a.bytes.clone();
+        // Placeholder data goes after the arguments, each copy 8-byte aligned; the slots are
+        // patched once the final buffer's address is known, inside the task.
+        let mut tail = Vec::new();
+        for p in &a.params {
+            if let ParamKind::PlaceHolder(Some(buffer), size) = &p.kind {
+                // SAFETY: the buffer holds at least `size` bytes.
+                let data =
+                    unsafe { std::slice::from_raw_parts(buffer.as_ptr().cast::<u8>(), *size) };
+                tail.push((p.offset, data.to_vec()));
+            }
+        }
+        if tail.is_empty() {
+            return launch(rt, f, numBlocks, bytes, stream);
+        }
+        // The placeholder copies live in boxes moved into the task; their addresses are stable.
+        let copies: Vec<Box<[u64]>> = tail
+            .iter()
+            .map(|(offset, data)| {
+                let mut b = vec![0u64; data.len().div_ceil(8)].into_boxed_slice();
+                // SAFETY: `b` holds at least data.len() bytes.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(data.as_ptr(), b.as_mut_ptr().cast(), data.len())
+                };
+                let addr = b.as_ptr() as usize;
+                bytes[*offset..*offset + std::mem::size_of::<usize>()]
+                    .copy_from_slice(&addr.to_ne_bytes());
+                b
+            })
+            .collect();
+        launch_keeping(rt, f, numBlocks, bytes, stream, copies)
+    })
+}
+
+/// [`launch`], keeping `extra` alive until the kernel ran.
+fn launch_keeping(
+    rt: &Runtime,
+    f: &Function,
+    num_blocks: u32,
+    bytes: Vec<u8>,
+    stream: aclrtStream,
+    extra: Vec<Box<[u64]>>,
+) -> aclrt::Result<()> {
+    // Keep the copy 8-byte aligned: kernels read packed arguments in place.
+    let len = bytes.len();
+    let mut words = vec![0u64; len.div_ceil(8)].into_boxed_slice();
+    // SAFETY: `words` holds at least `len` bytes; the regions are distinct.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), words.as_mut_ptr().cast(), len) };
+    let access = pointer_accesses(rt, &bytes);
+    let library = f.library.clone();
+    let entry = f.entry;
+    let name = f.name.to_string_lossy().into_owned();
+    let kernel = Box::new(move || {
+        let _held = (library, extra);
+        let mut words = words;
+        let args = if len == 0 {
+            std::ptr::null_mut()
+        } else {
+            words.as_mut_ptr().cast()
+        };
+        // SAFETY: the library stays open (held above); the kernel has the documented
+        // signature; `args` holds `len` bytes.
+        match unsafe { entry(num_blocks, args, len) } {
+            0 => Ok(()),
+            code => Err(code as aclError),
+        }
+    });
+    rt.launch_kernel(stream_handle(stream), &name, access, kernel)
+        .map(|_| ())
+}

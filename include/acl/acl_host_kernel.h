@@ -1,0 +1,44 @@
+/*
+ * aclrt: kernels for the emulated device, loaded and launched through the vendor kernel API
+ * (aclrtBinaryLoadFromFile, aclrtBinaryGetFunction, aclrtKernelArgs*, aclrtLaunchKernel*).
+ *
+ * A "binary" is a host shared library (.so) built for this machine; a kernel is a function it
+ * exports, by the name passed to aclrtBinaryGetFunction, with this signature:
+ *
+ *     ACL_HOST_KERNEL(name)   (uint32_t numBlocks, void *args, size_t argsSize) { ... }
+ *
+ * numBlocks is the launch's block count. args points to a copy, taken at launch and 8-byte
+ * aligned, of the argument bytes exactly as packed: the argsData bytes of aclrtLaunchKernel /
+ * aclrtLaunchKernelV2, or the parameters of an args handle appended back to back without
+ * padding (a placeholder is a pointer to a copy of its buffer taken at launch). args is NULL
+ * when argsSize is 0. The kernel runs once per launch, in stream order, on the stream's
+ * worker thread; it returns ACL_SUCCESS, or a code that fails the task like a device fault,
+ * reported by the next synchronise. The library stays loaded until every launch queued from
+ * it ran, even after aclrtBinaryUnLoad.
+ *
+ * For the memory checker, every pointer-sized, pointer-aligned word of the arguments that
+ * points into a live runtime allocation counts as a read and a write of that whole allocation.
+ */
+#ifndef ACLRT_ACL_HOST_KERNEL_H_
+#define ACLRT_ACL_HOST_KERNEL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl_base.h"
+
+#ifdef __cplusplus
+#define ACL_HOST_KERNEL_LINKAGE extern "C"
+#else
+#define ACL_HOST_KERNEL_LINKAGE
+#endif
+
+/* A kernel's entry point. */
+typedef aclError (*aclHostKernel)(uint32_t numBlocks, void *args, size_t argsSize);
+
+/* Defines an exported kernel: ACL_HOST_KERNEL(add)(uint32_t numBlocks, void *args,
+ * size_t argsSize) { ... } */
+#define ACL_HOST_KERNEL(name) \
+    ACL_HOST_KERNEL_LINKAGE __attribute__((visibility("default"))) aclError name
+
+#endif /* ACLRT_ACL_HOST_KERNEL_H_ */
