@@ -199,6 +199,15 @@ CMAKE
             timeout 120 "$out/cmake_app/build/app"
     ) || { echo "!!! the CMake package did not build or run a program"; failed=1; }
 
+    echo "--- examples/c/kernel_launch: a kernel library built with CMake, launched through the vendor API"
+    (
+        unset LD_LIBRARY_PATH
+        cmake -S examples/c/kernel_launch -B "$out/kernel_launch" -DCMAKE_PREFIX_PATH="$prefix" \
+            -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >/dev/null &&
+            cmake --build "$out/kernel_launch" >/dev/null &&
+            timeout 120 "$out/kernel_launch/kernel_launch" "$out/kernel_launch/libadd_kernels.so"
+    ) || { echo "!!! examples/c/kernel_launch did not build or run"; failed=1; }
+
     echo "--- ascendc_library: a kernel library written as host code, as CANN samples build one"
     mkdir -p "$out/ascendc_app"
     cat > "$out/ascendc_app/kernel.cpp" <<'CPP'
