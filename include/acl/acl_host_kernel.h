@@ -16,8 +16,12 @@
  * reported by the next synchronise. The library stays loaded until every launch queued from
  * it ran, even after aclrtBinaryUnLoad.
  *
- * For the memory checker, every pointer-sized, pointer-aligned word of the arguments that
- * points into a live runtime allocation counts as a read and a write of that whole allocation.
+ * For the memory checker and traces, a kernel may declare the memory it touches: the library
+ * exports ACL_HOST_KERNEL_ACCESSES(name), called at each launch (on the launching thread) with
+ * the launch's argument bytes; it writes up to `capacity` ranges and returns how many it has
+ * (called again with room for all when that is more). Without it, every pointer-sized,
+ * pointer-aligned word of the arguments that points into a live runtime allocation counts as a
+ * read and a write of that whole allocation.
  */
 #ifndef ACLRT_ACL_HOST_KERNEL_H_
 #define ACLRT_ACL_HOST_KERNEL_H_
@@ -26,6 +30,7 @@
 #include <stdint.h>
 
 #include "acl_base.h"
+#include "acl_ext.h"
 
 #ifdef __cplusplus
 #define ACL_HOST_KERNEL_LINKAGE extern "C"
@@ -40,5 +45,14 @@ typedef aclError (*aclHostKernel)(uint32_t numBlocks, void *args, size_t argsSiz
  * size_t argsSize) { ... } */
 #define ACL_HOST_KERNEL(name) \
     ACL_HOST_KERNEL_LINKAGE __attribute__((visibility("default"))) aclError name
+
+/* Defines the exported access declaration of kernel `name`:
+ * ACL_HOST_KERNEL_ACCESSES(add)(const void *args, size_t argsSize, aclxMemAccess *accesses,
+ * size_t capacity) { ... return count; } */
+#define ACL_HOST_KERNEL_ACCESSES(name) \
+    ACL_HOST_KERNEL_LINKAGE __attribute__((visibility("default"))) size_t aclHostKernelAccesses_##name
+
+/* The prefix of the access declaration's symbol. */
+#define ACL_HOST_KERNEL_ACCESSES_PREFIX "aclHostKernelAccesses_"
 
 #endif /* ACLRT_ACL_HOST_KERNEL_H_ */

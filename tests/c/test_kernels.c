@@ -19,6 +19,7 @@
 
 static const char *g_path;
 static size_t (*g_view)(uint32_t *, unsigned char *);
+static int (*g_runs_of)(void);
 
 static size_t view(uint32_t *blocks, unsigned char *bytes)
 {
@@ -237,7 +238,7 @@ static void failures(aclrtStream s)
     int32_t code = 507018;
     unsigned char seen[256];
     uint32_t blocks = 0;
-    int one = 1;
+    int one = 1, runs;
 
     REQUIRE_OK(aclrtBinaryLoadFromFile(g_path, NULL, &bin));
     REQUIRE_OK(aclrtBinaryGetFunction(bin, "fail_with", &f));
@@ -249,6 +250,14 @@ static void failures(aclrtStream s)
     EXPECT_OK(aclrtSynchronizeStream(s));
     CHECK(view(&blocks, seen) == sizeof one);
     CHECK(blocks == 9);
+
+    /* A malformed access declaration refuses the launch; nothing runs. */
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "bad_declaration", &f));
+    runs = g_runs_of();
+    EXPECT_CODE(aclrtLaunchKernel(f, 1, NULL, 0, s), ACL_ERROR_INVALID_PARAM);
+    CHECK(strstr(aclGetRecentErrMsg(), "0x4") != NULL);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(g_runs_of() == runs);
     EXPECT_OK(aclrtBinaryUnLoad(bin));
 }
 
@@ -310,6 +319,8 @@ int main(void)
     REQUIRE(lib != NULL);
     g_view = (size_t (*)(uint32_t *, unsigned char *))dlsym(lib, "record_view");
     REQUIRE(g_view != NULL);
+    g_runs_of = (int (*)(void))dlsym(lib, "record_runs");
+    REQUIRE(g_runs_of != NULL);
 
     REQUIRE_OK(aclInit(NULL));
     REQUIRE_OK(aclrtSetDevice(0));

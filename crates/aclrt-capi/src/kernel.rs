@@ -17,10 +17,12 @@ use aclrt::codes::{
     ACL_ERROR_INVALID_FILE, ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
     ACL_ERROR_RT_SYMBOL_NOT_FOUND,
 };
+use aclrt::consts::{ACLX_ACCESS_READ, ACLX_ACCESS_WRITE};
 use aclrt::hostlib::{is_host_shared_object, HostLibrary, OpenError};
 use aclrt::runtime::Runtime;
 use aclrt::MemRange;
 
+use crate::ext::aclxMemAccess;
 use crate::{aclError, aclrtStream, entry, guard, guard_value, not_null, put, stream_handle};
 
 /// `aclHostKernel`: the entry point of a kernel in a host library.
@@ -34,10 +36,22 @@ struct Binary {
     functions: Mutex<HashMap<String, Box<Function>>>,
 }
 
+/// `ACL_HOST_KERNEL_ACCESSES(name)`: the memory a launch with these arguments touches.
+type AccessDeclaration = unsafe extern "C" fn(
+    args: *const c_void,
+    argsSize: usize,
+    accesses: *mut aclxMemAccess,
+    capacity: usize,
+) -> usize;
+
+/// The prefix of a kernel's access declaration.
+const ACCESSES_PREFIX: &str = "aclHostKernelAccesses_";
+
 /// One kernel of a binary.
 struct Function {
     library: Arc<HostLibrary>,
     entry: HostKernel,
+    accesses: Option<AccessDeclaration>,
     name: CString,
 }
 
@@ -256,9 +270,15 @@ pub unsafe extern "C" fn aclrtBinaryGetFunction(
         // SAFETY: the library exports `name` as a kernel of the documented signature (the
         // convention of acl_host_kernel.h).
         let entry = unsafe { std::mem::transmute::<*mut c_void, HostKernel>(address) };
+        let accesses = binary
+            .library
+            .symbol(&format!("{ACCESSES_PREFIX}{name}"))
+            // SAFETY: the library exports the declaration with the documented signature.
+            .map(|p| unsafe { std::mem::transmute::<*mut c_void, AccessDeclaration>(p) });
         let function = Box::new(Function {
             library: binary.library.clone(),
             entry,
+            accesses,
             name: CString::new(name.clone()).expect("from a C string"),
         });
         let ptr = (&*function as *const Function).cast_mut().cast();
@@ -325,6 +345,62 @@ fn pointer_accesses(rt: &Runtime, bytes: &[u8]) -> api::KernelAccess {
         reads: ranges.clone(),
         writes: ranges,
     }
+}
+
+/// The accesses the kernel's declaration gives for the arguments `words` (`len` bytes).
+fn declared_accesses(
+    declare: AccessDeclaration,
+    words: &[u64],
+    len: usize,
+) -> aclrt::Result<api::KernelAccess> {
+    let args: *const c_void = if len == 0 {
+        std::ptr::null()
+    } else {
+        words.as_ptr().cast()
+    };
+    let empty = aclxMemAccess {
+        ptr: std::ptr::null(),
+        size: 0,
+        mode: 0,
+    };
+    let mut entries = vec![empty; 16];
+    loop {
+        // SAFETY: the declaration has the documented signature and writes at most `capacity`
+        // entries; `args` holds `len` bytes.
+        let count = unsafe { declare(args, len, entries.as_mut_ptr(), entries.len()) };
+        if count <= entries.len() {
+            entries.truncate(count);
+            break;
+        }
+        entries = vec![empty; count];
+    }
+    let mut access = api::KernelAccess::default();
+    for (i, a) in entries.iter().enumerate() {
+        if a.mode & !(ACLX_ACCESS_READ | ACLX_ACCESS_WRITE) != 0 {
+            return Err(fail(
+                ACL_ERROR_INVALID_PARAM,
+                format!(
+                    "the kernel's access declaration gives mode {:#x} for range {i}, with bits \
+                     other than ACLX_ACCESS_READ and ACLX_ACCESS_WRITE",
+                    a.mode
+                ),
+            ));
+        }
+        if a.ptr.is_null() || a.size == 0 {
+            continue;
+        }
+        let range = MemRange {
+            start: a.ptr as usize,
+            len: a.size,
+        };
+        if a.mode & ACLX_ACCESS_READ != 0 {
+            access.reads.push(range);
+        }
+        if a.mode & ACLX_ACCESS_WRITE != 0 {
+            access.writes.push(range);
+        }
+    }
+    Ok(access)
 }
 
 /// Queues `f` on `stream` with a copy of `bytes` as its arguments.
@@ -735,7 +811,10 @@ fn launch_keeping(
     let mut words = vec![0u64; len.div_ceil(8)].into_boxed_slice();
     // SAFETY: `words` holds at least `len` bytes; the regions are distinct.
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), words.as_mut_ptr().cast(), len) };
-    let access = pointer_accesses(rt, &bytes);
+    let access = match f.accesses {
+        Some(declare) => declared_accesses(declare, &words, len)?,
+        None => pointer_accesses(rt, &bytes),
+    };
     let library = f.library.clone();
     let entry = f.entry;
     let name = f.name.to_string_lossy().into_owned();

@@ -69,3 +69,56 @@ ACL_HOST_KERNEL(fail_with)(uint32_t numBlocks, void *args, size_t argsSize)
     memcpy(&code, args, sizeof code);
     return code;
 }
+
+/* args: int32_t *p, uint32_t n. Writes n to p[0..n); declares exactly that range. */
+ACL_HOST_KERNEL(write_range)(uint32_t numBlocks, void *args, size_t argsSize)
+{
+    int32_t *p;
+    uint32_t n;
+    (void)numBlocks;
+    if (argsSize != sizeof p + sizeof n) return 507001;
+    memcpy(&p, args, sizeof p);
+    memcpy(&n, (char *)args + sizeof p, sizeof n);
+    usleep(20000);
+    for (uint32_t i = 0; i < n; i++) p[i] = (int32_t)n;
+    return ACL_SUCCESS;
+}
+
+ACL_HOST_KERNEL_ACCESSES(write_range)(const void *args, size_t argsSize, aclxMemAccess *accesses,
+                                      size_t capacity)
+{
+    int32_t *p;
+    uint32_t n;
+    if (argsSize != sizeof p + sizeof n) return 0;
+    memcpy(&p, args, sizeof p);
+    memcpy(&n, (const char *)args + sizeof p, sizeof n);
+    if (capacity >= 1) {
+        accesses[0].ptr = p;
+        accesses[0].size = n * sizeof(int32_t);
+        accesses[0].mode = ACLX_ACCESS_WRITE;
+    }
+    return 1;
+}
+
+/* A kernel whose access declaration is malformed (a mode bit that means nothing). */
+ACL_HOST_KERNEL(bad_declaration)(uint32_t numBlocks, void *args, size_t argsSize)
+{
+    (void)numBlocks;
+    (void)args;
+    (void)argsSize;
+    atomic_fetch_add(&g_runs, 1);
+    return ACL_SUCCESS;
+}
+
+ACL_HOST_KERNEL_ACCESSES(bad_declaration)(const void *args, size_t argsSize,
+                                          aclxMemAccess *accesses, size_t capacity)
+{
+    (void)args;
+    (void)argsSize;
+    if (capacity >= 1) {
+        accesses[0].ptr = &g_runs;
+        accesses[0].size = sizeof g_runs;
+        accesses[0].mode = 4;
+    }
+    return 1;
+}

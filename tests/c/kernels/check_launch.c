@@ -2,7 +2,9 @@
  * The checker on kernels launched through the vendor kernel API: "fill" (from
  * binary_kernels.c) writes an allocation on stream A, then again on stream B. Racy: nothing
  * orders the two launches; fixed: an event recorded after the first is waited on by B.
- * Usage: check_launch LIBRARY racy|fixed
+ * disjoint: "write_range", whose library declares its accesses, writes the two halves of the
+ * allocation from A and B unordered, which is no race.
+ * Usage: check_launch LIBRARY racy|fixed|disjoint
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +35,9 @@ int main(int argc, char **argv)
     } __attribute__((packed)) args;
     int bad;
 
-    if (argc != 3 || (strcmp(argv[2], "racy") != 0 && strcmp(argv[2], "fixed") != 0)) {
-        fprintf(stderr, "usage: %s LIBRARY racy|fixed\n", argv[0]);
+    if (argc != 3 || (strcmp(argv[2], "racy") != 0 && strcmp(argv[2], "fixed") != 0 &&
+                      strcmp(argv[2], "disjoint") != 0)) {
+        fprintf(stderr, "usage: %s LIBRARY racy|fixed|disjoint\n", argv[0]);
         return 2;
     }
     bad = strcmp(argv[2], "racy") == 0;
@@ -46,6 +49,16 @@ int main(int argc, char **argv)
     OK(aclrtBinaryLoadFromFile(argv[1], NULL, &bin));
     OK(aclrtBinaryGetFunction(bin, "fill", &fill));
     OK(aclrtMalloc((void **)&dev, 64 * sizeof(int32_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    if (strcmp(argv[2], "disjoint") == 0) {
+        OK(aclrtBinaryGetFunction(bin, "write_range", &fill));
+        args.data = dev;
+        args.n = 32;
+        OK(aclrtLaunchKernel(fill, 1, &args, sizeof args, a));
+        args.data = dev + 32;
+        OK(aclrtLaunchKernel(fill, 1, &args, sizeof args, b));
+        bad = 0;
+        goto done;
+    }
     args.data = dev;
     args.n = 64;
     OK(aclrtLaunchKernel(fill, 1, &args, sizeof args, a));
@@ -54,6 +67,7 @@ int main(int argc, char **argv)
         OK(aclrtStreamWaitEvent(b, ev));
     }
     OK(aclrtLaunchKernel(fill, 2, &args, sizeof args, b));
+done:
     OK(aclrtSynchronizeDevice());
     OK(aclrtBinaryUnLoad(bin));
     OK(aclrtFree(dev));
