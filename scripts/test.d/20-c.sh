@@ -78,7 +78,7 @@ if command -v valgrind >/dev/null 2>&1; then
     echo "--- memory errors and leaks (valgrind) with garbage handles, contexts and several threads"
     # Definite leaks fail the run; "possibly lost" blocks (threads' stacks and the like at
     # exit) are neither errors nor shown.
-    for name in test_handles test_threads test_callbacks test_process test_trace_names; do
+    for name in test_handles test_threads test_callbacks test_process test_trace_names test_kernels; do
         run "valgrind $name" valgrind -q --leak-check=full --show-leak-kinds=definite \
             --errors-for-leak-kinds=definite --error-exitcode=3 "$out/$name"
     done
