@@ -7,10 +7,11 @@
  *
  *     ACL_HOST_KERNEL(name)   (uint32_t numBlocks, void *args, size_t argsSize) { ... }
  *
- * numBlocks is the launch's block count. args points to a copy, taken at launch and 8-byte
- * aligned, of the argument bytes exactly as packed: the argsData bytes of aclrtLaunchKernel /
- * aclrtLaunchKernelV2, or the parameters of an args handle appended back to back without
- * padding (a placeholder is a pointer to a copy of its buffer taken at launch). args is NULL
+ * numBlocks is the launch's block count. args points to an 8-byte aligned copy of the argument
+ * bytes exactly as packed: the argsData bytes of aclrtLaunchKernel / aclrtLaunchKernelV2, read
+ * when the kernel runs, or the parameters of an args handle as they were at launch, appended
+ * back to back without padding (a placeholder is a pointer to a copy of its buffer taken at
+ * launch). args is NULL
  * when argsSize is 0. The kernel runs once per launch, in stream order, on the stream's
  * worker thread; it returns ACL_SUCCESS, or a code that fails the task like a device fault,
  * reported by the next synchronise. The library stays loaded until every launch queued from

@@ -100,20 +100,44 @@ static void loading(void)
 static void raw_arguments(aclrtStream s)
 {
     aclrtBinHandle bin = NULL;
-    aclrtFuncHandle f = NULL;
-    unsigned char args[40], seen[256];
+    aclrtFuncHandle f = NULL, fill = NULL;
+    unsigned char args[40], later[40], seen[256];
+    unsigned char *dev_args = NULL;
+    int32_t *slow = NULL;
+    struct {
+        int32_t *data;
+        uint32_t n;
+    } __attribute__((packed)) fill_args;
     uint32_t blocks = 0;
 
     REQUIRE_OK(aclrtBinaryLoadFromFile(g_path, NULL, &bin));
     REQUIRE_OK(aclrtBinaryGetFunction(bin, "record", &f));
-    for (int i = 0; i < 40; i++) args[i] = (unsigned char)(i + 1);
-    EXPECT_OK(aclrtLaunchKernel(f, 7, args, sizeof args, s));
-    /* The arguments were copied at launch. */
-    memset(args, 0, sizeof args);
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "fill", &fill));
+    REQUIRE_OK(aclrtMalloc((void **)&dev_args, sizeof args, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&slow, 64 * sizeof(int32_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int i = 0; i < 40; i++) {
+        args[i] = (unsigned char)(i + 1);
+        later[i] = (unsigned char)(200 - i);
+    }
+    /* The arguments in device memory, as the vendor's launch takes them. */
+    REQUIRE_OK(aclrtMemcpy(dev_args, sizeof args, args, sizeof args, ACL_MEMCPY_HOST_TO_DEVICE));
+    EXPECT_OK(aclrtLaunchKernel(f, 7, dev_args, sizeof args, s));
     EXPECT_OK(aclrtSynchronizeStream(s));
     CHECK(view(&blocks, seen) == 40);
     CHECK(blocks == 7);
     for (int i = 0; i < 40; i++) CHECK(seen[i] == (unsigned char)(i + 1));
+
+    /* The kernel reads them when it runs: a copy queued before it on the stream is seen. */
+    fill_args.data = slow;
+    fill_args.n = 64;
+    EXPECT_OK(aclrtLaunchKernel(fill, 1, &fill_args, sizeof fill_args, s));
+    EXPECT_OK(aclrtMemcpyAsync(dev_args, sizeof later, later, sizeof later,
+                               ACL_MEMCPY_HOST_TO_DEVICE, s));
+    EXPECT_OK(aclrtLaunchKernelV2(f, 2, dev_args, sizeof later, NULL, s));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(view(&blocks, seen) == 40);
+    CHECK(blocks == 2);
+    for (int i = 0; i < 40; i++) CHECK(seen[i] == (unsigned char)(200 - i));
 
     /* No arguments, through V2 with no configuration. */
     EXPECT_OK(aclrtLaunchKernelV2(f, 3, NULL, 0, NULL, s));
@@ -123,6 +147,10 @@ static void raw_arguments(aclrtStream s)
 
     EXPECT_CODE(aclrtLaunchKernel(NULL, 1, args, 4, s), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtLaunchKernel(f, 1, NULL, 4, s), ACL_ERROR_INVALID_PARAM);
+    /* A range overrunning its allocation. */
+    EXPECT_CODE(aclrtLaunchKernel(f, 1, dev_args + 8, sizeof args, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtFree(dev_args));
+    EXPECT_OK(aclrtFree(slow));
     EXPECT_OK(aclrtBinaryUnLoad(bin));
 }
 

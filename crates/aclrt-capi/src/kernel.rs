@@ -5,8 +5,9 @@
 //!
 //! Handles are the addresses of boxes this module owns: a binary handle lives until
 //! `aclrtBinaryUnLoad`, its function handles with it, an args handle until
-//! `aclrtKernelArgsFinalize`. A launch copies the argument bytes (placeholder buffers included)
-//! and holds the library open until it ran, so unloading with launches queued is safe.
+//! `aclrtKernelArgsFinalize`. A launch copies an args handle's bytes (placeholder buffers
+//! included) at once and `argsData`'s when the kernel runs, and holds the library open until it
+//! ran, so unloading with launches queued is safe.
 
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr, CString};
@@ -411,26 +412,49 @@ fn launch(
     bytes: Vec<u8>,
     stream: aclrtStream,
 ) -> aclrt::Result<()> {
-    launch_keeping(rt, f, num_blocks, bytes, stream, Vec::new())
+    launch_keeping(rt, f, num_blocks, bytes, stream, Vec::new(), None)
 }
 
+/// The launches whose arguments are `argsSize` bytes at `argsData` (device memory on the
+/// vendor's device): the kernel reads them when it runs, so work queued before it on the
+/// stream (an asynchronous copy of the arguments, say) is seen. The bytes there at launch
+/// choose the memory accesses the checker sees.
+///
 /// # Safety
-/// `argsData` is NULL or holds `argsSize` bytes.
-unsafe fn args_bytes(
+/// `funcHandle` is a live function handle; `argsData` holds `argsSize` bytes until the task
+/// ran.
+unsafe fn launch_device_args(
+    rt: &Runtime,
+    funcHandle: *mut c_void,
+    numBlocks: u32,
     argsData: *const c_void,
     argsSize: usize,
+    stream: aclrtStream,
     call: &str,
-) -> aclrt::Result<Vec<u8>> {
+) -> aclrt::Result<()> {
+    // SAFETY: the caller's promise.
+    let f = unsafe { function(funcHandle, call) }?;
     if argsSize == 0 {
-        return Ok(Vec::new());
+        return launch(rt, f, numBlocks, Vec::new(), stream);
     }
     not_null(argsData, call, "argsData")?;
+    // Refuses a range that overruns an allocation or runs into freed memory.
+    rt.classify_memory(argsData as usize, argsSize, &format!("{call}: argsData"))?;
     // SAFETY: the caller's promise.
-    Ok(unsafe { std::slice::from_raw_parts(argsData.cast::<u8>(), argsSize) }.to_vec())
+    let bytes = unsafe { std::slice::from_raw_parts(argsData.cast::<u8>(), argsSize) }.to_vec();
+    launch_keeping(
+        rt,
+        f,
+        numBlocks,
+        bytes,
+        stream,
+        Vec::new(),
+        Some(argsData as usize),
+    )
 }
 
-/// `aclrtLaunchKernel`: runs the kernel on the stream with a copy of `argsSize` bytes at
-/// `argsData`.
+/// `aclrtLaunchKernel`: runs the kernel on the stream with the `argsSize` bytes at `argsData`
+/// as they are when it runs.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtLaunchKernel(
     funcHandle: *mut c_void,
@@ -442,13 +466,7 @@ pub unsafe extern "C" fn aclrtLaunchKernel(
     const CALL: &str = "aclrtLaunchKernel";
     entry(CALL, |rt| {
         // SAFETY: C contract: a live function handle; argsData holds argsSize bytes.
-        let (f, bytes) = unsafe {
-            (
-                function(funcHandle, CALL)?,
-                args_bytes(argsData, argsSize, CALL)?,
-            )
-        };
-        launch(rt, f, numBlocks, bytes, stream)
+        unsafe { launch_device_args(rt, funcHandle, numBlocks, argsData, argsSize, stream, CALL) }
     })
 }
 
@@ -466,13 +484,7 @@ pub unsafe extern "C" fn aclrtLaunchKernelV2(
     const CALL: &str = "aclrtLaunchKernelV2";
     entry(CALL, |rt| {
         // SAFETY: C contract: a live function handle; argsData holds argsSize bytes.
-        let (f, bytes) = unsafe {
-            (
-                function(funcHandle, CALL)?,
-                args_bytes(argsData, argsSize, CALL)?,
-            )
-        };
-        launch(rt, f, numBlocks, bytes, stream)
+        unsafe { launch_device_args(rt, funcHandle, numBlocks, argsData, argsSize, stream, CALL) }
     })
 }
 
@@ -793,7 +805,7 @@ pub unsafe extern "C" fn aclrtLaunchKernelWithConfig(
                 b
             })
             .collect();
-        launch_keeping(rt, f, numBlocks, bytes, stream, copies)
+        launch_keeping(rt, f, numBlocks, bytes, stream, copies, None)
     })
 }
 
@@ -805,22 +817,33 @@ fn launch_keeping(
     bytes: Vec<u8>,
     stream: aclrtStream,
     extra: Vec<Box<[u64]>>,
+    from: Option<usize>,
 ) -> aclrt::Result<()> {
     // Keep the copy 8-byte aligned: kernels read packed arguments in place.
     let len = bytes.len();
     let mut words = vec![0u64; len.div_ceil(8)].into_boxed_slice();
     // SAFETY: `words` holds at least `len` bytes; the regions are distinct.
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), words.as_mut_ptr().cast(), len) };
-    let access = match f.accesses {
+    let mut access = match f.accesses {
         Some(declare) => declared_accesses(declare, &words, len)?,
         None => pointer_accesses(rt, &bytes),
     };
+    if let Some(start) = from.filter(|_| len > 0) {
+        access.reads.push(MemRange { start, len });
+    }
     let library = f.library.clone();
     let entry = f.entry;
     let name = f.name.to_string_lossy().into_owned();
     let kernel = Box::new(move || {
         let _held = (library, extra);
         let mut words = words;
+        if let Some(from) = from {
+            // SAFETY: the launch's argsData holds `len` bytes, and stays valid until the task
+            // ran (the caller's contract, as on the device); `words` holds at least `len`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(from as *const u8, words.as_mut_ptr().cast(), len)
+            };
+        }
         let args = if len == 0 {
             std::ptr::null_mut()
         } else {

@@ -32,7 +32,7 @@ int main(int argc, char **argv)
     struct {
         int32_t *data;
         uint32_t n;
-    } __attribute__((packed)) args;
+    } __attribute__((packed)) args, other;
     int bad;
 
     if (argc != 3 || (strcmp(argv[2], "racy") != 0 && strcmp(argv[2], "fixed") != 0 &&
@@ -51,11 +51,13 @@ int main(int argc, char **argv)
     OK(aclrtMalloc((void **)&dev, 64 * sizeof(int32_t), ACL_MEM_MALLOC_HUGE_FIRST));
     if (strcmp(argv[2], "disjoint") == 0) {
         OK(aclrtBinaryGetFunction(bin, "write_range", &fill));
+        /* Each launch reads its own arguments when it runs. */
         args.data = dev;
         args.n = 32;
+        other.data = dev + 32;
+        other.n = 32;
         OK(aclrtLaunchKernel(fill, 1, &args, sizeof args, a));
-        args.data = dev + 32;
-        OK(aclrtLaunchKernel(fill, 1, &args, sizeof args, b));
+        OK(aclrtLaunchKernel(fill, 1, &other, sizeof other, b));
         bad = 0;
         goto done;
     }
