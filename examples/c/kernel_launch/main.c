@@ -2,7 +2,8 @@
  * Loading a kernel binary and launching it through the vendor kernel API: the binary is the
  * host library built from add.c (see CMakeLists.txt), loaded with aclrtBinaryLoadFromFile; the
  * arguments are packed with aclrtKernelArgs* and the kernel runs on a stream with
- * aclrtLaunchKernelWithConfig; then once more with raw argument bytes through aclrtLaunchKernel.
+ * aclrtLaunchKernelWithConfig; then once more with argument bytes copied to device memory,
+ * through aclrtLaunchKernel.
  *
  * Build: cmake -S . -B build -DCMAKE_PREFIX_PATH=<install prefix> && cmake --build build
  * Run:   build/kernel_launch build/libadd_kernels.so
@@ -70,13 +71,18 @@ int main(int argc, char **argv)
         }
     }
 
-    /* The same launch from raw argument bytes, into y: y = x + y. */
+    /* The same kernel from argument bytes in device memory, into y: y = x + y. */
     struct {
         float *x, *y, *z;
         uint32_t n;
     } __attribute__((packed)) raw = {x, y, y, N};
-    CHECK_ACL(aclrtLaunchKernel(add, BLOCKS, &raw, sizeof raw, stream));
+    void *dev_args = NULL;
+    CHECK_ACL(aclrtMalloc(&dev_args, sizeof raw, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_ACL(aclrtMemcpyAsync(dev_args, sizeof raw, &raw, sizeof raw, ACL_MEMCPY_HOST_TO_DEVICE,
+                               stream));
+    CHECK_ACL(aclrtLaunchKernel(add, BLOCKS, dev_args, sizeof raw, stream));
     CHECK_ACL(aclrtSynchronizeStream(stream));
+    CHECK_ACL(aclrtFree(dev_args));
     /* Unloading after the work ran (it would also be safe with the launch still queued). */
     CHECK_ACL(aclrtBinaryUnLoad(bin));
     CHECK_ACL(aclrtMemcpy(hz, bytes, y, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
