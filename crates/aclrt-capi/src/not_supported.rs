@@ -1123,6 +1123,6 @@ mod tests {
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
         assert!(aclrtAllocatorCreateDesc().is_null());
-        assert_eq!(NOT_SUPPORTED.len(), 262);
+        assert_eq!(NOT_SUPPORTED.len(), 242);
     }
 }
