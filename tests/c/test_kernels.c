@@ -202,7 +202,16 @@ static void args_handles(aclrtStream s)
     CHECK(memcmp(seen + 11 + sizeof slot, &h, 2) == 0);
     /* An args handle belongs to its function. */
     EXPECT_CODE(aclrtLaunchKernelWithConfig(sum, 1, s, NULL, a, NULL), ACL_ERROR_INVALID_PARAM);
+    /* Finalized: nothing more is appended, but it launches and updates as before. */
     EXPECT_OK(aclrtKernelArgsFinalize(a));
+    EXPECT_CODE(aclrtKernelArgsAppend(a, &x, sizeof x, &p64), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtKernelArgsAppendPlaceHolder(a, &ph), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtKernelArgsParaUpdate(a, p64, &x, sizeof x));
+    EXPECT_OK(aclrtLaunchKernelWithConfig(rec, 6, s, NULL, a, NULL));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(view(&blocks, seen) == 8 + 3 + sizeof(void *) + 2);
+    CHECK(blocks == 6);
+    CHECK(memcmp(seen, &x, 8) == 0);
 
     /* Placeholder data is what the buffer held at launch. */
     REQUIRE_OK(aclrtMalloc((void **)&dev, sizeof(int32_t), ACL_MEM_MALLOC_HUGE_FIRST));
@@ -217,6 +226,8 @@ static void args_handles(aclrtStream s)
     EXPECT_OK(aclrtKernelArgsGetPlaceHolderBuffer(a, sum_ph, 2 * sizeof(int32_t), (void **)&buffer));
     buffer[0] = 20;
     buffer[1] = 3;
+    EXPECT_OK(aclrtKernelArgsFinalize(a));
+    EXPECT_OK(aclrtKernelArgsFinalize(b));
     /* fill pauses first, so the sum runs after the buffer and value changed below. */
     EXPECT_OK(aclrtLaunchKernelWithConfig(fill, 2, s, NULL, b, NULL));
     EXPECT_OK(aclrtLaunchKernelWithConfig(sum, 1, s, NULL, a, NULL));
@@ -229,8 +240,6 @@ static void args_handles(aclrtStream s)
     EXPECT_OK(aclrtMemcpy(&result, sizeof result, slow + 255, sizeof result,
                           ACL_MEMCPY_DEVICE_TO_HOST));
     EXPECT_CODE(result, 510);
-    EXPECT_OK(aclrtKernelArgsFinalize(a));
-    EXPECT_OK(aclrtKernelArgsFinalize(b));
 
     /* A handle in the caller's memory. */
     EXPECT_OK(aclrtKernelArgsGetHandleMemSize(rec, &size));
@@ -245,11 +254,11 @@ static void args_handles(aclrtStream s)
                     ACL_ERROR_INVALID_PARAM);
         EXPECT_OK(aclrtKernelArgsInitByUserMem(rec, mem, NULL, 0));
         EXPECT_OK(aclrtKernelArgsAppend(mem, &v, sizeof v, &p64));
+        EXPECT_OK(aclrtKernelArgsFinalize(mem));
         EXPECT_OK(aclrtLaunchKernelWithConfig(rec, 1, s, NULL, mem, NULL));
         EXPECT_OK(aclrtSynchronizeStream(s));
         CHECK(view(&blocks, seen) == 4);
         CHECK(memcmp(seen, &v, 4) == 0);
-        EXPECT_OK(aclrtKernelArgsFinalize(mem));
         free(mem);
     }
     EXPECT_CODE(aclrtKernelArgsInit(rec, NULL), ACL_ERROR_INVALID_PARAM);

@@ -4,8 +4,7 @@
 //! order, on the stream's worker.
 //!
 //! Handles are the addresses of boxes this module owns: a binary handle lives until
-//! `aclrtBinaryUnLoad`, its function handles with it, an args handle until
-//! `aclrtKernelArgsFinalize`. A launch copies an args handle's bytes (placeholder buffers
+//! `aclrtBinaryUnLoad`, its function handles and args handles with it. A launch copies an args handle's bytes (placeholder buffers
 //! included) at once and `argsData`'s when the kernel runs, and holds the library open until it
 //! ran, so unloading with launches queued is safe.
 
@@ -48,8 +47,14 @@ type AccessDeclaration = unsafe extern "C" fn(
 /// The prefix of a kernel's access declaration.
 const ACCESSES_PREFIX: &str = "aclHostKernelAccesses_";
 
+/// An args state and the header the runtime allocated for it, if it did.
+type OwnedArgs = (Box<Args>, Option<Box<ArgsHeader>>);
+
 /// One kernel of a binary.
 struct Function {
+    /// The args handles made for it: their states, and the headers the runtime allocated.
+    /// A leaf lock of this face, like [`Binary::functions`].
+    args: Mutex<Vec<OwnedArgs>>,
     library: Arc<HostLibrary>,
     entry: HostKernel,
     accesses: Option<AccessDeclaration>,
@@ -73,13 +78,20 @@ struct Param {
     kind: ParamKind,
 }
 
-/// An args handle's state.
+/// An args handle's state, owned by its function (freed when the binary is unloaded).
 struct Args {
     function: *const Function,
     bytes: Vec<u8>,
     params: Vec<Param>,
-    /// Whether the state lives in memory the caller gave (`aclrtKernelArgsInitByUserMem`).
-    user_memory: bool,
+    /// Set by `aclrtKernelArgsFinalize`: no parameter may be appended after it.
+    finalized: bool,
+}
+
+/// What an args handle points to: in memory of the runtime (`aclrtKernelArgsInit`) or of the
+/// caller (`aclrtKernelArgsInitByUserMem`), so nothing in it needs dropping.
+#[repr(C)]
+struct ArgsHeader {
+    state: *mut Args,
 }
 
 fn fail(code: aclError, message: String) -> aclrt::Error {
@@ -277,6 +289,7 @@ pub unsafe extern "C" fn aclrtBinaryGetFunction(
             // SAFETY: the library exports the declaration with the documented signature.
             .map(|p| unsafe { std::mem::transmute::<*mut c_void, AccessDeclaration>(p) });
         let function = Box::new(Function {
+            args: Mutex::new(Vec::new()),
             library: binary.library.clone(),
             entry,
             accesses,
@@ -492,8 +505,9 @@ pub unsafe extern "C" fn aclrtLaunchKernelV2(
 /// `handle` is a live args handle.
 unsafe fn args<'a>(handle: *mut c_void, call: &str) -> aclrt::Result<&'a mut Args> {
     not_null(handle, call, "argsHandle")?;
-    // SAFETY: the caller's promise.
-    Ok(unsafe { &mut *handle.cast::<Args>() })
+    // SAFETY: the caller's promise: a header written by aclrtKernelArgsInit*, whose state the
+    // function owns while its binary is loaded.
+    Ok(unsafe { &mut *(*handle.cast::<ArgsHeader>()).state })
 }
 
 /// `aclrtKernelArgsGetHandleMemSize`: bytes of an args handle's state.
@@ -507,7 +521,7 @@ pub unsafe extern "C" fn aclrtKernelArgsGetHandleMemSize(
         not_null(funcHandle, CALL, "funcHandle")?;
         not_null(memSize, CALL, "memSize")?;
         // SAFETY: checked non-NULL.
-        unsafe { put(memSize, std::mem::size_of::<Args>()) };
+        unsafe { put(memSize, std::mem::size_of::<ArgsHeader>()) };
         Ok(())
     })
 }
@@ -529,16 +543,29 @@ pub unsafe extern "C" fn aclrtKernelArgsGetMemSize(
     })
 }
 
-fn new_args(function: *const Function, user_memory: bool) -> Args {
-    Args {
-        function,
+/// A new args state for `f`, owned by it, with the header the runtime allocates for it when
+/// `header` is true; returns the state and that header.
+fn new_args(f: &Function, header: bool) -> (*mut Args, *mut ArgsHeader) {
+    let mut state = Box::new(Args {
+        function: f,
         bytes: Vec::new(),
         params: Vec::new(),
-        user_memory,
-    }
+        finalized: false,
+    });
+    let state_ptr: *mut Args = &mut *state;
+    let mut header = header.then(|| Box::new(ArgsHeader { state: state_ptr }));
+    let header_ptr = header
+        .as_deref_mut()
+        .map_or(std::ptr::null_mut(), |h| h as *mut ArgsHeader);
+    f.args
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((state, header));
+    (state_ptr, header_ptr)
 }
 
-/// `aclrtKernelArgsInit`: an empty args handle for the kernel.
+/// `aclrtKernelArgsInit`: an empty args handle for the kernel, valid until its binary is
+/// unloaded.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtKernelArgsInit(
     funcHandle: *mut c_void,
@@ -546,18 +573,19 @@ pub unsafe extern "C" fn aclrtKernelArgsInit(
 ) -> aclError {
     const CALL: &str = "aclrtKernelArgsInit";
     guard(CALL, || {
-        not_null(funcHandle, CALL, "funcHandle")?;
+        // SAFETY: a live function handle (C contract).
+        let f = unsafe { function(funcHandle, CALL) }?;
         not_null(argsHandle, CALL, "argsHandle")?;
-        let a = Box::into_raw(Box::new(new_args(funcHandle.cast(), false)));
+        let (_, header) = new_args(f, true);
         // SAFETY: checked non-NULL.
-        unsafe { put(argsHandle, a.cast()) };
+        unsafe { put(argsHandle, header.cast()) };
         Ok(())
     })
 }
 
-/// `aclrtKernelArgsInitByUserMem`: an empty args handle whose state lives at `argsHandle`
-/// (`aclrtKernelArgsGetHandleMemSize` bytes, pointer-aligned); the argument bytes are the
-/// runtime's.
+/// `aclrtKernelArgsInitByUserMem`: an empty args handle at `argsHandle`
+/// (`aclrtKernelArgsGetHandleMemSize` bytes, pointer-aligned, kept by the caller while the
+/// handle is used); the argument bytes are the runtime's, and the user host memory is not used.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtKernelArgsInitByUserMem(
     funcHandle: *mut c_void,
@@ -567,20 +595,18 @@ pub unsafe extern "C" fn aclrtKernelArgsInitByUserMem(
 ) -> aclError {
     const CALL: &str = "aclrtKernelArgsInitByUserMem";
     guard(CALL, || {
-        not_null(funcHandle, CALL, "funcHandle")?;
+        // SAFETY: a live function handle (C contract).
+        let f = unsafe { function(funcHandle, CALL) }?;
         not_null(argsHandle, CALL, "argsHandle")?;
-        if argsHandle as usize % std::mem::align_of::<Args>() != 0 {
+        if argsHandle as usize % std::mem::align_of::<ArgsHeader>() != 0 {
             return Err(fail(
                 ACL_ERROR_INVALID_PARAM,
                 format!("{CALL}: argsHandle {argsHandle:p} is not pointer-aligned"),
             ));
         }
+        let (state, _) = new_args(f, false);
         // SAFETY: the caller gives aclrtKernelArgsGetHandleMemSize writable, aligned bytes.
-        unsafe {
-            argsHandle
-                .cast::<Args>()
-                .write(new_args(funcHandle.cast(), true))
-        };
+        unsafe { argsHandle.cast::<ArgsHeader>().write(ArgsHeader { state }) };
         Ok(())
     })
 }
@@ -612,6 +638,7 @@ pub unsafe extern "C" fn aclrtKernelArgsAppend(
     guard(CALL, || {
         // SAFETY: a live args handle (C contract).
         let a = unsafe { args(argsHandle, CALL) }?;
+        refuse_if_finalized(a, CALL)?;
         if paramSize == 0 {
             return Err(fail(
                 ACL_ERROR_INVALID_PARAM,
@@ -646,6 +673,7 @@ pub unsafe extern "C" fn aclrtKernelArgsAppendPlaceHolder(
     guard(CALL, || {
         // SAFETY: a live args handle (C contract).
         let a = unsafe { args(argsHandle, CALL) }?;
+        refuse_if_finalized(a, CALL)?;
         not_null(paramHandle, CALL, "paramHandle")?;
         let offset = a.bytes.len();
         let size = std::mem::size_of::<usize>();
@@ -735,23 +763,27 @@ pub unsafe extern "C" fn aclrtKernelArgsParaUpdate(
     })
 }
 
-/// `aclrtKernelArgsFinalize`: ends the handle (frees its state; state in the caller's memory is
-/// dropped in place).
+/// `aclrtKernelArgsFinalize`: the parameters are complete; appending more is refused. The
+/// handle stays usable for launches and updates.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtKernelArgsFinalize(argsHandle: *mut c_void) -> aclError {
     const CALL: &str = "aclrtKernelArgsFinalize";
     guard(CALL, || {
-        // SAFETY: a live args handle (C contract), ended once.
+        // SAFETY: a live args handle (C contract).
         let a = unsafe { args(argsHandle, CALL) }?;
-        if a.user_memory {
-            // SAFETY: initialised by aclrtKernelArgsInitByUserMem, dropped once.
-            unsafe { std::ptr::drop_in_place(a as *mut Args) };
-        } else {
-            // SAFETY: from Box::into_raw in aclrtKernelArgsInit, freed once.
-            drop(unsafe { Box::from_raw(a as *mut Args) });
-        }
+        a.finalized = true;
         Ok(())
     })
+}
+
+fn refuse_if_finalized(a: &Args, call: &str) -> aclrt::Result<()> {
+    if a.finalized {
+        return Err(fail(
+            ACL_ERROR_INVALID_PARAM,
+            format!("{call}: the args handle is finalized; no parameter can be appended"),
+        ));
+    }
+    Ok(())
 }
 
 /// `aclrtLaunchKernelWithConfig`: launches with the handle's arguments; placeholder slots

@@ -60,9 +60,9 @@ int main(int argc, char **argv)
     CHECK_ACL(aclrtKernelArgsAppend(args, &y, sizeof y, &param));
     CHECK_ACL(aclrtKernelArgsAppend(args, &z, sizeof z, &param));
     CHECK_ACL(aclrtKernelArgsAppend(args, &n, sizeof n, &param));
+    CHECK_ACL(aclrtKernelArgsFinalize(args));
     CHECK_ACL(aclrtLaunchKernelWithConfig(add, BLOCKS, stream, NULL, args, NULL));
     CHECK_ACL(aclrtSynchronizeStream(stream));
-    CHECK_ACL(aclrtKernelArgsFinalize(args));
     CHECK_ACL(aclrtMemcpy(hz, bytes, z, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
     for (int i = 0; i < N; i++) {
         if (hz[i] != 3.0f * (float)i) {
