@@ -50,6 +50,7 @@ static void loading(void)
 {
     aclrtBinHandle bin = NULL;
     aclrtFuncHandle f = NULL, g = NULL;
+    aclrtArgsHandle args = NULL;
     char name[16];
     char text_path[] = "/tmp/aclrt_kernels_XXXXXX";
     int fd;
@@ -75,8 +76,21 @@ static void loading(void)
     EXPECT_CODE(aclrtBinaryGetFunction(bin, NULL, &g), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtBinaryGetFunction(bin, "record", NULL), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtBinaryGetFunction(NULL, "record", &g), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtKernelArgsInit(f, &args));
     EXPECT_OK(aclrtBinaryUnLoad(bin));
     EXPECT_CODE(aclrtBinaryUnLoad(NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* Stale, garbage and foreign handles are refused, never followed. */
+    EXPECT_CODE(aclrtBinaryUnLoad(bin), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtBinaryGetFunction(bin, "record", &g), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtGetFunctionName(f, sizeof name, name), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtKernelArgsFinalize(args), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtBinaryGetFunction((aclrtBinHandle)name, "record", &g),
+                ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtGetFunctionName((aclrtFuncHandle)0x1000, sizeof name, name),
+                ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtKernelArgsFinalize((aclrtArgsHandle)name), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtDestroyBinary((aclrtBinary)name), ACL_ERROR_RT_INVALID_HANDLE);
 
     /* Files that are not host libraries. */
     bin = NULL;

@@ -10,12 +10,12 @@
 
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr, CString};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use aclrt::api;
 use aclrt::codes::{
     ACL_ERROR_INVALID_FILE, ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-    ACL_ERROR_RT_SYMBOL_NOT_FOUND,
+    ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_SYMBOL_NOT_FOUND,
 };
 use aclrt::consts::{ACLX_ACCESS_READ, ACLX_ACCESS_WRITE};
 use aclrt::hostlib::{is_host_shared_object, HostLibrary, OpenError};
@@ -59,6 +59,8 @@ struct Function {
     entry: HostKernel,
     accesses: Option<AccessDeclaration>,
     name: CString,
+    /// Args handles made in the caller's memory (`aclrtKernelArgsInitByUserMem`), by address.
+    user_headers: Mutex<Vec<usize>>,
 }
 
 /// `aclrtCreateBinary`'s result: the image bytes, loaded by `aclrtBinaryLoad`.
@@ -96,6 +98,61 @@ struct ArgsHeader {
 
 fn fail(code: aclError, message: String) -> aclrt::Error {
     api::fail(code, message)
+}
+
+/// What a handle this face gave out points to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Image,
+    Binary,
+    Function,
+    /// An args handle (the runtime's header, or one in the caller's memory).
+    Header,
+    /// The state an args header points to.
+    Args,
+}
+
+/// Every live handle of this face, so a garbage, foreign or stale one is refused with a code
+/// instead of being followed. A leaf lock: held only to look up, insert or remove.
+static LIVE: LazyLock<Mutex<HashMap<usize, Kind>>> = LazyLock::new(Default::default);
+
+fn live() -> std::sync::MutexGuard<'static, HashMap<usize, Kind>> {
+    LIVE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Refuses `ptr` unless it is a live handle of `kind`.
+fn check_live(ptr: *const c_void, kind: Kind, call: &str, what: &str) -> aclrt::Result<()> {
+    not_null(ptr, call, what)?;
+    if live().get(&(ptr as usize)) == Some(&kind) {
+        return Ok(());
+    }
+    Err(fail(
+        ACL_ERROR_RT_INVALID_HANDLE,
+        format!("{call}: {what} {ptr:p} is not a live {kind:?} handle (never made, or freed)"),
+    ))
+}
+
+/// Forgets the handles of `binary`'s functions and their args (it is being unloaded).
+fn forget_functions(binary: &Binary) {
+    let functions = binary.functions.lock().unwrap_or_else(|p| p.into_inner());
+    let mut live = live();
+    for f in functions.values() {
+        live.remove(&(&**f as *const Function as usize));
+        for (state, header) in f.args.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            live.remove(&(&**state as *const Args as usize));
+            if let Some(h) = header {
+                live.remove(&(&**h as *const ArgsHeader as usize));
+            }
+        }
+        for h in f
+            .user_headers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            live.remove(h);
+        }
+    }
 }
 
 fn c_name(ptr: *const c_char, call: &str, what: &str) -> aclrt::Result<String> {
@@ -145,8 +202,10 @@ fn load_image(bytes: &[u8], call: &str) -> aclrt::Result<Binary> {
 }
 
 fn hand_out(binary: Binary, handle: *mut *mut c_void) {
+    let ptr = Box::into_raw(Box::new(binary));
+    live().insert(ptr as usize, Kind::Binary);
     // SAFETY: checked non-NULL by the callers.
-    unsafe { put(handle, Box::into_raw(Box::new(binary)).cast()) };
+    unsafe { put(handle, ptr.cast()) };
 }
 
 /// `aclrtBinaryLoadFromFile`: opens the host library at `binPath`; options are ignored.
@@ -210,7 +269,9 @@ pub unsafe extern "C" fn aclrtCreateBinary(data: *const c_void, dataLen: usize) 
         }
         // SAFETY: the caller passes `dataLen` readable bytes.
         let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), dataLen) };
-        Box::into_raw(Box::new(Image(bytes.to_vec()))).cast()
+        let ptr = Box::into_raw(Box::new(Image(bytes.to_vec())));
+        live().insert(ptr as usize, Kind::Image);
+        ptr.cast()
     })
 }
 
@@ -218,8 +279,9 @@ pub unsafe extern "C" fn aclrtCreateBinary(data: *const c_void, dataLen: usize) 
 #[no_mangle]
 pub unsafe extern "C" fn aclrtDestroyBinary(binary: *mut c_void) -> aclError {
     guard("aclrtDestroyBinary", || {
-        not_null(binary, "aclrtDestroyBinary", "the binary")?;
-        // SAFETY: a live aclrtCreateBinary result, destroyed once (C contract).
+        check_live(binary, Kind::Image, "aclrtDestroyBinary", "the binary")?;
+        live().remove(&(binary as usize));
+        // SAFETY: a live aclrtCreateBinary result (checked), destroyed once (removed above).
         drop(unsafe { Box::from_raw(binary.cast::<Image>()) });
         Ok(())
     })
@@ -233,9 +295,9 @@ pub unsafe extern "C" fn aclrtBinaryLoad(
 ) -> aclError {
     const CALL: &str = "aclrtBinaryLoad";
     entry(CALL, |_rt| {
-        not_null(binary, CALL, "the binary")?;
+        check_live(binary, Kind::Image, CALL, "the binary")?;
         not_null(binHandle, CALL, "binHandle")?;
-        // SAFETY: a live aclrtCreateBinary result (C contract).
+        // SAFETY: a live aclrtCreateBinary result (checked).
         let image = unsafe { &*binary.cast::<Image>() };
         hand_out(load_image(&image.0, CALL)?, binHandle);
         Ok(())
@@ -247,9 +309,12 @@ pub unsafe extern "C" fn aclrtBinaryLoad(
 #[no_mangle]
 pub unsafe extern "C" fn aclrtBinaryUnLoad(binHandle: *mut c_void) -> aclError {
     entry("aclrtBinaryUnLoad", |_rt| {
-        not_null(binHandle, "aclrtBinaryUnLoad", "binHandle")?;
-        // SAFETY: a live binary handle, unloaded once (C contract).
-        drop(unsafe { Box::from_raw(binHandle.cast::<Binary>()) });
+        check_live(binHandle, Kind::Binary, "aclrtBinaryUnLoad", "binHandle")?;
+        live().remove(&(binHandle as usize));
+        // SAFETY: a live binary handle (checked), unloaded once (removed above).
+        let binary = unsafe { Box::from_raw(binHandle.cast::<Binary>()) };
+        forget_functions(&binary);
+        drop(binary);
         Ok(())
     })
 }
@@ -263,10 +328,10 @@ pub unsafe extern "C" fn aclrtBinaryGetFunction(
 ) -> aclError {
     const CALL: &str = "aclrtBinaryGetFunction";
     entry(CALL, |_rt| {
-        not_null(binHandle, CALL, "binHandle")?;
+        check_live(binHandle, Kind::Binary, CALL, "binHandle")?;
         let name = c_name(kernelName, CALL, "the kernel name")?;
         not_null(funcHandle, CALL, "funcHandle")?;
-        // SAFETY: a live binary handle (C contract).
+        // SAFETY: a live binary handle (checked).
         let binary = unsafe { &*binHandle.cast::<Binary>() };
         let mut functions = binary.functions.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(f) = functions.get(&name) {
@@ -294,8 +359,10 @@ pub unsafe extern "C" fn aclrtBinaryGetFunction(
             entry,
             accesses,
             name: CString::new(name.clone()).expect("from a C string"),
+            user_headers: Mutex::new(Vec::new()),
         });
         let ptr = (&*function as *const Function).cast_mut().cast();
+        live().insert(ptr as usize, Kind::Function);
         functions.insert(name, function);
         // SAFETY: checked non-NULL above.
         unsafe { put(funcHandle, ptr) };
@@ -306,8 +373,8 @@ pub unsafe extern "C" fn aclrtBinaryGetFunction(
 /// # Safety
 /// `handle` is a live function handle.
 unsafe fn function<'a>(handle: *const c_void, call: &str) -> aclrt::Result<&'a Function> {
-    not_null(handle, call, "funcHandle")?;
-    // SAFETY: the caller's promise.
+    check_live(handle, Kind::Function, call, "funcHandle")?;
+    // SAFETY: a live function handle (checked); its binary stays loaded meanwhile (C contract).
     Ok(unsafe { &*handle.cast::<Function>() })
 }
 
@@ -504,10 +571,12 @@ pub unsafe extern "C" fn aclrtLaunchKernelV2(
 /// # Safety
 /// `handle` is a live args handle.
 unsafe fn args<'a>(handle: *mut c_void, call: &str) -> aclrt::Result<&'a mut Args> {
-    not_null(handle, call, "argsHandle")?;
-    // SAFETY: the caller's promise: a header written by aclrtKernelArgsInit*, whose state the
-    // function owns while its binary is loaded.
-    Ok(unsafe { &mut *(*handle.cast::<ArgsHeader>()).state })
+    check_live(handle, Kind::Header, call, "argsHandle")?;
+    // SAFETY: a live header (checked) written by aclrtKernelArgsInit*.
+    let state = unsafe { (*handle.cast::<ArgsHeader>()).state };
+    check_live(state.cast(), Kind::Args, call, "argsHandle's state")?;
+    // SAFETY: a live args state (checked), owned by its function while its binary is loaded.
+    Ok(unsafe { &mut *state })
 }
 
 /// `aclrtKernelArgsGetHandleMemSize`: bytes of an args handle's state.
@@ -557,6 +626,13 @@ fn new_args(f: &Function, header: bool) -> (*mut Args, *mut ArgsHeader) {
     let header_ptr = header
         .as_deref_mut()
         .map_or(std::ptr::null_mut(), |h| h as *mut ArgsHeader);
+    {
+        let mut live = live();
+        live.insert(state_ptr as usize, Kind::Args);
+        if !header_ptr.is_null() {
+            live.insert(header_ptr as usize, Kind::Header);
+        }
+    }
     f.args
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -607,6 +683,11 @@ pub unsafe extern "C" fn aclrtKernelArgsInitByUserMem(
         let (state, _) = new_args(f, false);
         // SAFETY: the caller gives aclrtKernelArgsGetHandleMemSize writable, aligned bytes.
         unsafe { argsHandle.cast::<ArgsHeader>().write(ArgsHeader { state }) };
+        live().insert(argsHandle as usize, Kind::Header);
+        f.user_headers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(argsHandle as usize);
         Ok(())
     })
 }
