@@ -65,6 +65,9 @@ if ! readelf -d "$lib/libascendcl.so" | grep -q 'SONAME.*\[libascendcl.so\]'; th
 fi
 
 echo "--- C test programs"
+# The kernels of test_kernels: a host shared library loaded through aclrtBinaryLoad*.
+gcc "${cflags[@]}" -fPIC -shared tests/c/kernels/binary_kernels.c -o "$out/libbinary_kernels.so"
+export ACLRT_TEST_BINARY_KERNELS="$out/libbinary_kernels.so"
 for src in tests/c/*.c; do
     name="$(basename "$src" .c)"
     gcc "${cflags[@]}" -I"$root/tests/c" "$src" -L"$lib" -lascendcl -lpthread -o "$out/$name"
@@ -75,7 +78,7 @@ if command -v valgrind >/dev/null 2>&1; then
     echo "--- memory errors and leaks (valgrind) with garbage handles, contexts and several threads"
     # Definite leaks fail the run; "possibly lost" blocks (threads' stacks and the like at
     # exit) are neither errors nor shown.
-    for name in test_handles test_threads test_callbacks test_process test_trace_names; do
+    for name in test_handles test_threads test_callbacks test_process test_trace_names test_kernels; do
         run "valgrind $name" valgrind -q --leak-check=full --show-leak-kinds=definite \
             --errors-for-leak-kinds=definite --error-exitcode=3 "$out/$name"
     done
@@ -196,6 +199,15 @@ CMAKE
             timeout 120 "$out/cmake_app/build/app"
     ) || { echo "!!! the CMake package did not build or run a program"; failed=1; }
 
+    echo "--- examples/c/kernel_launch: a kernel library built with CMake, launched through the vendor API"
+    (
+        unset LD_LIBRARY_PATH
+        cmake -S examples/c/kernel_launch -B "$out/kernel_launch" -DCMAKE_PREFIX_PATH="$prefix" \
+            -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >/dev/null &&
+            cmake --build "$out/kernel_launch" >/dev/null &&
+            timeout 120 "$out/kernel_launch/kernel_launch" "$out/kernel_launch/libadd_kernels.so"
+    ) || { echo "!!! examples/c/kernel_launch did not build or run"; failed=1; }
+
     echo "--- ascendc_library: a kernel library written as host code, as CANN samples build one"
     mkdir -p "$out/ascendc_app"
     cat > "$out/ascendc_app/kernel.cpp" <<'CPP'
@@ -233,6 +245,64 @@ CMAKE
             cmake --build "$out/ascendc_app/build" >/dev/null &&
             LD_LIBRARY_PATH="$prefix/lib64" timeout 120 "$out/ascendc_app/build/main"
     ) || { echo "!!! ascendc_library did not build or run a program"; failed=1; }
+
+    echo "--- ascendc_fatbin_library: a kernel binary loaded with aclrtBinaryLoadFromFile"
+    mkdir -p "$out/fatbin_app"
+    cat > "$out/fatbin_app/kernel.cpp" <<'CPP'
+#include <cstring>
+#include "acl/acl_host_kernel.h"
+ACL_HOST_KERNEL(twice)(uint32_t numBlocks, void *args, size_t argsSize)
+{
+    int *v;
+    if (argsSize != sizeof v) return 507001;
+    std::memcpy(&v, args, sizeof v);
+    *v *= 2 * static_cast<int>(numBlocks);
+    return ACL_SUCCESS;
+}
+CPP
+    cat > "$out/fatbin_app/main.cpp" <<'CPP'
+#include "acl/acl.h"
+#include <cstdio>
+int main(int argc, char **argv)
+{
+    int *v = nullptr, host = 21;
+    aclrtBinHandle bin = nullptr;
+    aclrtFuncHandle f = nullptr;
+    aclrtArgsHandle args = nullptr;
+    aclrtParamHandle p = nullptr;
+    if (argc != 2 || aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) return 1;
+    if (aclrtMalloc(reinterpret_cast<void **>(&v), sizeof host, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
+        aclrtMemcpy(v, sizeof host, &host, sizeof host, ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS) return 1;
+    if (aclrtBinaryLoadFromFile(argv[1], nullptr, &bin) != ACL_SUCCESS ||
+        aclrtBinaryGetFunction(bin, "twice", &f) != ACL_SUCCESS || aclrtKernelArgsInit(f, &args) != ACL_SUCCESS ||
+        aclrtKernelArgsAppend(args, &v, sizeof v, &p) != ACL_SUCCESS || aclrtKernelArgsFinalize(args) != ACL_SUCCESS ||
+        aclrtLaunchKernelWithConfig(f, 1, nullptr, nullptr, args, nullptr) != ACL_SUCCESS) return 1;
+    if (aclrtSynchronizeStream(nullptr) != ACL_SUCCESS || aclrtBinaryUnLoad(bin) != ACL_SUCCESS) return 1;
+    if (aclrtMemcpy(&host, sizeof host, v, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST) != ACL_SUCCESS || host != 42) return 1;
+    if (aclrtFree(v) != ACL_SUCCESS || aclrtResetDeviceForce(0) != ACL_SUCCESS || aclFinalize() != ACL_SUCCESS) return 1;
+    std::puts("ascendc_fatbin_library: ok");
+    return 0;
+}
+CPP
+    cat > "$out/fatbin_app/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(aclrt_fatbin_check CXX)
+set(CMAKE_INSTALL_PREFIX "${CMAKE_CURRENT_LIST_DIR}/out" CACHE STRING "" FORCE)
+include($ENV{ASCENDC_CMAKE_DIR}/ascendc.cmake)
+ascendc_fatbin_library(ascendc_kernels kernel.cpp)
+add_executable(main main.cpp)
+target_include_directories(main PRIVATE $ENV{ASCEND_TOOLKIT_HOME}/include)
+target_link_libraries(main PRIVATE $ENV{ASCEND_TOOLKIT_HOME}/lib64/libacl_rt.so)
+CMAKE
+    (
+        unset LD_LIBRARY_PATH
+        export ASCENDC_CMAKE_DIR="$prefix/$arch-linux/tikcpp/ascendc_kernel_cmake"
+        export ASCEND_TOOLKIT_HOME="$prefix"
+        cmake -S "$out/fatbin_app" -B "$out/fatbin_app/build" >/dev/null &&
+            cmake --build "$out/fatbin_app/build" >/dev/null &&
+            LD_LIBRARY_PATH="$prefix/lib64" timeout 120 "$out/fatbin_app/build/main" \
+                "$out/fatbin_app/out/fatbin/ascendc_kernels/ascendc_kernels.o"
+    ) || { echo "!!! ascendc_fatbin_library did not build or run a program"; failed=1; }
 else
     echo "--- CMake package: cmake not installed, skipped"
 fi

@@ -39,4 +39,24 @@ else
     cat "$out/racy.err"
     failed=1
 fi
+# Kernels launched through the vendor kernel API: their declared accesses, or else their pointer
+# arguments, are what they touch.
+gcc -Wall -Wextra -Werror -I"$root/include" -fPIC -shared tests/c/kernels/binary_kernels.c \
+    -o "$out/libbinary_kernels.so"
+gcc -g -I"$root/include" tests/c/kernels/check_launch.c -L"$lib" -lascendcl -o "$out/check_launch"
+for mode in racy fixed disjoint; do
+    set +e
+    timeout 120 "$aclrt" check -- "$out/check_launch" "$out/libbinary_kernels.so" "$mode" \
+        >/dev/null 2>"$out/launch_$mode.err"
+    code=$?
+    set -e
+    if { [ "$mode" = racy ] && [ "$code" = 66 ] && grep -q '^aclrt-check: race: write fill' "$out/launch_$mode.err"; } ||
+        { [ "$mode" != racy ] && [ "$code" = 0 ]; }; then
+        echo "check_launch $mode: exit $code as expected"
+    else
+        echo "!!! check_launch $mode: exit $code"
+        cat "$out/launch_$mode.err"
+        failed=1
+    fi
+done
 exit $failed

@@ -37,8 +37,8 @@ static void stubs(void)
     expect_noted("aclrtIpcGetEventHandle");
     EXPECT_CODE(aclrtGetMemcpyDescSize(ACL_MEMCPY_HOST_TO_DEVICE, (size_t *)garbage), NS);
     expect_noted("aclrtGetMemcpyDescSize");
-    EXPECT_CODE(aclrtLaunchKernel(garbage, 1, garbage, 8, stream), NS);
-    expect_noted("aclrtLaunchKernel");
+    EXPECT_CODE(aclrtLaunchKernelWithHostArgs(garbage, 1, stream, NULL, garbage, 8, NULL, 0), NS);
+    expect_noted("aclrtLaunchKernelWithHostArgs");
     EXPECT_CODE(aclrtLaunchSIMTKernelWithHostArgs(garbage, grid, grid, 0, stream, NULL,
                                                   garbage, 8, NULL, 0), NS);
     expect_noted("aclrtLaunchSIMTKernelWithHostArgs");
@@ -65,8 +65,6 @@ static void stubs(void)
     expect_noted("aclrtAllocatorCreateDesc");
     CHECK(aclrtCreateGroupInfo() == NULL);
     expect_noted("aclrtCreateGroupInfo");
-    CHECK(aclrtCreateBinary(garbage, 64) == NULL);
-    expect_noted("aclrtCreateBinary");
 
     /* void: nothing returned, the failure still noted. */
     aclAppLog(ACL_INFO, "f", "file.c", 1, "%s %d", "x", 1);

@@ -21,6 +21,7 @@ mod device_ext;
 mod event;
 mod exception_ext;
 mod ext;
+mod kernel;
 mod memory;
 mod memory_ext;
 mod not_supported;

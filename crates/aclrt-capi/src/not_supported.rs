@@ -111,12 +111,9 @@ type aclrtAllocatorDesc = *mut c_void;
 type aclrtAllocatorFreeFunc = Option<unsafe extern "C" fn(aclrtAllocator, aclrtAllocatorBlock)>;
 type aclrtAllocatorGetAddrFromBlockFunc =
     Option<unsafe extern "C" fn(aclrtAllocatorBlock) -> *mut c_void>;
-type aclrtArgsHandle = *mut c_void;
 type aclrtAtomicOperation = u32;
 type aclrtBarrierTaskInfo = c_void;
 type aclrtBinHandle = *mut c_void;
-type aclrtBinary = *mut c_void;
-type aclrtBinaryLoadOptions = c_void;
 type aclrtCallback = Option<unsafe extern "C" fn(*mut c_void)>;
 type aclrtCmoType = u32;
 type aclrtCompareDataType = u32;
@@ -156,7 +153,6 @@ type aclrtMemUceInfo = c_void;
 type aclrtMemcpyKind = u32;
 type aclrtNotify = *mut c_void;
 type aclrtOpExceptionCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionInfo, *mut c_void)>;
-type aclrtParamHandle = *mut c_void;
 type aclrtPhysicalMemProp = c_void;
 type aclrtPlaceHolderInfo = c_void;
 type aclrtRandomNumTaskInfo = c_void;
@@ -723,27 +719,6 @@ not_supported! {
         callback: aclrtOpExceptionCallback,
         userData: *mut c_void,
     ) -> aclError;
-    fn aclrtCreateBinary(data: *const c_void, dataLen: usize) -> aclrtBinary;
-    fn aclrtDestroyBinary(binary: aclrtBinary) -> aclError;
-    fn aclrtBinaryLoad(binary: aclrtBinary, binHandle: *mut aclrtBinHandle) -> aclError;
-    fn aclrtBinaryUnLoad(binHandle: aclrtBinHandle) -> aclError;
-    fn aclrtBinaryGetFunction(
-        binHandle: aclrtBinHandle,
-        kernelName: *const c_char,
-        funcHandle: *mut aclrtFuncHandle,
-    ) -> aclError;
-    fn aclrtLaunchKernel(
-        funcHandle: aclrtFuncHandle,
-        numBlocks: u32,
-        argsData: *const c_void,
-        argsSize: usize,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtBinaryLoadFromFile(
-        binPath: *const c_char,
-        options: *mut aclrtBinaryLoadOptions,
-        binHandle: *mut aclrtBinHandle,
-    ) -> aclError;
     fn aclrtBinaryGetDevAddress(
         binHandle: aclrtBinHandle,
         binAddr: *mut *mut c_void,
@@ -771,80 +746,11 @@ not_supported! {
         aicSize: *mut usize,
         aivSize: *mut usize,
     ) -> aclError;
-    fn aclrtKernelArgsGetHandleMemSize(
-        funcHandle: aclrtFuncHandle,
-        memSize: *mut usize,
-    ) -> aclError;
-    fn aclrtKernelArgsGetMemSize(
-        funcHandle: aclrtFuncHandle,
-        userArgsSize: usize,
-        actualArgsSize: *mut usize,
-    ) -> aclError;
-    fn aclrtKernelArgsInit(
-        funcHandle: aclrtFuncHandle,
-        argsHandle: *mut aclrtArgsHandle,
-    ) -> aclError;
-    fn aclrtKernelArgsInitByUserMem(
-        funcHandle: aclrtFuncHandle,
-        argsHandle: aclrtArgsHandle,
-        userHostMem: *mut c_void,
-        actualArgsSize: usize,
-    ) -> aclError;
-    fn aclrtKernelArgsAppend(
-        argsHandle: aclrtArgsHandle,
-        param: *mut c_void,
-        paramSize: usize,
-        paramHandle: *mut aclrtParamHandle,
-    ) -> aclError;
-    fn aclrtKernelArgsAppendPlaceHolder(
-        argsHandle: aclrtArgsHandle,
-        paramHandle: *mut aclrtParamHandle,
-    ) -> aclError;
-    fn aclrtKernelArgsGetPlaceHolderBuffer(
-        argsHandle: aclrtArgsHandle,
-        paramHandle: aclrtParamHandle,
-        dataSize: usize,
-        bufferAddr: *mut *mut c_void,
-    ) -> aclError;
-    fn aclrtKernelArgsParaUpdate(
-        argsHandle: aclrtArgsHandle,
-        paramHandle: aclrtParamHandle,
-        param: *mut c_void,
-        paramSize: usize,
-    ) -> aclError;
-    fn aclrtLaunchKernelWithConfig(
-        funcHandle: aclrtFuncHandle,
-        numBlocks: u32,
-        stream: aclrtStream,
-        cfg: *mut aclrtLaunchKernelCfg,
-        argsHandle: aclrtArgsHandle,
-        reserve: *mut c_void,
-    ) -> aclError;
-    fn aclrtKernelArgsFinalize(argsHandle: aclrtArgsHandle) -> aclError;
-    fn aclrtGetFunctionName(
-        funcHandle: aclrtFuncHandle,
-        maxLen: u32,
-        name: *mut c_char,
-    ) -> aclError;
-    fn aclrtBinaryLoadFromData(
-        data: *const c_void,
-        length: usize,
-        options: *const aclrtBinaryLoadOptions,
-        binHandle: *mut aclrtBinHandle,
-    ) -> aclError;
     fn aclrtRegisterCpuFunc(
         handle: aclrtBinHandle,
         funcName: *const c_char,
         kernelName: *const c_char,
         funcHandle: *mut aclrtFuncHandle,
-    ) -> aclError;
-    fn aclrtLaunchKernelV2(
-        funcHandle: aclrtFuncHandle,
-        numBlocks: u32,
-        argsData: *const c_void,
-        argsSize: usize,
-        cfg: *mut aclrtLaunchKernelCfg,
-        stream: aclrtStream,
     ) -> aclError;
     fn aclrtLaunchKernelWithHostArgs(
         funcHandle: aclrtFuncHandle,
@@ -1091,6 +997,6 @@ mod tests {
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
         assert!(aclrtAllocatorCreateDesc().is_null());
-        assert_eq!(NOT_SUPPORTED.len(), 228);
+        assert_eq!(NOT_SUPPORTED.len(), 208);
     }
 }

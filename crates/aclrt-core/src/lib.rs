@@ -47,6 +47,7 @@ mod exec;
 mod extras;
 mod fork;
 mod handle;
+pub mod hostlib;
 mod memory;
 mod notify;
 pub mod observe;

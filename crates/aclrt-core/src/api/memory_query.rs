@@ -36,6 +36,19 @@ impl Runtime {
     }
 }
 
+impl Runtime {
+    /// The live runtime allocation (device or host) containing `ptr`: its first byte and
+    /// length in bytes, or `None`.
+    pub fn allocation_containing(&self, ptr: usize) -> Option<crate::MemRange> {
+        self.memory
+            .allocation_at(ptr)
+            .map(|(base, a)| crate::MemRange {
+                start: base,
+                len: a.size,
+            })
+    }
+}
+
 /// [`Runtime::classify_memory`] on the process's runtime; `ACL_ERROR_UNINITIALIZE` without
 /// one. Nothing is noted for the thread.
 pub fn classify_memory(ptr: usize, len: usize, what: &str) -> Result<MemoryRange> {

@@ -32,6 +32,7 @@ use super::state::{with_state, Function, Module};
 use super::{CuError, CuResultOf};
 use crate::api::KernelAccess;
 use crate::handle::StreamHandle;
+use crate::hostlib::{is_host_shared_object, HostLibrary, OpenError};
 use crate::runtime::Runtime;
 
 /// Tag of module handles (top byte).
@@ -58,17 +59,6 @@ pub type HostKernel = unsafe extern "C" fn(*mut *mut c_void, *const KernelLaunch
 
 /// The prefix of a kernel's argument-size array.
 pub const ARGS_PREFIX: &str = "aclrtxCuArgs_";
-
-fn dl_error() -> String {
-    // SAFETY: dlerror returns NULL or a C string valid until the next dl call on this thread.
-    let e = unsafe { libc::dlerror() };
-    if e.is_null() {
-        "unknown dynamic loader error".into()
-    } else {
-        // SAFETY: non-NULL, NUL-terminated (above).
-        unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
-    }
-}
 
 fn register(rt: &Runtime, library: *mut c_void) -> u64 {
     with_state(rt, |s| {
@@ -110,35 +100,20 @@ fn not_a_host_library(what: &str, head: &[u8]) -> CuError {
     }
 }
 
-/// Whether `bytes` is an ELF shared object for this host (not a GPU cubin, which is ELF too).
-fn is_host_shared_object(bytes: &[u8]) -> bool {
-    const ET_DYN: u16 = 3;
-    if bytes.len() < 20 || !bytes.starts_with(b"\x7fELF") {
-        return false;
-    }
-    let e_type = u16::from_le_bytes([bytes[16], bytes[17]]);
-    let e_machine = u16::from_le_bytes([bytes[18], bytes[19]]);
-    let host_machine: u16 = if cfg!(target_arch = "x86_64") {
-        62
-    } else if cfg!(target_arch = "aarch64") {
-        183
-    } else {
-        0
-    };
-    e_type == ET_DYN && e_machine == host_machine
-}
-
-fn open_library(rt: &Runtime, path: &CStr, name: String) -> CuResultOf<u64> {
-    // SAFETY: a NUL-terminated path; the library's initialisers run, as loading a module
-    // runs a GPU image's.
-    let lib = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-    if lib.is_null() {
-        return fail(
+fn open_library(
+    rt: &Runtime,
+    opened: Result<HostLibrary, OpenError>,
+    call: &str,
+    name: &str,
+) -> CuResultOf<u64> {
+    match opened {
+        Ok(lib) => Ok(register(rt, lib.into_raw())),
+        Err(OpenError::Loader(e)) => fail(
             CUDA_ERROR_INVALID_IMAGE,
-            format!("cannot load {name}: {}", dl_error()),
-        );
+            format!("{call}: cannot load {name}: {e}"),
+        ),
+        Err(OpenError::System(e)) => fail(CUDA_ERROR_OPERATING_SYSTEM, format!("{call}: {e}")),
     }
-    Ok(register(rt, lib))
 }
 
 /// `cuModuleLoad(fname)`: loads a host shared library as a module.
@@ -166,7 +141,7 @@ pub fn module_load(fname: &str) -> CuResultOf<u64> {
                 "cuModuleLoad: the name holds a NUL",
             )
         })?;
-        open_library(rt, &path, fname.to_string())
+        open_library(rt, HostLibrary::open(&path), "cuModuleLoad", fname)
     })
 }
 
@@ -233,33 +208,12 @@ pub unsafe fn module_load_data(image: *const u8) -> CuResultOf<u64> {
         };
         // SAFETY: the caller provides the whole image, whose length the headers give.
         let bytes = unsafe { std::slice::from_raw_parts(image, len) };
-        let name = c"aclrt-cuda-module";
-        // SAFETY: memfd_create with a valid name.
-        let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-        if fd < 0 {
-            return fail(
-                CUDA_ERROR_OPERATING_SYSTEM,
-                "cuModuleLoadData: memfd_create failed",
-            );
-        }
-        let written = {
-            use std::io::Write;
-            use std::os::fd::FromRawFd;
-            // SAFETY: a fresh descriptor we own; the File closes it.
-            let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
-            let ok = file.write_all(bytes).is_ok();
-            let path = CString::new(format!("/proc/self/fd/{fd}")).expect("no NUL");
-            let result = ok.then(|| open_library(rt, &path, "module image".into()));
-            drop(file);
-            result
-        };
-        match written {
-            Some(r) => r,
-            None => fail(
-                CUDA_ERROR_OPERATING_SYSTEM,
-                "cuModuleLoadData: cannot write the image",
-            ),
-        }
+        open_library(
+            rt,
+            HostLibrary::open_image(bytes, c"aclrt-cuda-module"),
+            "cuModuleLoadData",
+            "the module image",
+        )
     })
 }
 

@@ -1,0 +1,120 @@
+//! Host shared libraries standing in for device binaries, shared by the faces that load
+//! kernels from them (the CUDA modules and the ACL kernel API).
+//!
+//! A library is opened with `RTLD_NOW | RTLD_LOCAL`, so its symbols stay private to it, and is
+//! closed when the last [`HostLibrary`] owning it drops: whoever queues work running its code
+//! keeps an `Arc` of it until that work ran.
+
+use std::ffi::{c_void, CStr, CString};
+
+/// The dynamic loader's last error on this thread, as text.
+pub fn dl_error() -> String {
+    // SAFETY: dlerror returns NULL or a C string valid until the next dl call on this thread.
+    let e = unsafe { libc::dlerror() };
+    if e.is_null() {
+        "unknown dynamic loader error".into()
+    } else {
+        // SAFETY: non-NULL, NUL-terminated (above).
+        unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
+    }
+}
+
+/// Whether `bytes` starts an ELF shared object for this host (not a GPU cubin, which is ELF
+/// too, nor an executable).
+pub fn is_host_shared_object(bytes: &[u8]) -> bool {
+    const ET_DYN: u16 = 3;
+    if bytes.len() < 20 || !bytes.starts_with(b"\x7fELF") {
+        return false;
+    }
+    let e_type = u16::from_le_bytes([bytes[16], bytes[17]]);
+    let e_machine = u16::from_le_bytes([bytes[18], bytes[19]]);
+    let host_machine: u16 = if cfg!(target_arch = "x86_64") {
+        62
+    } else if cfg!(target_arch = "aarch64") {
+        183
+    } else {
+        0
+    };
+    e_type == ET_DYN && e_machine == host_machine
+}
+
+/// An open host shared library; closed on drop.
+#[derive(Debug)]
+pub struct HostLibrary {
+    handle: *mut c_void,
+}
+
+// SAFETY: a dlopen handle may be used and closed from any thread.
+unsafe impl Send for HostLibrary {}
+// SAFETY: dlsym on a live handle is thread-safe.
+unsafe impl Sync for HostLibrary {}
+
+/// Why a library could not be opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenError {
+    /// The loader refused it (the loader's message).
+    Loader(String),
+    /// The anonymous file for an in-memory image could not be made or written.
+    System(String),
+}
+
+impl HostLibrary {
+    /// Opens the library at `path`; its initialisers run.
+    pub fn open(path: &CStr) -> Result<Self, OpenError> {
+        // SAFETY: a NUL-terminated path; the library's initialisers run, as loading a device
+        // binary would set it up.
+        let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        if handle.is_null() {
+            Err(OpenError::Loader(dl_error()))
+        } else {
+            Ok(Self { handle })
+        }
+    }
+
+    /// Opens an in-memory library image by writing it to an anonymous file (`memfd`) and
+    /// opening that.
+    pub fn open_image(bytes: &[u8], name: &CStr) -> Result<Self, OpenError> {
+        use std::io::Write;
+        use std::os::fd::FromRawFd;
+        // SAFETY: memfd_create with a valid name.
+        let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(OpenError::System(format!(
+                "memfd_create failed: {}",
+                std::io::Error::last_os_error()
+            )));
+        }
+        // SAFETY: a fresh descriptor we own; the File closes it (the loader keeps its own
+        // mapping).
+        let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+        if let Err(e) = file.write_all(bytes) {
+            return Err(OpenError::System(format!("cannot write the image: {e}")));
+        }
+        let path = CString::new(format!("/proc/self/fd/{fd}")).expect("no NUL");
+        let opened = Self::open(&path);
+        drop(file);
+        opened
+    }
+
+    /// The address of the exported symbol `name`, if the library has it.
+    pub fn symbol(&self, name: &str) -> Option<*mut c_void> {
+        let c = CString::new(name).ok()?;
+        // SAFETY: a live dlopen handle and a NUL-terminated name.
+        let p = unsafe { libc::dlsym(self.handle, c.as_ptr()) };
+        (!p.is_null()).then_some(p)
+    }
+
+    /// Gives up ownership: the caller closes the returned handle with `dlclose`.
+    pub fn into_raw(self) -> *mut c_void {
+        let handle = self.handle;
+        std::mem::forget(self);
+        handle
+    }
+}
+
+impl Drop for HostLibrary {
+    fn drop(&mut self) {
+        // SAFETY: a handle dlopen returned, closed once (here).
+        unsafe { libc::dlclose(self.handle) };
+    }
+}

@@ -1,0 +1,59 @@
+/*
+ * aclrt: kernels for the emulated device, loaded and launched through the vendor kernel API
+ * (aclrtBinaryLoadFromFile, aclrtBinaryGetFunction, aclrtKernelArgs*, aclrtLaunchKernel*).
+ *
+ * A "binary" is a host shared library (.so) built for this machine; a kernel is a function it
+ * exports, by the name passed to aclrtBinaryGetFunction, with this signature:
+ *
+ *     ACL_HOST_KERNEL(name)   (uint32_t numBlocks, void *args, size_t argsSize) { ... }
+ *
+ * numBlocks is the launch's block count. args points to an 8-byte aligned copy of the argument
+ * bytes exactly as packed: the argsData bytes of aclrtLaunchKernel / aclrtLaunchKernelV2, read
+ * when the kernel runs, or the parameters of an args handle as they were at launch, appended
+ * back to back without padding (a placeholder is a pointer to a copy of its buffer taken at
+ * launch). args is NULL
+ * when argsSize is 0. The kernel runs once per launch, in stream order, on the stream's
+ * worker thread; it returns ACL_SUCCESS, or a code that fails the task like a device fault,
+ * reported by the next synchronise. The library stays loaded until every launch queued from
+ * it ran, even after aclrtBinaryUnLoad.
+ *
+ * For the memory checker and traces, a kernel may declare the memory it touches: the library
+ * exports ACL_HOST_KERNEL_ACCESSES(name), called at each launch (on the launching thread) with
+ * the launch's argument bytes; it writes up to `capacity` ranges and returns how many it has
+ * (called again with room for all when that is more). Without it, every pointer-sized,
+ * pointer-aligned word of the arguments that points into a live runtime allocation counts as a
+ * read and a write of that whole allocation.
+ */
+#ifndef ACLRT_ACL_HOST_KERNEL_H_
+#define ACLRT_ACL_HOST_KERNEL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl_base.h"
+#include "acl_ext.h"
+
+#ifdef __cplusplus
+#define ACL_HOST_KERNEL_LINKAGE extern "C"
+#else
+#define ACL_HOST_KERNEL_LINKAGE
+#endif
+
+/* A kernel's entry point. */
+typedef aclError (*aclHostKernel)(uint32_t numBlocks, void *args, size_t argsSize);
+
+/* Defines an exported kernel: ACL_HOST_KERNEL(add)(uint32_t numBlocks, void *args,
+ * size_t argsSize) { ... } */
+#define ACL_HOST_KERNEL(name) \
+    ACL_HOST_KERNEL_LINKAGE __attribute__((visibility("default"))) aclError name
+
+/* Defines the exported access declaration of kernel `name`:
+ * ACL_HOST_KERNEL_ACCESSES(add)(const void *args, size_t argsSize, aclxMemAccess *accesses,
+ * size_t capacity) { ... return count; } */
+#define ACL_HOST_KERNEL_ACCESSES(name) \
+    ACL_HOST_KERNEL_LINKAGE __attribute__((visibility("default"))) size_t aclHostKernelAccesses_##name
+
+/* The prefix of the access declaration's symbol. */
+#define ACL_HOST_KERNEL_ACCESSES_PREFIX "aclHostKernelAccesses_"
+
+#endif /* ACLRT_ACL_HOST_KERNEL_H_ */

@@ -1,0 +1,390 @@
+/* The vendor kernel API over host libraries: load (file, data, created binary), functions and
+ * names, argument bytes as packed (raw, appended values, placeholders, updates, handles in the
+ * caller's memory), block counts, failure codes, unknown names, unloading with launches queued.
+ * The kernel library is tests/c/kernels/binary_kernels.c, built by the test script and named by
+ * ACLRT_TEST_BINARY_KERNELS. */
+#include "check.h"
+
+#include <dlfcn.h>
+
+#include "acl/acl_host_kernel.h"
+
+#define REQUIRE(cond)                                                                  \
+    do {                                                                               \
+        if (!(cond)) {                                                                 \
+            fprintf(stderr, "%s:%d: required: %s\n", __FILE__, __LINE__, #cond);         \
+            exit(1);                                                                   \
+        }                                                                              \
+    } while (0)
+
+static const char *g_path;
+static size_t (*g_view)(uint32_t *, unsigned char *);
+static int (*g_runs_of)(void);
+
+static size_t view(uint32_t *blocks, unsigned char *bytes)
+{
+    return g_view(blocks, bytes);
+}
+
+static void *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    void *data;
+    long n;
+    if (f == NULL) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    data = malloc((size_t)n);
+    if (data == NULL || fread(data, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        free(data);
+        return NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return data;
+}
+
+static void loading(void)
+{
+    aclrtBinHandle bin = NULL;
+    aclrtFuncHandle f = NULL, g = NULL;
+    aclrtArgsHandle args = NULL;
+    char name[16];
+    char text_path[] = "/tmp/aclrt_kernels_XXXXXX";
+    int fd;
+
+    REQUIRE_OK(aclrtBinaryLoadFromFile(g_path, NULL, &bin));
+    CHECK(bin != NULL);
+    EXPECT_OK(aclrtBinaryGetFunction(bin, "record", &f));
+    CHECK(f != NULL);
+    /* The same name gives the same handle. */
+    EXPECT_OK(aclrtBinaryGetFunction(bin, "record", &g));
+    CHECK(f == g);
+    EXPECT_OK(aclrtGetFunctionName(f, sizeof name, name));
+    CHECK(strcmp(name, "record") == 0);
+    EXPECT_OK(aclrtGetFunctionName(f, 7, name));
+    EXPECT_CODE(aclrtGetFunctionName(f, 6, name), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtGetFunctionName(f, 16, NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* Unknown names. */
+    g = NULL;
+    EXPECT_CODE(aclrtBinaryGetFunction(bin, "no_such_kernel", &g), ACL_ERROR_RT_SYMBOL_NOT_FOUND);
+    CHECK(g == NULL);
+    CHECK(strstr(aclGetRecentErrMsg(), "no_such_kernel") != NULL);
+    EXPECT_CODE(aclrtBinaryGetFunction(bin, NULL, &g), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtBinaryGetFunction(bin, "record", NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtBinaryGetFunction(NULL, "record", &g), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtKernelArgsInit(f, &args));
+    EXPECT_OK(aclrtBinaryUnLoad(bin));
+    EXPECT_CODE(aclrtBinaryUnLoad(NULL), ACL_ERROR_INVALID_PARAM);
+
+    /* Stale, garbage and foreign handles are refused, never followed. */
+    EXPECT_CODE(aclrtBinaryUnLoad(bin), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtBinaryGetFunction(bin, "record", &g), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtGetFunctionName(f, sizeof name, name), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtKernelArgsFinalize(args), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtBinaryGetFunction((aclrtBinHandle)name, "record", &g),
+                ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtGetFunctionName((aclrtFuncHandle)0x1000, sizeof name, name),
+                ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtKernelArgsFinalize((aclrtArgsHandle)name), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtDestroyBinary((aclrtBinary)name), ACL_ERROR_RT_INVALID_HANDLE);
+
+    /* Files that are not host libraries. */
+    bin = NULL;
+    EXPECT_CODE(aclrtBinaryLoadFromFile("/nonexistent/kernels.so", NULL, &bin),
+                ACL_ERROR_INVALID_FILE);
+    CHECK(bin == NULL);
+    fd = mkstemp(text_path);
+    REQUIRE(fd >= 0);
+    CHECK(write(fd, ".version 8.0\n", 13) == 13);
+    close(fd);
+    EXPECT_CODE(aclrtBinaryLoadFromFile(text_path, NULL, &bin), ACL_ERROR_INVALID_FILE);
+    unlink(text_path);
+    EXPECT_CODE(aclrtBinaryLoadFromFile(NULL, NULL, &bin), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtBinaryLoadFromFile(g_path, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtBinaryLoadFromData("not a library", 13, NULL, &bin), ACL_ERROR_INVALID_FILE);
+    EXPECT_CODE(aclrtBinaryLoadFromData(NULL, 13, NULL, &bin), ACL_ERROR_INVALID_PARAM);
+    CHECK(bin == NULL);
+    CHECK(aclrtCreateBinary(NULL, 4) == NULL);
+}
+
+static void raw_arguments(aclrtStream s)
+{
+    aclrtBinHandle bin = NULL;
+    aclrtFuncHandle f = NULL, fill = NULL;
+    unsigned char args[40], later[40], seen[256];
+    unsigned char *dev_args = NULL;
+    int32_t *slow = NULL;
+    struct {
+        int32_t *data;
+        uint32_t n;
+    } __attribute__((packed)) fill_args;
+    uint32_t blocks = 0;
+
+    REQUIRE_OK(aclrtBinaryLoadFromFile(g_path, NULL, &bin));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "record", &f));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "fill", &fill));
+    REQUIRE_OK(aclrtMalloc((void **)&dev_args, sizeof args, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&slow, 64 * sizeof(int32_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int i = 0; i < 40; i++) {
+        args[i] = (unsigned char)(i + 1);
+        later[i] = (unsigned char)(200 - i);
+    }
+    /* The arguments in device memory, as the vendor's launch takes them. */
+    REQUIRE_OK(aclrtMemcpy(dev_args, sizeof args, args, sizeof args, ACL_MEMCPY_HOST_TO_DEVICE));
+    EXPECT_OK(aclrtLaunchKernel(f, 7, dev_args, sizeof args, s));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(view(&blocks, seen) == 40);
+    CHECK(blocks == 7);
+    for (int i = 0; i < 40; i++) CHECK(seen[i] == (unsigned char)(i + 1));
+
+    /* The kernel reads them when it runs: a copy queued before it on the stream is seen. */
+    fill_args.data = slow;
+    fill_args.n = 64;
+    EXPECT_OK(aclrtLaunchKernel(fill, 1, &fill_args, sizeof fill_args, s));
+    EXPECT_OK(aclrtMemcpyAsync(dev_args, sizeof later, later, sizeof later,
+                               ACL_MEMCPY_HOST_TO_DEVICE, s));
+    EXPECT_OK(aclrtLaunchKernelV2(f, 2, dev_args, sizeof later, NULL, s));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(view(&blocks, seen) == 40);
+    CHECK(blocks == 2);
+    for (int i = 0; i < 40; i++) CHECK(seen[i] == (unsigned char)(200 - i));
+
+    /* No arguments, through V2 with no configuration. */
+    EXPECT_OK(aclrtLaunchKernelV2(f, 3, NULL, 0, NULL, s));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(view(&blocks, seen) == 0);
+    CHECK(blocks == 3);
+
+    EXPECT_CODE(aclrtLaunchKernel(NULL, 1, args, 4, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtLaunchKernel(f, 1, NULL, 4, s), ACL_ERROR_INVALID_PARAM);
+    /* A range overrunning its allocation. */
+    EXPECT_CODE(aclrtLaunchKernel(f, 1, dev_args + 8, sizeof args, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtFree(dev_args));
+    EXPECT_OK(aclrtFree(slow));
+    EXPECT_OK(aclrtBinaryUnLoad(bin));
+}
+
+static void args_handles(aclrtStream s)
+{
+    aclrtBinHandle bin = NULL;
+    aclrtFuncHandle rec = NULL, sum = NULL, fill = NULL;
+    aclrtArgsHandle a = NULL, b = NULL;
+    aclrtParamHandle p64 = NULL, p3 = NULL, ph = NULL, p16 = NULL, out_p = NULL, v_p = NULL;
+    aclrtParamHandle sum_ph = NULL, fp = NULL, np = NULL;
+    uint64_t x = 0x1122334455667788ULL, y = 0x0102030405060708ULL;
+    unsigned char three[3] = {0xA1, 0xA2, 0xA3}, seen[256];
+    uint16_t h = 0xBEEF;
+    int32_t *buffer = NULL, *dev = NULL, *slow = NULL, result = 0, value = 100;
+    uint32_t blocks = 0, n = 256;
+    size_t size = 0;
+    void *slot = NULL;
+
+    REQUIRE_OK(aclrtBinaryLoadFromFile(g_path, NULL, &bin));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "record", &rec));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "sum_placeholder", &sum));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "fill", &fill));
+
+    /* Every kind of parameter, packed back to back. */
+    REQUIRE_OK(aclrtKernelArgsInit(rec, &a));
+    EXPECT_OK(aclrtKernelArgsAppend(a, &x, sizeof x, &p64));
+    EXPECT_OK(aclrtKernelArgsAppend(a, three, sizeof three, &p3));
+    EXPECT_OK(aclrtKernelArgsAppendPlaceHolder(a, &ph));
+    EXPECT_OK(aclrtKernelArgsAppend(a, &h, sizeof h, &p16));
+    EXPECT_OK(aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 8, (void **)&buffer));
+    CHECK(buffer != NULL && buffer[0] == 0 && buffer[1] == 0);
+    EXPECT_OK(aclrtKernelArgsParaUpdate(a, p64, &y, sizeof y));
+    EXPECT_CODE(aclrtKernelArgsParaUpdate(a, p64, &y, 4), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtKernelArgsParaUpdate(a, ph, &y, sizeof y), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtKernelArgsParaUpdate(a, (aclrtParamHandle)99, &y, sizeof y),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtKernelArgsGetPlaceHolderBuffer(a, p3, 8, (void **)&buffer),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtKernelArgsAppend(a, &x, 0, &p64), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtLaunchKernelWithConfig(rec, 5, s, NULL, a, NULL));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(view(&blocks, seen) == 8 + 3 + sizeof(void *) + 2);
+    CHECK(blocks == 5);
+    CHECK(memcmp(seen, &y, 8) == 0);
+    CHECK(memcmp(seen + 8, three, 3) == 0);
+    memcpy(&slot, seen + 11, sizeof slot);
+    /* The slot points to the launch's copy of the buffer, not the buffer. */
+    CHECK(slot != NULL && slot != (void *)buffer);
+    CHECK(memcmp(seen + 11 + sizeof slot, &h, 2) == 0);
+    /* An args handle belongs to its function. */
+    EXPECT_CODE(aclrtLaunchKernelWithConfig(sum, 1, s, NULL, a, NULL), ACL_ERROR_INVALID_PARAM);
+    /* Finalized: nothing more is appended, but it launches and updates as before. */
+    EXPECT_OK(aclrtKernelArgsFinalize(a));
+    EXPECT_CODE(aclrtKernelArgsAppend(a, &x, sizeof x, &p64), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtKernelArgsAppendPlaceHolder(a, &ph), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtKernelArgsParaUpdate(a, p64, &x, sizeof x));
+    EXPECT_OK(aclrtLaunchKernelWithConfig(rec, 6, s, NULL, a, NULL));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(view(&blocks, seen) == 8 + 3 + sizeof(void *) + 2);
+    CHECK(blocks == 6);
+    CHECK(memcmp(seen, &x, 8) == 0);
+
+    /* Placeholder data is what the buffer held at launch. */
+    REQUIRE_OK(aclrtMalloc((void **)&dev, sizeof(int32_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&slow, n * sizeof(int32_t), ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtKernelArgsInit(fill, &b));
+    EXPECT_OK(aclrtKernelArgsAppend(b, &slow, sizeof slow, &fp));
+    EXPECT_OK(aclrtKernelArgsAppend(b, &n, sizeof n, &np));
+    REQUIRE_OK(aclrtKernelArgsInit(sum, &a));
+    EXPECT_OK(aclrtKernelArgsAppend(a, &dev, sizeof dev, &out_p));
+    EXPECT_OK(aclrtKernelArgsAppend(a, &value, sizeof value, &v_p));
+    EXPECT_OK(aclrtKernelArgsAppendPlaceHolder(a, &sum_ph));
+    EXPECT_OK(aclrtKernelArgsGetPlaceHolderBuffer(a, sum_ph, 2 * sizeof(int32_t), (void **)&buffer));
+    buffer[0] = 20;
+    buffer[1] = 3;
+    EXPECT_OK(aclrtKernelArgsFinalize(a));
+    EXPECT_OK(aclrtKernelArgsFinalize(b));
+    /* fill pauses first, so the sum runs after the buffer and value changed below. */
+    EXPECT_OK(aclrtLaunchKernelWithConfig(fill, 2, s, NULL, b, NULL));
+    EXPECT_OK(aclrtLaunchKernelWithConfig(sum, 1, s, NULL, a, NULL));
+    buffer[0] = 1000;
+    value = 5000;
+    EXPECT_OK(aclrtKernelArgsParaUpdate(a, v_p, &value, sizeof value));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    EXPECT_OK(aclrtMemcpy(&result, sizeof result, dev, sizeof result, ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT_CODE(result, 123);
+    EXPECT_OK(aclrtMemcpy(&result, sizeof result, slow + 255, sizeof result,
+                          ACL_MEMCPY_DEVICE_TO_HOST));
+    EXPECT_CODE(result, 510);
+
+    /* A handle in the caller's memory. */
+    EXPECT_OK(aclrtKernelArgsGetHandleMemSize(rec, &size));
+    CHECK(size > 0);
+    {
+        uint64_t *mem = calloc(1, size + 8);
+        size_t actual = 0;
+        int32_t v = -7;
+        EXPECT_OK(aclrtKernelArgsGetMemSize(rec, 4, &actual));
+        CHECK(actual == 4);
+        EXPECT_CODE(aclrtKernelArgsInitByUserMem(rec, (char *)mem + 1, NULL, 0),
+                    ACL_ERROR_INVALID_PARAM);
+        EXPECT_OK(aclrtKernelArgsInitByUserMem(rec, mem, NULL, 0));
+        EXPECT_OK(aclrtKernelArgsAppend(mem, &v, sizeof v, &p64));
+        EXPECT_OK(aclrtKernelArgsFinalize(mem));
+        EXPECT_OK(aclrtLaunchKernelWithConfig(rec, 1, s, NULL, mem, NULL));
+        EXPECT_OK(aclrtSynchronizeStream(s));
+        CHECK(view(&blocks, seen) == 4);
+        CHECK(memcmp(seen, &v, 4) == 0);
+        free(mem);
+    }
+    EXPECT_CODE(aclrtKernelArgsInit(rec, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtKernelArgsFinalize(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtFree(dev));
+    EXPECT_OK(aclrtFree(slow));
+    EXPECT_OK(aclrtBinaryUnLoad(bin));
+}
+
+static void failures(aclrtStream s)
+{
+    aclrtBinHandle bin = NULL;
+    aclrtFuncHandle f = NULL, rec = NULL;
+    int32_t code = 507018;
+    unsigned char seen[256];
+    uint32_t blocks = 0;
+    int one = 1, runs;
+
+    REQUIRE_OK(aclrtBinaryLoadFromFile(g_path, NULL, &bin));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "fail_with", &f));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "record", &rec));
+    EXPECT_OK(aclrtLaunchKernel(f, 1, &code, sizeof code, s));
+    /* Later work still runs (continue on failure); the synchronise reports the code once. */
+    EXPECT_OK(aclrtLaunchKernel(rec, 9, &one, sizeof one, s));
+    EXPECT_CODE(aclrtSynchronizeStream(s), 507018);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(view(&blocks, seen) == sizeof one);
+    CHECK(blocks == 9);
+
+    /* A malformed access declaration refuses the launch; nothing runs. */
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "bad_declaration", &f));
+    runs = g_runs_of();
+    EXPECT_CODE(aclrtLaunchKernel(f, 1, NULL, 0, s), ACL_ERROR_INVALID_PARAM);
+    CHECK(strstr(aclGetRecentErrMsg(), "0x4") != NULL);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(g_runs_of() == runs);
+    EXPECT_OK(aclrtBinaryUnLoad(bin));
+}
+
+static void unload_while_queued(aclrtStream s)
+{
+    size_t len = 0;
+    void *image = read_file(g_path, &len);
+    aclrtBinary binary = NULL;
+    aclrtBinHandle from_data = NULL, created = NULL;
+    aclrtFuncHandle fill1 = NULL, fill2 = NULL;
+    int32_t *d1 = NULL, *d2 = NULL, host[64];
+    struct {
+        int32_t *data;
+        uint32_t n;
+    } __attribute__((packed)) a1, a2;
+
+    REQUIRE(image != NULL);
+    REQUIRE_OK(aclrtBinaryLoadFromData(image, len, NULL, &from_data));
+    binary = aclrtCreateBinary(image, len);
+    REQUIRE(binary != NULL);
+    free(image);
+    REQUIRE_OK(aclrtBinaryLoad(binary, &created));
+    EXPECT_OK(aclrtDestroyBinary(binary));
+    REQUIRE_OK(aclrtBinaryGetFunction(from_data, "fill", &fill1));
+    REQUIRE_OK(aclrtBinaryGetFunction(created, "fill", &fill2));
+    REQUIRE_OK(aclrtMalloc((void **)&d1, sizeof host, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&d2, sizeof host, ACL_MEM_MALLOC_HUGE_FIRST));
+    a1.data = d1;
+    a1.n = 64;
+    a2.data = d2;
+    a2.n = 64;
+    EXPECT_OK(aclrtLaunchKernel(fill1, 3, &a1, sizeof a1, s));
+    EXPECT_OK(aclrtLaunchKernel(fill2, 4, &a2, sizeof a2, s));
+    /* Both libraries are unloaded while their kernels are still queued. */
+    EXPECT_OK(aclrtBinaryUnLoad(from_data));
+    EXPECT_OK(aclrtBinaryUnLoad(created));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    EXPECT_OK(aclrtMemcpy(host, sizeof host, d1, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (int i = 0; i < 64; i++) CHECK(host[i] == 3 * i);
+    EXPECT_OK(aclrtMemcpy(host, sizeof host, d2, sizeof host, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (int i = 0; i < 64; i++) CHECK(host[i] == 4 * i);
+    EXPECT_OK(aclrtFree(d1));
+    EXPECT_OK(aclrtFree(d2));
+}
+
+int main(void)
+{
+    aclrtStream s = NULL;
+    void *lib;
+
+    g_path = getenv("ACLRT_TEST_BINARY_KERNELS");
+    if (g_path == NULL) {
+        fprintf(stderr, "test_kernels: ACLRT_TEST_BINARY_KERNELS names no kernel library\n");
+        return 1;
+    }
+    /* The same library the runtime loads by path: its handle is shared, so the test can read
+     * what a kernel recorded. */
+    lib = dlopen(g_path, RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(lib != NULL);
+    g_view = (size_t (*)(uint32_t *, unsigned char *))dlsym(lib, "record_view");
+    REQUIRE(g_view != NULL);
+    g_runs_of = (int (*)(void))dlsym(lib, "record_runs");
+    REQUIRE(g_runs_of != NULL);
+
+    REQUIRE_OK(aclInit(NULL));
+    REQUIRE_OK(aclrtSetDevice(0));
+    REQUIRE_OK(aclrtCreateStream(&s));
+    loading();
+    raw_arguments(s);
+    args_handles(s);
+    failures(s);
+    unload_while_queued(s);
+    EXPECT_OK(aclrtDestroyStream(s));
+    EXPECT_OK(aclrtResetDevice(0));
+    EXPECT_OK(aclFinalize());
+    expect_no_live_objects();
+    dlclose(lib);
+    return finish("test_kernels");
+}
