@@ -111,8 +111,20 @@ const WITH_BANG: &[&str] = &[
     "acl.rt.peek_at_last_error",
     "acl.rt.get_last_error",
     "acl.rt.malloc_with_cfg",
+    "acl.rt.set_op_wait_timeout",
+    "acl.rt.set_op_execute_time_out",
+    "acl.rt.set_op_execute_timeout_v2",
     "acl.media.dvpp_malloc",
 ];
+
+/// Calls whose parse failure pyACL spells `faild`: `acl.rt.set_sys_param_opt args parse faild`.
+const SPELT_FAILD: &[&str] = &["acl.rt.set_sys_param_opt", "acl.rt.get_sys_param_opt"];
+
+/// Calls whose parse failure pyACL words under another name (the C function's spelling).
+const NAMED_OTHERWISE: &[(&str, &str)] = &[(
+    "acl.rt.set_op_execute_time_out",
+    "acl.rt.set_op_execute_timeout",
+)];
 
 /// Calls whose parse failure pyACL words without `args`: `acl.rt.reset_stream_res_limit parse
 /// failed`.
@@ -137,7 +149,16 @@ pub fn parse_failure(qualname: &str) -> String {
     } else {
         "args "
     };
-    format!("{qualname} {args}parse failed{bang}")
+    let failed = if SPELT_FAILD.contains(&qualname) {
+        "faild"
+    } else {
+        "failed"
+    };
+    let name = NAMED_OTHERWISE
+        .iter()
+        .find(|(q, _)| *q == qualname)
+        .map_or(qualname, |(_, n)| n);
+    format!("{name} {args}parse {failed}{bang}")
 }
 
 /// Marks an exception as carrying pyACL's own wording, so [`add_one`] keeps it as it is.

@@ -13,6 +13,7 @@ mod ext;
 mod host_memory;
 mod media;
 mod rt;
+mod rt_config;
 mod rt_ext;
 mod rt_more;
 mod site;
@@ -85,6 +86,7 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     submodule(m, "rt", |m| {
         rt::register(m)?;
         rt_ext::register(m)?;
+        rt_config::register(m)?;
         rt_more::register(m)
     })?;
     submodule(m, "util", util::register)?;
