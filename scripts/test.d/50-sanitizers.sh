@@ -96,6 +96,11 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 # purpose in a child.
 export ASAN_OPTIONS="detect_leaks=0 halt_on_error=1"
 
+# The host kernel library test_kernels loads through aclrtBinaryLoad*.
+mkdir -p "$out"
+gcc -I"$root/include" -fPIC -shared tests/c/kernels/binary_kernels.c -o "$out/libbinary_kernels.so"
+export ACLRT_TEST_BINARY_KERNELS="$out/libbinary_kernels.so"
+
 echo "--- ThreadSanitizer ($mode)"
 build_library thread
 for src in tests/c/*.c; do
