@@ -50,6 +50,11 @@ thread_local! {
 /// `prepare` takes its locks before a fork; in the parent what it took is dropped after the
 /// fork, in the child it is handed to `in_child`.
 pub(crate) fn watch<Held: 'static>(rank: Rank, prepare: fn() -> Held, in_child: fn(Held)) {
+    // Called on paths that run often (a checker's stack capture): after the first time it is
+    // one atomic load.
+    if PARTICIPANTS[rank as usize].get().is_some() {
+        return;
+    }
     let _ = PARTICIPANTS[rank as usize].set(Participant {
         prepare: Box::new(move || Box::new(prepare())),
         child: Box::new(move |held| {

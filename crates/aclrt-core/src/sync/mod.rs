@@ -42,10 +42,6 @@ pub(crate) mod shim {
     pub(crate) use std::thread::{current, park, park_timeout, yield_now, Thread};
 }
 
-/// A runtime lock's guard: the plain guard where the lock order is not checked.
-#[cfg(not(all(debug_assertions, not(loom))))]
-pub(crate) type Locked<'a, T> = std::sync::MutexGuard<'a, T>;
-
 /// Locks a runtime mutex, ignoring poisoning: user closures run under `catch_unwind` and never
 /// while a runtime lock is held, so a poisoned lock still guards consistent state. Debug
 /// builds check the lock order on the way ([`order`]).
