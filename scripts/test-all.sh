@@ -2,20 +2,75 @@
 # Runs every test suite of the project: Rust (unit, integration, model-based, loom, stress),
 # C (ABI tests and examples), Python (pytest) and the quick benchmark smoke run.
 # Installs what it needs (a Python venv with maturin and pytest) on a fresh machine.
+#
+# The parts run in two lanes at once: the main lane (Rust, C, CUDA, Python, bench) in the
+# foreground, its output on screen; the model checks and sanitizers, which build in their own
+# target directories and spend most of their time compiling, beside it, their output kept in
+# a log and shown when a part fails. Each part prints a line when it starts and when it ends,
+# with the time since the start. ACLRT_TEST_LANES=1 runs everything in one lane, in order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
-status=0
 started=$SECONDS
-for part in scripts/test.d/*.sh; do
+
+# The parts of the side lane (the rest run in the main lane, in file-name order).
+side_parts=(15-loom 50-sanitizers)
+lanes="${ACLRT_TEST_LANES:-2}"
+
+is_side() {
+    local name="$1" p
+    for p in "${side_parts[@]}"; do [ "$p" = "$name" ] && return 0; done
+    return 1
+}
+
+# Runs part $1; $2 is where its output goes ("-": the screen). Returns its status.
+run_part() {
+    local part="$1" log="$2" part_start=$SECONDS rc=0
     echo "=== ${part} (at $((SECONDS - started)) s)"
-    part_start=$SECONDS
-    if bash "$part"; then
+    if [ "$log" = - ]; then
+        bash "$part" || rc=$?
+    else
+        bash "$part" >"$log" 2>&1 || rc=$?
+    fi
+    if [ $rc = 0 ]; then
         echo "=== ${part}: passed in $((SECONDS - part_start)) s"
     else
         echo "!!! ${part} failed after $((SECONDS - part_start)) s"
-        status=1
+        if [ "$log" != - ]; then
+            echo "--- last lines of ${part}'s output:"
+            tail -n 60 "$log"
+        fi
     fi
+    return $rc
+}
+
+logs="$(mktemp -d)"
+side_pid=
+# Interrupted: stop both lanes, their builds and tests included.
+trap 'trap - INT TERM; kill 0' INT TERM
+if [ "$lanes" != 1 ]; then
+    (
+        status=0
+        for part in scripts/test.d/*.sh; do
+            name="$(basename "$part" .sh)"
+            is_side "$name" || continue
+            run_part "$part" "$logs/$name.log" || status=1
+        done
+        exit $status
+    ) &
+    side_pid=$!
+fi
+
+status=0
+for part in scripts/test.d/*.sh; do
+    name="$(basename "$part" .sh)"
+    if [ "$lanes" != 1 ] && is_side "$name"; then continue; fi
+    run_part "$part" - || status=1
 done
+if [ -n "$side_pid" ]; then
+    echo "=== main lane done at $((SECONDS - started)) s; waiting for the side lane"
+    wait "$side_pid" || status=1
+fi
+rm -rf "$logs"
 echo "=== all parts done in $((SECONDS - started)) s: $([ $status = 0 ] && echo passed || echo FAILED)"
 exit $status
