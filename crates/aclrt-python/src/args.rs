@@ -135,6 +135,7 @@ const WITHOUT_ARGS: &[&str] = &[
     "acl.rt.use_stream_res_in_current_thread",
     "acl.rt.unuse_stream_res_in_current_thread",
     "acl.rt.get_res_in_current_thread",
+    "acl.rt.host_get_device_pointer",
 ];
 
 /// The text pyACL raises when it cannot parse the arguments of `qualname` (`acl.rt.malloc`).

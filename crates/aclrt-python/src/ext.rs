@@ -139,8 +139,8 @@ fn error_description(code: &Any) -> PyResult<Option<&'static str>> {
     Ok(aclrt::codes::describe(i32_arg(code, "code")?))
 }
 
-/// Counts of live runtime objects, and of host buffers whose addresses are known (for leak
-/// checks).
+/// Counts of live runtime objects, of host buffers whose addresses are known and of the
+/// registrations (`acl.rt.host_register`) that hold one (for leak checks).
 #[pyfunction]
 fn live_objects(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let live = api::live_objects();
@@ -151,6 +151,7 @@ fn live_objects(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("allocations", live.allocations)?;
     d.set_item("callback_threads", live.callback_threads)?;
     d.set_item("host_buffers", crate::host_memory::known_count())?;
+    d.set_item("host_registrations", crate::rt_host::registered_count())?;
     Ok(d)
 }
 

@@ -15,6 +15,7 @@ mod media;
 mod rt;
 mod rt_config;
 mod rt_ext;
+mod rt_host;
 mod rt_more;
 mod site;
 mod util;
@@ -87,6 +88,7 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         rt::register(m)?;
         rt_ext::register(m)?;
         rt_config::register(m)?;
+        rt_host::register(m)?;
         rt_more::register(m)
     })?;
     submodule(m, "util", util::register)?;

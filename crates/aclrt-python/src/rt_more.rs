@@ -257,7 +257,10 @@ fn attr_value(value: &Bound<'_, PyDict>) -> PyResult<[u8; 8]> {
 
 /// The attributes of an `aclrtMallocConfig` dict: `{"numAttrs": n, "attrs": [{"attr": type,
 /// "value": {...}}, ...]}`; `numAttrs` must count `attrs` (`KeyError` otherwise).
-fn malloc_config(py: Python<'_>, cfg: &Bound<'_, PyDict>) -> PyResult<Vec<MallocAttribute>> {
+pub(crate) fn malloc_config(
+    py: Python<'_>,
+    cfg: &Bound<'_, PyDict>,
+) -> PyResult<Vec<MallocAttribute>> {
     let not_dict = "the aclrtMallocAttrValue argument is not dict";
     let attrs = cfg
         .get_item("attrs")?
