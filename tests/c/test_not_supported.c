@@ -48,14 +48,14 @@ static void stubs(void)
     expect_noted("aclrtMemManagedAdvise");
     EXPECT_CODE(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), NS);
     expect_noted("aclmdlRICaptureBegin");
-    EXPECT_CODE(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_INFNAN), NS);
-    expect_noted("aclrtSetDeviceSatMode");
+    EXPECT_CODE(aclrtGetMemcpyDescSize(ACL_MEMCPY_HOST_TO_DEVICE, (size_t *)garbage), NS);
+    expect_noted("aclrtGetMemcpyDescSize");
     EXPECT_CODE(aclrtSnapShotProcessLock(1, garbage), NS);
     expect_noted("aclrtSnapShotProcessLock");
     EXPECT_CODE(aclrtAllocatorDestroyDesc(garbage), NS);
     expect_noted("aclrtAllocatorDestroyDesc");
-    EXPECT_CODE(aclFinalizeReference((uint64_t *)garbage), NS);
-    expect_noted("aclFinalizeReference");
+    EXPECT_CODE(aclrtBinaryGetDevAddress(garbage, (void **)garbage, (size_t *)garbage), NS);
+    expect_noted("aclrtBinaryGetDevAddress");
     /* An implemented function is not one of them. */
     CHECK(aclrtLaunchHostFunc(stream, noop_host, NULL) != NS);
     (void)aclrtGetLastError(ACL_RT_THREAD_LEVEL);

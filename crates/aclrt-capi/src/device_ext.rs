@@ -231,6 +231,125 @@ pub unsafe extern "C" fn aclrtDevicePeerAccessStatus(
     }
 }
 
+/// The device id mapping calls: each writes the id `map` gives for `id` to `out`.
+///
+/// # Safety
+/// `out` is NULL or writable.
+unsafe fn map_device_id(
+    call: &str,
+    id: i32,
+    out: *mut i32,
+    what: &str,
+    map: impl FnOnce(&aclrt::Runtime, i32) -> aclrt::Result<i32>,
+) -> aclError {
+    // SAFETY: `out` is NULL or writable, our caller's contract.
+    unsafe { produce(call, out, what, |rt| map(rt, id)) }
+}
+
+/// `aclrtGetUserDevIdByLogicDevId`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetUserDevIdByLogicDevId(
+    logicDevId: i32,
+    userDevid: *mut i32,
+) -> aclError {
+    // SAFETY: `userDevid` is NULL or writable, the C caller's contract.
+    unsafe {
+        map_device_id(
+            "aclrtGetUserDevIdByLogicDevId",
+            logicDevId,
+            userDevid,
+            "userDevid",
+            |rt, id| rt.get_user_dev_id_by_logic_dev_id(id),
+        )
+    }
+}
+
+/// `aclrtGetLogicDevIdByUserDevId`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetLogicDevIdByUserDevId(
+    userDevid: i32,
+    logicDevId: *mut i32,
+) -> aclError {
+    // SAFETY: `logicDevId` is NULL or writable, the C caller's contract.
+    unsafe {
+        map_device_id(
+            "aclrtGetLogicDevIdByUserDevId",
+            userDevid,
+            logicDevId,
+            "logicDevId",
+            |rt, id| rt.get_logic_dev_id_by_user_dev_id(id),
+        )
+    }
+}
+
+/// `aclrtGetLogicDevIdByPhyDevId`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetLogicDevIdByPhyDevId(
+    phyDevId: i32,
+    logicDevId: *mut i32,
+) -> aclError {
+    // SAFETY: `logicDevId` is NULL or writable, the C caller's contract.
+    unsafe {
+        map_device_id(
+            "aclrtGetLogicDevIdByPhyDevId",
+            phyDevId,
+            logicDevId,
+            "logicDevId",
+            |rt, id| rt.get_logic_dev_id_by_phy_dev_id(id),
+        )
+    }
+}
+
+/// `aclrtGetPhyDevIdByLogicDevId`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetPhyDevIdByLogicDevId(
+    logicDevId: i32,
+    phyDevId: *mut i32,
+) -> aclError {
+    // SAFETY: `phyDevId` is NULL or writable, the C caller's contract.
+    unsafe {
+        map_device_id(
+            "aclrtGetPhyDevIdByLogicDevId",
+            logicDevId,
+            phyDevId,
+            "phyDevId",
+            |rt, id| rt.get_phy_dev_id_by_logic_dev_id(id),
+        )
+    }
+}
+
+/// `aclrtGetPrimaryCtxState`: `flags` is reserved and must be NULL (`100000` otherwise).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetPrimaryCtxState(
+    deviceId: i32,
+    flags: *mut u32,
+    active: *mut i32,
+) -> aclError {
+    // SAFETY: `active` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtGetPrimaryCtxState", active, "active", |rt| {
+            if !flags.is_null() {
+                return Err(aclrt::Error::new(
+                    aclrt::codes::ACL_ERROR_INVALID_PARAM,
+                    "aclrtGetPrimaryCtxState: flags is a reserved parameter and must be NULL",
+                ));
+            }
+            rt.get_primary_ctx_state(deviceId)
+        })
+    }
+}
+
+/// `aclrtDeviceGetBareTgid`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError {
+    // SAFETY: `pid` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtDeviceGetBareTgid", pid, "pid", |rt| {
+            rt.device_get_bare_tgid()
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

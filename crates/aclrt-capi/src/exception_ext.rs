@@ -113,3 +113,14 @@ pub extern "C" fn aclrtUnSubscribeHostFunc(
         rt.unsubscribe_host_func(hostFuncThreadId, stream_handle(exeStream))
     })
 }
+
+/// `aclrtGetThreadLastTaskId`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetThreadLastTaskId(taskId: *mut u32) -> aclError {
+    // SAFETY: `taskId` is NULL or writable, the C caller's contract.
+    unsafe {
+        crate::produce("aclrtGetThreadLastTaskId", taskId, "taskId", |rt| {
+            rt.get_thread_last_task_id()
+        })
+    }
+}

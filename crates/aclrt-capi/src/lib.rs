@@ -26,6 +26,7 @@ mod memory;
 mod memory_ext;
 mod not_supported;
 mod notify;
+mod overflow;
 mod process;
 mod res_limit;
 mod stream;

@@ -656,6 +656,34 @@ pub unsafe extern "C" fn aclrtCheckMemType(
     })
 }
 
+/// `aclrtReduceAsync` (`aclrtReduceKind`, `aclDataType`).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtReduceAsync(
+    dst: *mut c_void,
+    src: *const c_void,
+    count: u64,
+    kind: u32,
+    r#type: i32,
+    stream: aclrtStream,
+    reserve: *mut c_void,
+) -> aclError {
+    entry("aclrtReduceAsync", |rt| {
+        // SAFETY: the core checks both ranges against runtime memory; that they stay valid
+        // until the task runs is the C caller's contract.
+        unsafe {
+            rt.reduce_async(
+                dst as usize,
+                src as usize,
+                count,
+                kind,
+                r#type,
+                stream_handle(stream),
+                reserve as usize,
+            )
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

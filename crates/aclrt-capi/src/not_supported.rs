@@ -87,7 +87,6 @@ macro_rules! not_supported {
 // ---- C types of the rows (by-value structs below). Handles are pointers, enums are 32-bit
 // integers, callbacks are nullable C function pointers, and a struct passed only by pointer is
 // opaque here because no row ever looks inside it.
-type aclDataType = i32;
 type aclFinalizeCallbackFunc = Option<unsafe extern "C" fn(*mut c_void) -> aclError>;
 type aclInitCallbackFunc =
     Option<unsafe extern "C" fn(*const c_char, usize, *mut c_void) -> aclError>;
@@ -126,7 +125,6 @@ type aclrtDeviceTaskAbortStage = u32;
 type aclrtDrvMemHandle = *mut c_void;
 type aclrtErrorInfo = c_void;
 type aclrtExceptionInfo = c_void;
-type aclrtFloatOverflowMode = u32;
 type aclrtFuncAttribute = u32;
 type aclrtFuncHandle = *mut c_void;
 type aclrtGroupAttr = u32;
@@ -156,7 +154,6 @@ type aclrtOpExceptionCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionI
 type aclrtPhysicalMemProp = c_void;
 type aclrtPlaceHolderInfo = c_void;
 type aclrtRandomNumTaskInfo = c_void;
-type aclrtReduceKind = u32;
 type aclrtServerPid = c_void;
 type aclrtSnapShotBackupArgs = c_void;
 type aclrtSnapShotCallBack = Option<unsafe extern "C" fn(i32, *mut c_void) -> u32>;
@@ -214,7 +211,6 @@ pub struct aclmdlRICondTaskParams {
 
 not_supported! {
     // ---- Initialisation and finalisation
-    fn aclFinalizeReference(refCount: *mut u64) -> aclError;
     fn aclInitCallbackRegister(
         r#type: aclRegisterCallbackType,
         cbFunc: aclInitCallbackFunc,
@@ -271,15 +267,6 @@ not_supported! {
 
     // ---- Devices
     fn aclrtSetTsDevice(tsId: aclrtTsId) -> aclError;
-    fn aclrtSetDeviceSatMode(mode: aclrtFloatOverflowMode) -> aclError;
-    fn aclrtGetDeviceSatMode(mode: *mut aclrtFloatOverflowMode) -> aclError;
-    fn aclrtGetOverflowStatus(
-        outputAddr: *mut c_void,
-        outputSize: usize,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclError;
-    fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError;
     fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: *mut c_char, len: i32) -> aclError;
     fn aclrtDeviceGetByPCIBusId(pciBusId: *const c_char, deviceId: *mut i32) -> aclError;
     fn aclrtDeviceGetHostAtomicCapabilities(
@@ -296,10 +283,6 @@ not_supported! {
         dstDeviceId: i32,
     ) -> aclError;
     fn aclrtGetDevicesTopo(deviceId: u32, otherDeviceId: u32, value: *mut u64) -> aclError;
-    fn aclrtGetLogicDevIdByUserDevId(userDevid: i32, logicDevId: *mut i32) -> aclError;
-    fn aclrtGetUserDevIdByLogicDevId(logicDevId: i32, userDevid: *mut i32) -> aclError;
-    fn aclrtGetLogicDevIdByPhyDevId(phyDevId: i32, logicDevId: *mut i32) -> aclError;
-    fn aclrtGetPhyDevIdByLogicDevId(logicDevId: i32, phyDevId: *mut i32) -> aclError;
     fn aclrtGetUserDevIdByPhyDevId(phyDevId: i32, userDevId: *mut i32) -> aclError;
     fn aclrtGetPhyDevIdByUserDevId(userDevId: i32, phyDevId: *mut i32) -> aclError;
     fn aclrtRegDeviceStateCallback(
@@ -309,12 +292,9 @@ not_supported! {
     ) -> aclError;
 
     // ---- Contexts
-    fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32, active: *mut i32) -> aclError;
     fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut c_void) -> aclError;
 
     // ---- Streams
-    fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) -> aclError;
-    fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag: *mut u32) -> aclError;
     fn aclrtSetStreamAttribute(
         stream: aclrtStream,
         stmAttrType: aclrtStreamAttr,
@@ -342,16 +322,6 @@ not_supported! {
     fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError;
 
     // ---- Execution control: host callbacks, host functions, timeouts
-    fn aclrtGetThreadLastTaskId(taskId: *mut u32) -> aclError;
-    fn aclrtReduceAsync(
-        dst: *mut c_void,
-        src: *const c_void,
-        count: u64,
-        kind: aclrtReduceKind,
-        r#type: aclDataType,
-        stream: aclrtStream,
-        reserve: *mut c_void,
-    ) -> aclError;
     fn aclrtRandomNumAsync(
         taskInfo: *const aclrtRandomNumTaskInfo,
         stream: aclrtStream,

@@ -26,6 +26,20 @@ pub extern "C" fn aclFinalize() -> aclError {
     guard("aclFinalize", api::finalize)
 }
 
+/// `aclFinalizeReference`: `refCount` (may be NULL) receives the count left, also when the
+/// call fails.
+#[no_mangle]
+pub unsafe extern "C" fn aclFinalizeReference(refCount: *mut u64) -> aclError {
+    guard("aclFinalizeReference", || {
+        let (left, result) = api::finalize_reference();
+        if !refCount.is_null() {
+            // SAFETY: a non-NULL refCount is writable, the C caller's contract.
+            unsafe { put(refCount, left) };
+        }
+        result
+    })
+}
+
 thread_local! {
     /// Backs the pointer `aclGetRecentErrMsg` returns until the thread's next call.
     static RECENT_MESSAGE: RefCell<Option<CString>> = const { RefCell::new(None) };

@@ -85,6 +85,8 @@ pub(crate) struct Settings {
     pub(crate) simd_stack: AtomicUsize,
     /// `ACL_RT_DEV_LIMIT_SIMD_PRINTF_FIFO_SIZE_PER_CORE`.
     pub(crate) printf_fifo: AtomicUsize,
+    /// `aclrtSetDeviceSatMode`: the floating-point overflow mode.
+    pub(crate) sat_mode: AtomicU32,
 }
 
 impl Default for Settings {
@@ -95,6 +97,7 @@ impl Default for Settings {
             op_execute_timeout_us: AtomicU64::new(OP_TIMEOUT_MAX_US),
             simd_stack: AtomicUsize::new(SIMD_STACK_DEFAULT),
             printf_fifo: AtomicUsize::new(PRINTF_FIFO_DEFAULT),
+            sat_mode: AtomicU32::new(crate::api::OVERFLOW_MODE_SATURATION),
         }
     }
 }

@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -61,6 +61,8 @@ pub(crate) struct Stream {
     pub(crate) subscriber: Mutex<Option<Arc<Subscriber>>>,
     /// Core limits of this stream (`aclrtSetStreamResLimit`); unset ones follow the device.
     pub(crate) core_limits: CoreLimits,
+    /// `aclrtSetStreamOverflowSwitch`: overflow detection of the stream's tasks, 0 or 1.
+    pub(crate) overflow_switch: AtomicU32,
 }
 
 impl Stream {
@@ -102,6 +104,7 @@ impl Stream {
             failures: Arc::default(),
             subscriber: Mutex::new(None),
             core_limits: CoreLimits::unset(),
+            overflow_switch: AtomicU32::new(0),
         }
     }
 
@@ -141,6 +144,7 @@ impl Stream {
             self.progress.submitted_one(id);
             id
         };
+        crate::thread_state::note_task_queued(id);
         if self.queue.notify() == Ring::Start {
             if let Err(refused) = self.spawn_worker() {
                 return Err(self.worker_refused(&refused));

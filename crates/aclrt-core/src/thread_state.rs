@@ -17,6 +17,19 @@ thread_local! {
     /// The stream whose core limits the thread uses (`aclrtUseStreamResInCurrentThread`), with
     /// the serial of the runtime instance it belongs to.
     static RES_LIMIT_STREAM: Cell<Option<(u64, StreamHandle)>> = const { Cell::new(None) };
+    /// The id of the last task the thread queued, on any stream (`aclrtGetThreadLastTaskId`).
+    static LAST_TASK_ID: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Notes the id of a task the calling thread queued. Task ids count per stream; the vendor's
+/// are 32 bits wide, and so is what is kept.
+pub(crate) fn note_task_queued(id: u64) {
+    LAST_TASK_ID.with(|c| c.set(id as u32));
+}
+
+/// The id of the last task the calling thread queued (0 before its first).
+pub(crate) fn last_task_id() -> u32 {
+    LAST_TASK_ID.with(Cell::get)
 }
 
 /// The calling thread's current context in runtime instance `serial`.

@@ -32,12 +32,37 @@ fn two_streams_ordered_by_record_wait_reset() {
     let consumer = api::create_stream().unwrap();
     let ev = api::create_event_with_flag(ACL_EVENT_SYNC).unwrap();
     let log: Log = Arc::default();
+    // A legacy event is a flag: two records before the consumer's reset would set it once.
+    // So each round's producer starts only after the previous round was consumed (which is
+    // after the consumer's reset), whatever the machine's timing.
+    let consumed: Arc<(Mutex<u32>, std::sync::Condvar)> = Arc::default();
     for round in 0..5 {
         // The consumer queues its wait first; the producer is slow.
         api::stream_wait_event(consumer, ev).unwrap();
         api::reset_event(ev, consumer).unwrap();
-        launch(consumer, logger(&log, format!("consume {round}"), 0));
-        launch(producer, logger(&log, format!("produce {round}"), 20));
+        let (log_c, done) = (log.clone(), consumed.clone());
+        launch(
+            consumer,
+            Box::new(move || {
+                log_c.lock().unwrap().push(format!("consume {round}"));
+                *done.0.lock().unwrap() += 1;
+                done.1.notify_all();
+                Ok(())
+            }),
+        );
+        let (log_p, done) = (log.clone(), consumed.clone());
+        launch(
+            producer,
+            Box::new(move || {
+                let mut n = done.0.lock().unwrap();
+                while *n < round {
+                    n = done.1.wait(n).unwrap();
+                }
+                drop(n);
+                log_p.lock().unwrap().push(format!("produce {round}"));
+                Ok(())
+            }),
+        );
         api::record_event(ev, producer).unwrap();
     }
     api::synchronize_stream_with_timeout(consumer, 10_000).unwrap();

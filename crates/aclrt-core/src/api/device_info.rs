@@ -273,3 +273,54 @@ pub(crate) fn soc_name() -> String {
         .filter(|name| !name.is_empty())
         .unwrap_or_else(|| EMULATED_SOC_NAME.to_owned())
 }
+
+/// How the emulated machine numbers its devices: logical, user and physical ids coincide
+/// (no `ASCEND_RT_VISIBLE_DEVICES` remapping, no containers).
+impl Runtime {
+    /// The id every mapping call answers for `id` (`from` names it in messages): itself when
+    /// it names an emulated device; negative or out of range is `107001`.
+    fn mapped_device_id(&self, id: i32, from: &str) -> Result<i32> {
+        if id < 0 {
+            bail!(
+                ACL_ERROR_RT_INVALID_DEVICEID,
+                "{from} device id {id} must be greater than or equal to 0"
+            );
+        }
+        self.device_checked(id)?;
+        Ok(id)
+    }
+
+    /// `aclrtGetUserDevIdByLogicDevId`.
+    pub fn get_user_dev_id_by_logic_dev_id(&self, logic_id: i32) -> Result<i32> {
+        self.mapped_device_id(logic_id, "logical")
+    }
+
+    /// `aclrtGetLogicDevIdByUserDevId`.
+    pub fn get_logic_dev_id_by_user_dev_id(&self, user_id: i32) -> Result<i32> {
+        self.mapped_device_id(user_id, "user")
+    }
+
+    /// `aclrtGetLogicDevIdByPhyDevId`.
+    pub fn get_logic_dev_id_by_phy_dev_id(&self, phy_id: i32) -> Result<i32> {
+        self.mapped_device_id(phy_id, "physical")
+    }
+
+    /// `aclrtGetPhyDevIdByLogicDevId`.
+    pub fn get_phy_dev_id_by_logic_dev_id(&self, logic_id: i32) -> Result<i32> {
+        self.mapped_device_id(logic_id, "logical")
+    }
+
+    /// `aclrtGetPrimaryCtxState`: whether the device's default (primary) context exists — from
+    /// its first `aclrtSetDevice` until the reset that releases it: 1 or 0.
+    pub fn get_primary_ctx_state(&self, device_id: i32) -> Result<i32> {
+        let device = self.device_checked(device_id)?;
+        let active = lock(self.binding(&device)).default_context.is_some();
+        Ok(i32::from(active))
+    }
+
+    /// `aclrtDeviceGetBareTgid`: the process id the device knows the process by (its own,
+    /// on the emulated device: no container namespace in between).
+    pub fn device_get_bare_tgid(&self) -> Result<i32> {
+        Ok(std::process::id() as i32)
+    }
+}

@@ -20,6 +20,12 @@ pub struct ErrorVerbose {
 }
 
 impl Runtime {
+    /// `aclrtGetThreadLastTaskId`: the id of the last task the calling thread queued, on any
+    /// stream (the id exception information and failures name); 0 before its first.
+    pub fn get_thread_last_task_id(&self) -> Result<u32> {
+        Ok(crate::thread_state::last_task_id())
+    }
+
     /// `aclrtExceptionInfoCallbackRegister`: adds a process-level exception callback under
     /// `key` (the C face uses the function's address); registering a key again keeps only the
     /// latest callback. Callbacks registered here and the one set by

@@ -199,33 +199,65 @@ pub fn init_with_config_file(path: Option<&str>) -> Result<()> {
 pub fn finalize() -> Result<()> {
     noted((|| {
         not_in_callback("aclFinalize")?;
-        let mut life = lock(&LIFECYCLE);
+        let life = lock(&LIFECYCLE);
         if life.init_count == 0 {
             return err(
                 ACL_ERROR_REPEAT_FINALIZE,
                 "aclFinalize without a matching aclInit",
             );
         }
-        crate::check::on_finalize();
-        INSTALLED_SERIAL.store(0, Ordering::Release);
-        let rt = INSTALLED.write().unwrap_or_else(|e| e.into_inner()).take();
-        life.init_count = 0;
-        FINALIZING.store(true, Ordering::SeqCst);
-        // No lock is held from here on: the teardown waits for running kernels, and they may
-        // call into the runtime (getting 100001, or 107000 for aclInit) instead of deadlocking.
-        drop(life);
-        if let Some(rt) = rt {
-            rt.shut_down();
-        }
-        let _ = CACHED.try_with(|c| c.try_borrow_mut().map(|mut c| c.take()));
-        crate::trace::on_finalize();
-        {
-            let _life = lock(&LIFECYCLE);
-            FINALIZING.store(false, Ordering::SeqCst);
-        }
-        finalized().wake_all();
+        tear_down(life);
         Ok(())
     })())
+}
+
+/// `aclFinalizeReference`: takes back one `aclInit` (each counts, repeated ones included);
+/// the one that brings the count to zero tears down as [`finalize`] does. Returns the count
+/// left, which the C face reports through `refCount` also when the call fails (0 then:
+/// `100038` without an `aclInit` to take back).
+pub fn finalize_reference() -> (u64, Result<()>) {
+    let mut left = 0;
+    let result = noted((|| {
+        not_in_callback("aclFinalizeReference")?;
+        let mut life = lock(&LIFECYCLE);
+        if life.init_count > 1 {
+            life.init_count -= 1;
+            left = u64::from(life.init_count);
+            return Ok(());
+        }
+        if life.init_count == 0 {
+            return err(
+                ACL_ERROR_REPEAT_FINALIZE,
+                "aclFinalizeReference without an aclInit left to take back",
+            );
+        }
+        tear_down(life);
+        Ok(())
+    })());
+    (left, result)
+}
+
+/// Takes the installed runtime out and shuts it down; `life` is the lifecycle lock, held by a
+/// caller that found the runtime initialised.
+fn tear_down(mut life: crate::sync::Guard<'_, Lifecycle>) {
+    crate::check::on_finalize();
+    INSTALLED_SERIAL.store(0, Ordering::Release);
+    let rt = INSTALLED.write().unwrap_or_else(|e| e.into_inner()).take();
+    life.init_count = 0;
+    FINALIZING.store(true, Ordering::SeqCst);
+    // No lock is held from here on: the teardown waits for running kernels, and they may
+    // call into the runtime (getting 100001, or 107000 for aclInit) instead of deadlocking.
+    drop(life);
+    if let Some(rt) = rt {
+        rt.shut_down();
+    }
+    let _ = CACHED.try_with(|c| c.try_borrow_mut().map(|mut c| c.take()));
+    crate::trace::on_finalize();
+    {
+        let _life = lock(&LIFECYCLE);
+        FINALIZING.store(false, Ordering::SeqCst);
+    }
+    finalized().wake_all();
 }
 
 /// Registers the fork handlers once (at the first `aclInit`, or when a trace starts).

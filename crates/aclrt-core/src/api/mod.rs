@@ -26,6 +26,8 @@ mod memory_gaps;
 mod memory_query;
 mod not_supported;
 mod notify;
+mod overflow;
+mod reduce;
 mod res_limit;
 mod stream;
 mod stream_ext;
@@ -41,6 +43,7 @@ pub use memory_gaps::{BatchAttr, BatchCopy, MemUsage};
 pub use memory_query::*;
 pub use not_supported::not_supported;
 pub use notify::MAX_NOTIFIES_PER_DEVICE;
+pub use overflow::{OVERFLOW_MODE_SATURATION, OVERFLOW_STATUS_SIZE};
 pub use stream::*;
 pub use stream_ext::*;
 

@@ -19,11 +19,19 @@ use aclrt::KernelFn;
 
 /// Initialises the runtime (an earlier init is fine) and sets device 0 on this thread.
 pub fn setup() {
+    first_setup();
     match api::init() {
         Ok(()) => {}
         Err(e) => assert_eq!(e.code(), ACL_ERROR_REPEAT_INITIALIZE, "{e}"),
     }
     api::set_device(0).unwrap();
+}
+
+/// When [`setup`] was first called in this process: no earlier than the first device set of a
+/// test binary whose tests all start with it (the origin of event timestamps).
+pub fn first_setup() -> std::time::Instant {
+    static FIRST: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *FIRST.get_or_init(std::time::Instant::now)
 }
 
 /// The error code of a result (0 for success).
