@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use crate::handle::{CntNotifyHandle, HandleTable, NotifyHandle, StreamHandle};
 use crate::notify::{CntNotify, Notify};
+use crate::observe::TaskRef;
 use crate::sync::{lock, WaitList};
 
 /// A stream state callback (`aclrtRegStreamStateCallback`): the stream and the
@@ -34,6 +35,9 @@ pub(crate) struct Extras {
     pub(crate) halted: Mutex<BTreeSet<u64>>,
     /// Woken by every `aclrtValueWrite` task, for the `aclrtValueWait` tasks.
     pub(crate) value_writes: Arc<WaitList>,
+    /// The latest `aclrtValueWrite` task per address, while tasks are observed: the task a
+    /// released value wait names as its releaser.
+    pub(crate) value_writers: Arc<Mutex<BTreeMap<usize, TaskRef>>>,
     /// Live `acldvppMalloc` addresses → the runtime allocation each lies in.
     pub(crate) dvpp: Mutex<BTreeMap<usize, usize>>,
     /// Host ranges registered by `aclrtHostRegister`: start → length.
@@ -51,6 +55,7 @@ impl Default for Extras {
             stream_state: RwLock::new(Vec::new()),
             halted: Mutex::new(BTreeSet::new()),
             value_writes: Arc::new(WaitList::new()),
+            value_writers: Arc::default(),
             dvpp: Mutex::new(BTreeMap::new()),
             host_registered: Mutex::new(BTreeMap::new()),
         }

@@ -6,12 +6,19 @@
 //! records before one wait are one signal.
 //!
 //! Counting notifies ([`CntNotify`]) keep a 32-bit count instead of a signal.
+//!
+//! While tasks are observed (tracing, checking), each keeps the record task that released a
+//! wait, so the wait can name it: the happens-before edge from the record to the waiting
+//! stream. For a notify that is the record that set the signal the wait took; for a counting
+//! notify, the latest record when the wait's test held (a later record than the one that made
+//! it hold at worst, which can hide a race but never invent one).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::handle::{CntNotifyHandle, NotifyHandle};
+use crate::observe::TaskRef;
 use crate::stream::Stream;
 use crate::sync::{lock, Latch, SpinPolicy, WaitList};
 
@@ -22,14 +29,30 @@ pub(crate) struct Notify {
     pub(crate) device_id: i32,
     /// `aclrtGetNotifyId`: unique among the device's live notifies.
     pub(crate) id: u32,
-    latch: Mutex<Arc<Latch>>,
+    signal: Mutex<Signal>,
+}
+
+/// A notify's current signal: the latch records set, and the record task that set it first
+/// (when observed).
+struct Signal {
+    latch: Arc<Latch>,
+    by: Option<TaskRef>,
+}
+
+impl Signal {
+    fn new() -> Self {
+        Self {
+            latch: Arc::new(Latch::new()),
+            by: None,
+        }
+    }
 }
 
 /// How a wait on a notify ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum WaitEnd {
-    /// The notify was recorded; it has been reset.
-    Taken,
+    /// The notify was recorded (by this task, where known); it has been reset.
+    Taken(Option<TaskRef>),
     /// The waiting stream is dropping its work (abort, stop, destroy).
     Dropped,
     /// The deadline passed first.
@@ -42,32 +65,36 @@ impl Notify {
             handle,
             device_id,
             id,
-            latch: Mutex::new(Arc::new(Latch::new())),
+            signal: Mutex::new(Signal::new()),
         }
     }
 
-    /// A record task ran: sets the notify and wakes its waiters.
-    pub(crate) fn record(&self) {
-        lock(&self.latch).set();
+    /// A record task (`by`, when observed) ran: sets the notify and wakes its waiters.
+    pub(crate) fn record(&self, by: Option<TaskRef>) {
+        let mut signal = lock(&self.signal);
+        if !signal.latch.is_set() {
+            signal.by = by;
+        }
+        signal.latch.set();
     }
 
     /// Clears the notify (`aclrtNotifyBatchReset`); a waiting task goes on waiting.
     pub(crate) fn reset(&self) {
-        let mut latch = lock(&self.latch);
-        if latch.is_set() {
-            *latch = Arc::new(Latch::new());
+        let mut signal = lock(&self.signal);
+        if signal.latch.is_set() {
+            *signal = Signal::new();
         }
     }
 
     /// Whether the notify is set now.
     pub(crate) fn is_set(&self) -> bool {
-        lock(&self.latch).is_set()
+        lock(&self.signal).latch.is_set()
     }
 
     /// Runs on `stream`'s worker: waits until the notify is set, then resets it.
     pub(crate) fn wait_and_reset(&self, stream: &Stream, deadline: Option<Instant>) -> WaitEnd {
         loop {
-            let latch = lock(&self.latch).clone();
+            let latch = lock(&self.signal).latch.clone();
             let set = latch.wait_or(|| stream.dropping_work(), deadline, SpinPolicy::Brief);
             if stream.dropping_work() {
                 return WaitEnd::Dropped;
@@ -75,11 +102,11 @@ impl Notify {
             if !set {
                 return WaitEnd::TimedOut;
             }
-            let mut current = lock(&self.latch);
+            let mut current = lock(&self.signal);
             // Another waiter may have taken this signal: then wait for the next one.
-            if Arc::ptr_eq(&current, &latch) {
-                *current = Arc::new(Latch::new());
-                return WaitEnd::Taken;
+            if Arc::ptr_eq(&current.latch, &latch) {
+                let by = std::mem::replace(&mut *current, Signal::new()).by;
+                return WaitEnd::Taken(by);
             }
         }
     }
@@ -169,6 +196,8 @@ pub(crate) struct CntNotify {
     pub(crate) id: u32,
     count: AtomicU32,
     changed: WaitList,
+    /// The latest record task (when observed).
+    recorded_by: Mutex<Option<TaskRef>>,
 }
 
 impl CntNotify {
@@ -179,6 +208,7 @@ impl CntNotify {
             id,
             count: AtomicU32::new(0),
             changed: WaitList::new(),
+            recorded_by: Mutex::new(None),
         }
     }
 
@@ -187,8 +217,11 @@ impl CntNotify {
         self.count.load(Ordering::SeqCst)
     }
 
-    /// A record task ran: changes the count and wakes the waiters.
-    pub(crate) fn record(&self, op: CountOp, value: u32) {
+    /// A record task (`by`, when observed) ran: changes the count and wakes the waiters.
+    pub(crate) fn record(&self, op: CountOp, value: u32, by: Option<TaskRef>) {
+        if by.is_some() {
+            *lock(&self.recorded_by) = by;
+        }
         // The closure always returns `Some`, so the update cannot fail.
         let _ = self
             .count
@@ -236,7 +269,7 @@ impl CntNotify {
                     .compare_exchange(count, 0, Ordering::SeqCst, Ordering::SeqCst)
                     .is_ok()
             {
-                return WaitEnd::Taken;
+                return WaitEnd::Taken(*lock(&self.recorded_by));
             }
         }
     }

@@ -58,6 +58,11 @@ pub enum EdgeKind {
     /// CUDA's legacy default stream: a task waits for everything queued before it on another
     /// stream of the context.
     LegacyStream,
+    /// A notify or counting notify record released a wait (`aclrtWaitAndResetNotify`,
+    /// `aclrtCntNotifyWaitWithTimeout`).
+    Notify,
+    /// A memory value write released a value wait (`aclrtValueWrite` → `aclrtValueWait`).
+    ValueWrite,
 }
 
 /// One thing that happened. Times are nanoseconds of the device clock ([`crate::now_ns`]);
@@ -521,7 +526,23 @@ pub(crate) fn task_submitted(task: TaskRef, kind: TaskKind, meta: &TaskMeta, sta
     });
 }
 
+thread_local! {
+    /// The task the calling thread runs, while tasks are observed.
+    static RUNNING: std::cell::Cell<Option<TaskRef>> = const { std::cell::Cell::new(None) };
+}
+
+/// The task the calling thread is running, when tasks are observed (a runtime worker inside
+/// a task; `None` elsewhere or while nothing observes).
+pub(crate) fn running_task() -> Option<TaskRef> {
+    if enabled() {
+        RUNNING.try_with(std::cell::Cell::get).ok().flatten()
+    } else {
+        None
+    }
+}
+
 pub(crate) fn task_started(task: TaskRef, kind: TaskKind) {
+    let _ = RUNNING.try_with(|r| r.set(Some(task)));
     emit(&Observed::Started {
         task,
         kind,
@@ -531,6 +552,7 @@ pub(crate) fn task_started(task: TaskRef, kind: TaskKind) {
 }
 
 pub(crate) fn task_finished(task: TaskRef, kind: TaskKind, failure: Option<&(AclError, String)>) {
+    let _ = RUNNING.try_with(|r| r.set(None));
     emit(&Observed::Finished {
         task,
         kind,

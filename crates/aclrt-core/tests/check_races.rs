@@ -11,6 +11,10 @@ use std::sync::Arc;
 use aclrt::api::{self, KernelAccess};
 use aclrt::check::{self, AccessKind, Finding, Kind, Options, Parts};
 use aclrt::consts::*;
+use aclrt::vendor_consts::{
+    ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE, ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE,
+    ACL_STREAM_WAIT_VALUE_GEQ,
+};
 use aclrt::{MemRange, StreamHandle};
 use common::*;
 
@@ -169,6 +173,56 @@ fn record_then_wait_orders_for_every_event_family() {
         assert!(findings.is_empty(), "{findings:#?}");
         api::destroy_event(ev).unwrap();
     }
+}
+
+#[test]
+fn notifies_counting_notifies_and_value_writes_order_like_events() {
+    let _g = start();
+    let n = api::create_notify(0).unwrap();
+    let (findings, dev) = record_wait(|a, b| {
+        api::record_notify(n, a).unwrap();
+        api::wait_and_reset_notify(n, b, 0).unwrap();
+    });
+    assert!(findings.is_empty(), "notify: {findings:#?}");
+    api::free(dev).unwrap();
+
+    check::enable_with(Options::quiet(Parts::DEFAULT));
+    let c = api::cnt_notify_create(0).unwrap();
+    let (findings, dev) = record_wait(|a, b| {
+        api::cnt_notify_record(c, a, ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE as u32, 1).unwrap();
+        api::cnt_notify_wait_with_timeout(
+            c,
+            b,
+            ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE as u32,
+            1,
+            0,
+            true,
+        )
+        .unwrap();
+    });
+    assert!(findings.is_empty(), "counting notify: {findings:#?}");
+    api::free(dev).unwrap();
+
+    check::enable_with(Options::quiet(Parts::DEFAULT));
+    let word = api::malloc(8, 0).unwrap();
+    // SAFETY: `word` is a runtime allocation of 8 bytes.
+    unsafe { api::memset(word, 8, 0, 8).unwrap() };
+    let (findings, dev) = record_wait(|a, b| {
+        api::value_write(word, 1, 0, a).unwrap();
+        api::value_wait(word, 1, ACL_STREAM_WAIT_VALUE_GEQ as u32, b).unwrap();
+    });
+    assert!(findings.is_empty(), "value write: {findings:#?}");
+    api::free(dev).unwrap();
+
+    // The twins: a record nobody waits for orders nothing.
+    check::enable_with(Options::quiet(Parts::DEFAULT));
+    let (findings, dev) = record_wait(|a, _| api::record_notify(n, a).unwrap());
+    let f = one(&findings, Kind::Race);
+    assert_eq!(f.accesses.len(), 2, "{f:#?}");
+    api::free(dev).unwrap();
+    api::destroy_notify(n).unwrap();
+    api::cnt_notify_destroy(c).unwrap();
+    api::free(word).unwrap();
 }
 
 #[test]

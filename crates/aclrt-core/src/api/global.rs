@@ -471,6 +471,18 @@ on_the_process_runtime! {
     fn cnt_notify_count(handle: CntNotifyHandle) -> u32;
     fn value_write(addr: usize, value: u64, flag: u32, stream: StreamHandle) -> ();
     fn value_wait(addr: usize, value: u64, flag: u32, stream: StreamHandle) -> ();
+    fn get_user_dev_id_by_logic_dev_id(logic_id: i32) -> i32;
+    fn get_logic_dev_id_by_user_dev_id(user_id: i32) -> i32;
+    fn get_logic_dev_id_by_phy_dev_id(phy_id: i32) -> i32;
+    fn get_phy_dev_id_by_logic_dev_id(logic_id: i32) -> i32;
+    fn get_primary_ctx_state(device_id: i32) -> i32;
+    fn device_get_bare_tgid() -> i32;
+    fn get_thread_last_task_id() -> u32;
+    fn set_device_sat_mode(mode: u32) -> ();
+    fn get_device_sat_mode() -> u32;
+    fn set_stream_overflow_switch(handle: StreamHandle, flag: u32) -> ();
+    fn get_stream_overflow_switch(handle: StreamHandle) -> u32;
+    fn reset_overflow_status(handle: StreamHandle) -> ();
     fn malloc_align32(size: usize, policy: u32) -> usize;
     fn malloc_cached(size: usize, policy: u32) -> usize;
     fn malloc_with_cfg(size: usize, policy: u32, attrs: &[super::MallocAttribute]) -> usize;
@@ -587,6 +599,31 @@ pub unsafe fn memcpy_async(
 ) -> Result<()> {
     // SAFETY: forwarded contract.
     acl(|rt| unsafe { rt.memcpy_async(dst, dest_max, src, count, kind, stream) })
+}
+
+/// [`Runtime::get_overflow_status`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::get_overflow_status`].
+pub unsafe fn get_overflow_status(output: usize, size: usize, stream: StreamHandle) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.get_overflow_status(output, size, stream) })
+}
+
+/// [`Runtime::reduce_async`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::reduce_async`].
+pub unsafe fn reduce_async(
+    dst: usize,
+    src: usize,
+    count: u64,
+    kind: u32,
+    data_type: i32,
+    stream: StreamHandle,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.reduce_async(dst, src, count, kind, data_type, stream, 0) })
 }
 
 /// [`Runtime::memset`] on the process's runtime.

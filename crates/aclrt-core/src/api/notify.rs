@@ -17,6 +17,7 @@ use crate::exec::Work;
 use crate::handle::{CntNotifyHandle, NotifyHandle, StreamHandle};
 use crate::memory::Place;
 use crate::notify::{CntNotify, CountOp, CountTest, Notify, WaitEnd};
+use crate::observe::EdgeKind;
 use crate::runtime::Runtime;
 use crate::stream::Stream;
 use crate::sync::{lock, SpinPolicy};
@@ -171,7 +172,7 @@ impl Runtime {
             &stream,
             "aclrtRecordNotify",
             Box::new(move || {
-                notify.record();
+                notify.record(crate::observe::running_task());
                 Ok(())
             }),
         )
@@ -195,7 +196,11 @@ impl Runtime {
             Box::new(move || {
                 let deadline = timeout.map(|t| Instant::now() + t);
                 match notify.wait_and_reset(&waiter, deadline) {
-                    WaitEnd::Taken | WaitEnd::Dropped => Ok(()),
+                    WaitEnd::Taken(by) => {
+                        released_by(by, EdgeKind::Notify);
+                        Ok(())
+                    }
+                    WaitEnd::Dropped => Ok(()),
                     WaitEnd::TimedOut => crate::user_code::fail_user_code(Error::new(
                         ACL_ERROR_RT_TASK_TIMEOUT,
                         format!(
@@ -278,6 +283,7 @@ impl Runtime {
             );
         }
         let woken = self.extras.value_writes.clone();
+        let writers = self.extras.value_writers.clone();
         let meta = TaskMeta {
             name: Some(Arc::from("aclrtValueWrite")),
             writes: vec![MemRange {
@@ -288,6 +294,9 @@ impl Runtime {
             ..TaskMeta::default()
         };
         let kernel: KernelFn = Box::new(move || {
+            if let Some(me) = crate::observe::running_task() {
+                lock(&writers).insert(addr, me);
+            }
             // SAFETY: 8-byte aligned and inside device memory when submitted; runtime memory
             // stays mapped after a free (see `memory`).
             unsafe { AtomicU64::from_ptr(addr as *mut u64) }.store(value, Ordering::SeqCst);
@@ -324,13 +333,12 @@ impl Runtime {
             ),
         };
         let woken = self.extras.value_writes.clone();
+        let writers = self.extras.value_writers.clone();
         let waiter = stream.clone();
+        // The wait reads the word as a synchronising (atomic) load, not as data: it declares
+        // no access; the value write that released it orders the stream's later work instead.
         let meta = TaskMeta {
             name: Some(Arc::from("aclrtValueWait")),
-            reads: vec![MemRange {
-                start: addr,
-                len: 8,
-            }],
             submitter_thread: os_thread_id(),
             ..TaskMeta::default()
         };
@@ -344,6 +352,11 @@ impl Runtime {
                     Some(Instant::now() + VALUE_RECHECK),
                     SpinPolicy::Brief,
                 );
+            }
+            if holds() {
+                let by =
+                    crate::observe::running_task().and_then(|_| lock(&writers).get(&addr).copied());
+                released_by(by, EdgeKind::ValueWrite);
             }
             Ok(())
         });
@@ -469,7 +482,7 @@ impl Runtime {
             &stream,
             call,
             Box::new(move || {
-                notify.record(op, value);
+                notify.record(op, value, crate::observe::running_task());
                 Ok(())
             }),
         )
@@ -505,7 +518,11 @@ impl Runtime {
             Box::new(move || {
                 let deadline = timeout.map(|t| Instant::now() + t);
                 match notify.wait(test, value, clear, &waiter, deadline) {
-                    WaitEnd::Taken | WaitEnd::Dropped => Ok(()),
+                    WaitEnd::Taken(by) => {
+                        released_by(by, EdgeKind::Notify);
+                        Ok(())
+                    }
+                    WaitEnd::Dropped => Ok(()),
                     WaitEnd::TimedOut => crate::user_code::fail_user_code(Error::new(
                         ACL_ERROR_RT_TASK_TIMEOUT,
                         format!(
@@ -542,5 +559,13 @@ impl Runtime {
     /// The count of a counting notify now (for tests and tools).
     pub fn cnt_notify_count(&self, handle: CntNotifyHandle) -> Result<u32> {
         Ok(self.lookup_cnt_notify(handle)?.count())
+    }
+}
+
+/// A wait task that runs on this thread was released by the task `by` (when observed): the
+/// happens-before edge from it.
+pub(crate) fn released_by(by: Option<crate::observe::TaskRef>, kind: EdgeKind) {
+    if let (Some(by), Some(waiter)) = (by, crate::observe::running_task()) {
+        crate::observe::wait_released(waiter, Some(by), kind);
     }
 }

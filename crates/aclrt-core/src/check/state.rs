@@ -369,7 +369,10 @@ impl State {
             } => {
                 match (kind, before, after) {
                     (
-                        EdgeKind::EventWait | EdgeKind::LegacyStream,
+                        EdgeKind::EventWait
+                        | EdgeKind::LegacyStream
+                        | EdgeKind::Notify
+                        | EdgeKind::ValueWrite,
                         Point::Task(b),
                         Point::Task(a),
                     ) => self.hb.edge(b.stream, b.task_id, a.stream, a.task_id),
