@@ -37,6 +37,7 @@ from ._acl import (
     data_type_size,
     destroy_data_buffer,
     finalize,
+    finalize_reference,
     float16_to_float,
     float_to_float16,
     get_data_buffer_addr,

@@ -14,11 +14,14 @@ mod host_memory;
 mod media;
 mod rt;
 mod rt_config;
+mod rt_device_misc;
 mod rt_ext;
 mod rt_host;
 mod rt_more;
 mod site;
 mod util;
+
+use rt_device_misc::finalize_reference;
 
 use aclrt::api;
 use pyo3::prelude::*;
@@ -79,7 +82,11 @@ fn constants(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pymodule]
 #[pyo3(name = "_acl")]
 fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    args::add_checked!(m, "acl", [init, finalize, get_recent_err_msg]);
+    args::add_checked!(
+        m,
+        "acl",
+        [init, finalize, finalize_reference, get_recent_err_msg]
+    );
     m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
     base::register(m)?;
     host_memory::init_from_env();
@@ -89,6 +96,7 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         rt_ext::register(m)?;
         rt_config::register(m)?;
         rt_host::register(m)?;
+        rt_device_misc::register(m)?;
         rt_more::register(m)
     })?;
     submodule(m, "util", util::register)?;
