@@ -14,11 +14,10 @@ use std::sync::{Mutex, MutexGuard};
 
 use aclrt::api;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 
 use crate::args::*;
 use crate::host_memory::vet;
-use crate::rt_more::malloc_config;
+use crate::rt_more::malloc_cfg_arg;
 
 type Any<'py> = Bound<'py, PyAny>;
 
@@ -34,14 +33,7 @@ fn registered() -> MutexGuard<'static, Option<HashMap<usize, Py<PyAny>>>> {
 #[pyfunction]
 fn malloc_host_with_cfg(py: Python<'_>, size: &Any, cfg: &Any) -> PyResult<(usize, i32)> {
     let size = int_bits(size, "size")?;
-    let cfg = cfg
-        .cast::<PyDict>()
-        .map_err(|_| final_type_error(py, "pyCfg is not dict!"))?;
-    let attrs = if cfg.is_empty() {
-        Vec::new()
-    } else {
-        malloc_config(py, cfg)?
-    };
+    let attrs = malloc_cfg_arg(py, cfg)?;
     Ok(value(
         api::acl(|rt| rt.malloc_host_with_cfg(size, &attrs)),
         0,

@@ -257,10 +257,7 @@ fn attr_value(value: &Bound<'_, PyDict>) -> PyResult<[u8; 8]> {
 
 /// The attributes of an `aclrtMallocConfig` dict: `{"numAttrs": n, "attrs": [{"attr": type,
 /// "value": {...}}, ...]}`; `numAttrs` must count `attrs` (`KeyError` otherwise).
-pub(crate) fn malloc_config(
-    py: Python<'_>,
-    cfg: &Bound<'_, PyDict>,
-) -> PyResult<Vec<MallocAttribute>> {
+fn malloc_config(py: Python<'_>, cfg: &Bound<'_, PyDict>) -> PyResult<Vec<MallocAttribute>> {
     let not_dict = "the aclrtMallocAttrValue argument is not dict";
     let attrs = cfg
         .get_item("attrs")?
@@ -289,20 +286,26 @@ pub(crate) fn malloc_config(
     Ok(out)
 }
 
+/// The `cfg` argument of the with-config mallocs: a dict, `{}` for no configuration
+/// (pyACL's `TypeError` for anything else).
+pub(crate) fn malloc_cfg_arg(py: Python<'_>, cfg: &Any) -> PyResult<Vec<MallocAttribute>> {
+    let cfg = cfg
+        .cast::<PyDict>()
+        .map_err(|_| final_type_error(py, "pyCfg is not dict!"))?;
+    if cfg.is_empty() {
+        Ok(Vec::new())
+    } else {
+        malloc_config(py, cfg)
+    }
+}
+
 /// `dev_ptr, ret = acl.rt.malloc_with_cfg(size, policy, cfg)` (`aclrtMallocWithCfg`): `cfg`
 /// is a dict, `{}` for no configuration.
 #[pyfunction]
 fn malloc_with_cfg(py: Python<'_>, size: &Any, policy: &Any, cfg: &Any) -> PyResult<(usize, i32)> {
     let size = usize_arg(size, "size")?;
     let policy = u32_arg(policy, "policy")?;
-    let cfg = cfg
-        .cast::<PyDict>()
-        .map_err(|_| final_type_error(py, "pyCfg is not dict!"))?;
-    let attrs = if cfg.is_empty() {
-        Vec::new()
-    } else {
-        malloc_config(py, cfg)?
-    };
+    let attrs = malloc_cfg_arg(py, cfg)?;
     Ok(value(api::malloc_with_cfg(size, policy, &attrs), 0))
 }
 
