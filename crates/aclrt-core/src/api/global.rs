@@ -341,7 +341,9 @@ macro_rules! on_the_process_runtime {
 }
 
 use crate::exception::ExceptionCallback;
-use crate::handle::{CntNotifyHandle, ContextHandle, EventHandle, NotifyHandle, StreamHandle};
+use crate::handle::{
+    CntNotifyHandle, ContextHandle, EventHandle, MemPoolHandle, NotifyHandle, StreamHandle,
+};
 use crate::task_info::{HostFn, KernelFn};
 
 on_the_process_runtime! {
@@ -468,6 +470,11 @@ on_the_process_runtime! {
     fn device_set_limit(limit: u32, value: usize) -> ();
     fn device_get_limit(limit: u32) -> usize;
     fn memset_d32(ptr: usize, mem_size: usize, value: u32, n: usize) -> ();
+    fn mem_pool_create(props: &super::MemPoolProps) -> MemPoolHandle;
+    fn mem_pool_destroy(handle: MemPoolHandle) -> ();
+    fn mem_pool_malloc_async(size: usize, handle: MemPoolHandle, stream: StreamHandle) -> Option<usize>;
+    fn mem_pool_free_async(ptr: usize, stream: StreamHandle) -> ();
+    fn mem_pool_trim_to(handle: MemPoolHandle, keep: usize) -> ();
     fn memset_d32_async(
         ptr: usize,
         mem_size: usize,
@@ -579,6 +586,24 @@ pub unsafe fn memset_async(
 ) -> Result<()> {
     // SAFETY: forwarded contract.
     acl(|rt| unsafe { rt.memset_async(ptr, max, value, count, stream) })
+}
+
+/// [`Runtime::mem_pool_set_attr`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::mem_pool_set_attr`].
+pub unsafe fn mem_pool_set_attr(handle: MemPoolHandle, attr: u32, value: usize) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.mem_pool_set_attr(handle, attr, value) })
+}
+
+/// [`Runtime::mem_pool_get_attr`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::mem_pool_get_attr`].
+pub unsafe fn mem_pool_get_attr(handle: MemPoolHandle, attr: u32, value: usize) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.mem_pool_get_attr(handle, attr, value) })
 }
 
 /// The exception info at `address` (an `aclrtExceptionInfo*`), if it is being handed to the

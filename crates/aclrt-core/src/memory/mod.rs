@@ -44,6 +44,17 @@
 //! `aclrtFree`/`aclrtFreeHost` of anything but the start of a live allocation of the right kind
 //! is `207002`, with the same description of the address.
 //!
+//! # Pool regions
+//!
+//! A memory pool ([`pool`]) reserves one *region* of address space here when it is created
+//! ([`MemoryMap::reserve_region`]): taken from the free space like a block, but not an
+//! allocation, and not zeroed. The pool places its blocks inside it and marks each one live
+//! here while the program holds it ([`MemoryMap::mark_live`], [`MemoryMap::unmark_live`]), so
+//! copies and sets check pool blocks like any allocation; the rest of the region is runtime
+//! memory that is not allocated (`100000`). Pool blocks are device memory that `aclrtFree`
+//! refuses (`207002`); a reused pool block keeps the bytes its previous holder left
+//! (invariant 3 holds for blocks carved from space the pool never used or gave back).
+//!
 //! Asynchronous copies and sets are checked when they are submitted; the worker does not check
 //! again. A free between submit and run cannot make the worker fault: by invariant 1 the freed
 //! range is still mapped, so the task reads zeros or stale bytes, or writes into free pages
@@ -55,6 +66,7 @@
 
 mod extents;
 mod pages;
+pub(crate) mod pool;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -96,6 +108,8 @@ impl fmt::Display for Place {
 pub(crate) struct Allocation {
     pub(crate) size: usize,
     pub(crate) place: Place,
+    /// A block of a memory pool: freed through its pool, never by `aclrtFree`.
+    pub(crate) pooled: bool,
 }
 
 impl Allocation {
@@ -143,6 +157,8 @@ struct Inner {
     free: Extents,
     /// The latest frees (base, allocation), oldest first, at most [`FREED_RECORDS`].
     freed: VecDeque<(usize, Allocation)>,
+    /// Pool regions: start → length (see "Pool regions").
+    regions: BTreeMap<usize, usize>,
 }
 
 /// All runtime memory: segments, live allocations and free space.
@@ -180,14 +196,122 @@ impl MemoryMap {
         // SAFETY: the block was just taken from the free space of our segments, so it is mapped
         // and no allocation owns it; the write lock keeps it from being handed out twice.
         unsafe { pages::zero(start, len) };
-        inner.live.insert(start, Allocation { size, place });
+        inner.live.insert(
+            start,
+            Allocation {
+                size,
+                place,
+                pooled: false,
+            },
+        );
         Ok(start)
+    }
+
+    /// Reserves a pool region of `len` bytes starting on a multiple of `align` (a power of two
+    /// that divides `len`): address space only, with no live allocation in it. Its pages hold
+    /// no memory.
+    pub(crate) fn reserve_region(&self, len: usize, align: usize) -> Result<usize> {
+        debug_assert!(len > 0 && align.is_power_of_two() && len % align == 0);
+        let Some(span) = len.checked_add(align) else {
+            bail!(
+                ACL_ERROR_RT_MEMORY_ALLOCATION,
+                "cannot reserve {len} bytes of address space"
+            );
+        };
+        let mut inner = self.write();
+        let taken = match inner.free.take(span) {
+            Some(start) => start,
+            None => {
+                inner.grow(span)?;
+                inner
+                    .free
+                    .take(span)
+                    .expect("a new segment holds the region")
+            }
+        };
+        // Keep the aligned part; the slack on either side goes back.
+        let start = taken.next_multiple_of(align);
+        if start > taken {
+            inner.free.give_back(taken, start - taken);
+        }
+        let tail = taken + span - (start + len);
+        if tail > 0 {
+            inner.free.give_back(start + len, tail);
+        }
+        inner.regions.insert(start, len);
+        // SAFETY: taken from the free space just now: mapped, and nothing lives in it.
+        unsafe { pages::zero(start, len) };
+        Ok(start)
+    }
+
+    /// Gives a pool region back to the free space; the blocks still live in it are freed and
+    /// returned.
+    pub(crate) fn release_region(&self, start: usize) -> Vec<(usize, Allocation)> {
+        let mut inner = self.write();
+        let Some(len) = inner.regions.remove(&start) else {
+            return Vec::new();
+        };
+        let inside: Vec<usize> = inner
+            .live
+            .range(start..start + len)
+            .map(|(&b, _)| b)
+            .collect();
+        let mut out = Vec::with_capacity(inside.len());
+        for base in inside {
+            let a = inner.live.remove(&base).expect("listed above");
+            inner.remember(base, a);
+            out.push((base, a));
+        }
+        inner.release_block(start, len);
+        out
+    }
+
+    /// Marks the pool block `[base, base + size)` live (it lies inside a region, free of other
+    /// live blocks: the pool's bookkeeping guarantees both).
+    pub(crate) fn mark_live(&self, base: usize, size: usize, device: i32) {
+        let mut inner = self.write();
+        debug_assert!(inner.in_region(base));
+        inner.live.insert(
+            base,
+            Allocation {
+                size,
+                place: Place::Device(device),
+                pooled: true,
+            },
+        );
+    }
+
+    /// Ends the pool block at `base` here (its pool took it back).
+    pub(crate) fn unmark_live(&self, base: usize) {
+        let mut inner = self.write();
+        if let Some(a) = inner.live.remove(&base) {
+            inner.remember(base, a);
+        }
+    }
+
+    /// Gives back the whole pages inside `[start, start + len)`, part of a pool region no live
+    /// block overlaps (a pool trimmed it).
+    pub(crate) fn release_pages(&self, start: usize, len: usize) {
+        let inner = self.write();
+        debug_assert!(inner.in_region(start));
+        debug_assert!(inner.live.range(start..start + len).next().is_none());
+        let (lo, hi) = (pages::page_up(start), pages::page_down(start + len));
+        if lo < hi {
+            // SAFETY: whole pages inside a pool region where nothing is live.
+            unsafe { pages::release(lo, hi - lo) };
+        }
+        drop(inner);
     }
 
     /// Frees an allocation made in `expected`'s allocator; returns it.
     pub(crate) fn free(&self, ptr: usize, expected: fn(Place) -> bool) -> Result<Allocation> {
         let mut inner = self.write();
         match inner.live.get(&ptr) {
+            Some(a) if a.pooled => bail!(
+                ACL_ERROR_RT_MEMORY_FREE,
+                "{ptr:#x} was allocated from a memory pool: give it back with \
+                 aclrtMemPoolFreeAsync"
+            ),
             Some(a) if expected(a.place) => {}
             Some(_) => bail!(
                 ACL_ERROR_RT_MEMORY_FREE,
@@ -266,6 +390,7 @@ impl MemoryMap {
             inner.remember(base, allocation);
         }
         inner.free.clear();
+        inner.regions.clear();
         let segments: Vec<_> = inner.segments.iter().map(|(&s, &l)| (s, l)).collect();
         for (start, len) in segments {
             inner.free.give_back(start, len);
@@ -296,6 +421,14 @@ impl MemoryMap {
 }
 
 impl Inner {
+    /// Whether `ptr` lies in a pool region.
+    fn in_region(&self, ptr: usize) -> bool {
+        self.regions
+            .range(..=ptr)
+            .next_back()
+            .is_some_and(|(&s, &l)| ptr < s + l)
+    }
+
     /// Reserves another segment able to hold a block of `len` bytes: [`SEGMENT_MIN`] or more,
     /// or just enough if the host will not give that much address space.
     fn grow(&mut self, len: usize) -> Result<()> {
@@ -366,6 +499,9 @@ impl Inner {
                 a.size,
                 a.place
             ),
+            None if self.in_region(ptr) => "it lies in a memory pool's reserved range but no \
+                                            block of the pool holds it"
+                .to_owned(),
             None => "it lies in memory the runtime reserved but has not allocated \
                      (freed, or never handed out)"
                 .to_owned(),
