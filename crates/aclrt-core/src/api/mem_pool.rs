@@ -41,11 +41,12 @@ pub struct MemPoolProps {
     pub reserved_zero: bool,
 }
 
-/// What a pool is for: the vendor's pools, or a device's default pool (CUDA), whose reuse
-/// attributes start on and which may not be destroyed.
+/// Whose pool: the vendor's (reuse across streams off until asked for), CUDA's (all reuse on),
+/// or a device's CUDA default pool (all reuse on, never destroyed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PoolKind {
     Acl,
+    Cuda,
     CudaDefault,
 }
 
@@ -104,6 +105,7 @@ impl Runtime {
                 "{CALL}: poolProps->reserved must be all zero"
             );
         }
+        self.current_context()?;
         self.create_pool(
             props.location_id as i32,
             props.max_size,
@@ -121,7 +123,6 @@ impl Runtime {
         call: &str,
     ) -> Result<MemPoolHandle> {
         let creating = self.creating()?;
-        self.current_context()?;
         let Some(dev) = self.device(device) else {
             bail!(
                 ACL_ERROR_RT_INVALID_DEVICEID,
@@ -177,12 +178,44 @@ impl Runtime {
             let mut per = crate::sync::lock(&self.pools.per_device);
             per.current.retain(|_, &mut h| h != handle.as_raw());
         }
+        self.end_pool(&pool);
+        Ok(())
+    }
+
+    /// Releases a pool's region and gives its reserved memory back to its device.
+    pub(crate) fn end_pool(&self, pool: &Pool) {
         let (reserved, _) = pool.drain();
         self.memory.release_region(pool.base);
         if let Some(dev) = self.device(pool.device) {
             dev.unreserve_memory(reserved);
         }
-        Ok(())
+    }
+
+    /// Destroys a CUDA pool: its handle dies now; its memory goes once no block is allocated
+    /// (`true` when that is at once). A device's current pool falls back to its default one.
+    pub(crate) fn retire_pool(&self, handle: MemPoolHandle, call: &str) -> Result<bool> {
+        let pool = self.lookup_pool(handle, ACL_ERROR_INVALID_PARAM, call)?;
+        if pool.is_default {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{call}: a device's default memory pool cannot be destroyed"
+            );
+        }
+        let Some(pool) = self.pools.table.remove(handle.as_raw()) else {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{call}: {handle:?} is not a live memory pool"
+            );
+        };
+        crate::sync::lock(&self.pools.per_device)
+            .current
+            .retain(|_, &mut h| h != handle.as_raw());
+        if pool.usage().used == 0 {
+            self.end_pool(&pool);
+            return Ok(true);
+        }
+        crate::sync::lock(&self.pools.retired).push(pool);
+        Ok(false)
     }
 
     /// `aclrtMemPoolSetAttr`.
@@ -436,6 +469,17 @@ impl Runtime {
             ..self.free_site(stream, task_id)
         };
         pool.finish_free(ptr, block, site);
+        if pool.usage().used == 0 {
+            let ended = {
+                let mut retired = crate::sync::lock(&self.pools.retired);
+                let before = retired.len();
+                retired.retain(|p| !Arc::ptr_eq(p, &pool));
+                retired.len() != before
+            };
+            if ended {
+                self.end_pool(&pool);
+            }
+        }
         Ok(())
     }
 
@@ -485,9 +529,21 @@ impl Runtime {
     pub fn mem_pool_trim_to(&self, handle: MemPoolHandle, keep: usize) -> Result<()> {
         const CALL: &str = "aclrtMemPoolTrimTo";
         let pool = self.lookup_pool(handle, ACL_ERROR_RT_INTERNAL_ERROR, CALL)?;
+        self.trim_pool(&pool, keep, false, CALL)
+    }
+
+    /// Trims `pool` to `keep` reserved bytes; `lenient` (CUDA): give back what can be, blocks
+    /// whose free has run, and never fail.
+    pub(crate) fn trim_pool(
+        &self,
+        pool: &Pool,
+        keep: usize,
+        lenient: bool,
+        call: &str,
+    ) -> Result<()> {
         let given = pool
-            .trim_to(keep as u64)
-            .map_err(|e| Error::new(e.code(), format!("{CALL}: {}", e.message())))?;
+            .trim_to(keep as u64, lenient)
+            .map_err(|e| Error::new(e.code(), format!("{call}: {}", e.message())))?;
         let mut total = 0u64;
         for (start, len) in given {
             self.memory.release_pages(start, len);

@@ -38,6 +38,7 @@ pub(crate) use event::*;
 pub use exception_ext::*;
 pub use global::*;
 pub use mem_pool::MemPoolProps;
+pub(crate) use mem_pool::PoolKind;
 pub use memory_ext::*;
 pub use memory_gaps::{BatchAttr, BatchCopy, MemUsage};
 pub use memory_query::*;

@@ -50,6 +50,10 @@ use crate::exec::Progress;
 use crate::handle::{HandleTable, MemPoolHandle};
 use crate::sync::lock;
 
+/// Every "the pool is full" failure says this (faces that tell it from other internal errors,
+/// CUDA's out of memory, look for it).
+pub(crate) const NO_ROOM: &str = "memory pool has no room";
+
 /// Pool blocks, and pool sizes, are multiples of this (the vendor's 2 MB block size).
 pub(crate) const GRANULE: usize = 2 << 20;
 
@@ -163,7 +167,7 @@ impl Pool {
         let Some(len) = granule_up(size).filter(|&l| l <= self.size) else {
             bail!(
                 ACL_ERROR_RT_INTERNAL_ERROR,
-                "{size} bytes do not fit in the memory pool ({} bytes)",
+                "the {NO_ROOM} for {size} bytes: it holds {} bytes",
                 self.size
             );
         };
@@ -199,7 +203,7 @@ impl Pool {
         let Some(base) = st.unreserved.take(len) else {
             bail!(
                 ACL_ERROR_RT_INTERNAL_ERROR,
-                "the memory pool has no room for {len} more bytes: {} of its {} bytes are \
+                "the {NO_ROOM} for {len} more bytes: {} of its {} bytes are \
                  reserved and none of its cached blocks may be reused by this stream",
                 st.usage.reserved,
                 self.size
@@ -276,8 +280,13 @@ impl Pool {
     /// Trims the pool to `keep` reserved bytes, giving back cached blocks smallest first (the
     /// last one split so the target is met exactly). Returns the ranges given back.
     /// `507899` when `keep` exceeds the pool's size or is below what is in use.
-    pub(crate) fn trim_to(&self, keep: u64) -> Result<Vec<(usize, usize)>> {
+    /// `lenient` (CUDA's trim): no failure; only blocks whose free task has run go back.
+    pub(crate) fn trim_to(&self, keep: u64, lenient: bool) -> Result<Vec<(usize, usize)>> {
         let mut st = lock(&self.state);
+        if lenient {
+            let keep = keep.max(st.usage.used);
+            return Ok(st.trim_cached(keep, |c| c.site.returned.load(Ordering::Acquire)));
+        }
         if keep > self.size as u64 {
             bail!(
                 ACL_ERROR_RT_INTERNAL_ERROR,
@@ -295,31 +304,7 @@ impl Pool {
                 st.usage.used
             );
         }
-        let mut order: Vec<(usize, usize)> = st.cached.iter().map(|(&b, c)| (c.len, b)).collect();
-        order.sort_unstable();
-        let mut given = Vec::new();
-        for (len, base) in order {
-            let excess = (st.usage.reserved - keep) as usize;
-            if excess == 0 {
-                break;
-            }
-            let cut = len.min(excess);
-            let cached = st.cached.remove(&base).expect("listed above");
-            if cut < len {
-                // Keep the high part cached, give the low part back.
-                st.cached.insert(
-                    base + cut,
-                    Cached {
-                        len: len - cut,
-                        site: cached.site,
-                    },
-                );
-            }
-            st.unreserved.give_back(base, cut);
-            st.usage.reserved -= cut as u64;
-            given.push((base, cut));
-        }
-        Ok(given)
+        Ok(st.trim_cached(keep, |_| true))
     }
 
     /// Everything still reserved, and the allocated blocks (the pool is being destroyed).
@@ -357,6 +342,41 @@ impl Pool {
 }
 
 impl PoolState {
+    /// Gives back cached blocks that `may`, smallest first, until `keep` bytes are reserved
+    /// (the last one split to meet it exactly); returns the ranges given back.
+    fn trim_cached(&mut self, keep: u64, may: impl Fn(&Cached) -> bool) -> Vec<(usize, usize)> {
+        let mut order: Vec<(usize, usize)> = self
+            .cached
+            .iter()
+            .filter(|(_, c)| may(c))
+            .map(|(&b, c)| (c.len, b))
+            .collect();
+        order.sort_unstable();
+        let mut given = Vec::new();
+        for (len, base) in order {
+            let excess = self.usage.reserved.saturating_sub(keep) as usize;
+            if excess == 0 {
+                break;
+            }
+            let cut = len.min(excess);
+            let cached = self.cached.remove(&base).expect("listed above");
+            if cut < len {
+                // Keep the high part cached, give the low part back.
+                self.cached.insert(
+                    base + cut,
+                    Cached {
+                        len: len - cut,
+                        site: cached.site,
+                    },
+                );
+            }
+            self.unreserved.give_back(base, cut);
+            self.usage.reserved -= cut as u64;
+            given.push((base, cut));
+        }
+        given
+    }
+
     fn hand_out(&mut self, base: usize, size: usize, len: usize) {
         self.allocated.insert(base, Block { size, len });
         self.usage.used += len as u64;
@@ -392,11 +412,14 @@ pub(crate) struct Pools {
     pub(crate) any: AtomicBool,
     pub(crate) order: Mutex<Order>,
     pub(crate) per_device: Mutex<DevicePools>,
+    /// Destroyed CUDA pools that still have allocated blocks: they end with the last free.
+    pub(crate) retired: Mutex<Vec<Arc<Pool>>>,
 }
 
-/// Per device id: the current pool, when set (CUDA).
+/// Per device id: the default pool, once made, and the current pool, when set (CUDA).
 #[derive(Default)]
 pub(crate) struct DevicePools {
+    pub(crate) default: BTreeMap<i32, u64>,
     pub(crate) current: BTreeMap<i32, u64>,
 }
 
@@ -407,6 +430,7 @@ impl Default for Pools {
             any: AtomicBool::new(false),
             order: Mutex::new(Order::default()),
             per_device: Mutex::new(DevicePools::default()),
+            retired: Mutex::new(Vec::new()),
         }
     }
 }
@@ -417,11 +441,18 @@ impl Pools {
         if !self.any.load(Ordering::Acquire) {
             return None;
         }
-        self.table
+        let live = self
+            .table
             .values()
             .into_iter()
             .map(|(_, p)| p)
-            .find(|p| p.contains(ptr))
+            .find(|p| p.contains(ptr));
+        live.or_else(|| {
+            lock(&self.retired)
+                .iter()
+                .find(|p| p.contains(ptr))
+                .cloned()
+        })
     }
 
     /// Notes that `waiter` queued a wait for the record that is task `record_task` of stream
@@ -564,19 +595,33 @@ mod tests {
         free(&p, a.base, site(1, 0, false));
         free(&p, b.base, site(1, 1, false));
         assert_eq!(
-            p.trim_to(9 * GRANULE as u64).unwrap_err().code(),
+            p.trim_to(9 * GRANULE as u64, false).unwrap_err().code(),
             ACL_ERROR_RT_INTERNAL_ERROR
         );
         assert_eq!(
-            p.trim_to(GRANULE as u64 - 1).unwrap_err().code(),
+            p.trim_to(GRANULE as u64 - 1, false).unwrap_err().code(),
             ACL_ERROR_RT_INTERNAL_ERROR
         );
-        assert!(p.trim_to(4 * GRANULE as u64).unwrap().is_empty());
-        let given = p.trim_to(2 * GRANULE as u64).unwrap();
+        assert!(p.trim_to(4 * GRANULE as u64, false).unwrap().is_empty());
+        let given = p.trim_to(2 * GRANULE as u64, false).unwrap();
         assert_eq!(given, vec![(a.base, GRANULE), (b.base, GRANULE)]);
         assert_eq!(p.usage().reserved, 2 * GRANULE as u64);
-        let given = p.trim_to(GRANULE as u64).unwrap();
+        let given = p.trim_to(GRANULE as u64, false).unwrap();
         assert_eq!(given, vec![(b.base + GRANULE, GRANULE)]);
+    }
+
+    #[test]
+    fn lenient_trim_gives_back_only_returned_blocks() {
+        let p = Pool::new(0, BASE, 8 * GRANULE, false);
+        let a = alloc(&p, GRANULE, 1).unwrap();
+        let b = alloc(&p, GRANULE, 1).unwrap();
+        let _c = alloc(&p, GRANULE, 1).unwrap();
+        free(&p, a.base, site(1, 0, true));
+        free(&p, b.base, site(1, 1, false));
+        // Below what is in use: no failure, everything returned goes back.
+        assert_eq!(p.trim_to(0, true).unwrap(), vec![(a.base, GRANULE)]);
+        assert_eq!(p.usage().reserved, 2 * GRANULE as u64);
+        assert!(p.trim_to(u64::MAX, true).unwrap().is_empty());
     }
 
     #[test]

@@ -47,6 +47,7 @@ const CLASSES: &[(&str, &str)] = &[
     ("PoolState", "memory.pool"),
     ("Order", "memory.pool_order"),
     ("DevicePools", "memory.device_pools"),
+    ("Vec<Arc<Pool>>", "memory.retired_pools"),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
