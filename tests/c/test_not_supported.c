@@ -52,8 +52,8 @@ static void stubs(void)
     expect_noted("aclrtSetDeviceSatMode");
     EXPECT_CODE(aclrtSnapShotProcessLock(1, garbage), NS);
     expect_noted("aclrtSnapShotProcessLock");
-    EXPECT_CODE(aclrtAllocatorDestroyDesc(garbage), NS);
-    expect_noted("aclrtAllocatorDestroyDesc");
+    EXPECT_CODE(aclrtDestroyLabel((aclrtLabel)garbage), NS);
+    expect_noted("aclrtDestroyLabel");
     EXPECT_CODE(aclFinalizeReference((uint64_t *)garbage), NS);
     expect_noted("aclFinalizeReference");
     /* An implemented function is not one of them. */
@@ -61,8 +61,6 @@ static void stubs(void)
     (void)aclrtGetLastError(ACL_RT_THREAD_LEVEL);
 
     /* Pointer returns: NULL. */
-    CHECK(aclrtAllocatorCreateDesc() == NULL);
-    expect_noted("aclrtAllocatorCreateDesc");
     CHECK(aclrtCreateGroupInfo() == NULL);
     expect_noted("aclrtCreateGroupInfo");
 

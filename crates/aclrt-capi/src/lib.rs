@@ -13,6 +13,7 @@
 // (pointers are NULL or valid for the access), documented once in the headers.
 #![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
 
+mod allocator;
 mod base;
 mod callback;
 mod config;
@@ -32,6 +33,7 @@ mod res_limit;
 mod stream;
 mod stream_ext;
 
+pub use allocator::*;
 pub use base::*;
 pub use callback::*;
 pub use config::*;

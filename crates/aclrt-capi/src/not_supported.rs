@@ -101,16 +101,6 @@ type aclmdlRICondHandleFlag = u32;
 type aclmdlRITask = *mut c_void;
 type aclmdlRITaskParams = c_void;
 type aclmdlRITaskType = u32;
-type aclrtAllocator = *mut c_void;
-type aclrtAllocatorAddr = *mut c_void;
-type aclrtAllocatorAllocAdviseFunc =
-    Option<unsafe extern "C" fn(aclrtAllocator, usize, aclrtAllocatorAddr) -> *mut c_void>;
-type aclrtAllocatorAllocFunc = Option<unsafe extern "C" fn(aclrtAllocator, usize) -> *mut c_void>;
-type aclrtAllocatorBlock = *mut c_void;
-type aclrtAllocatorDesc = *mut c_void;
-type aclrtAllocatorFreeFunc = Option<unsafe extern "C" fn(aclrtAllocator, aclrtAllocatorBlock)>;
-type aclrtAllocatorGetAddrFromBlockFunc =
-    Option<unsafe extern "C" fn(aclrtAllocatorBlock) -> *mut c_void>;
 type aclrtAtomicOperation = u32;
 type aclrtBarrierTaskInfo = c_void;
 type aclrtBinHandle = *mut c_void;
@@ -630,41 +620,6 @@ not_supported! {
         serverPids: *mut aclrtServerPid,
         num: usize,
     ) -> aclError;
-
-    // ---- Custom allocators bound to streams
-    fn aclrtAllocatorCreateDesc() -> aclrtAllocatorDesc;
-    fn aclrtAllocatorDestroyDesc(allocatorDesc: aclrtAllocatorDesc) -> aclError;
-    fn aclrtAllocatorSetObjToDesc(
-        allocatorDesc: aclrtAllocatorDesc,
-        allocator: aclrtAllocator,
-    ) -> aclError;
-    fn aclrtAllocatorSetAllocFuncToDesc(
-        allocatorDesc: aclrtAllocatorDesc,
-        func: aclrtAllocatorAllocFunc,
-    ) -> aclError;
-    fn aclrtAllocatorSetFreeFuncToDesc(
-        allocatorDesc: aclrtAllocatorDesc,
-        func: aclrtAllocatorFreeFunc,
-    ) -> aclError;
-    fn aclrtAllocatorSetAllocAdviseFuncToDesc(
-        allocatorDesc: aclrtAllocatorDesc,
-        func: aclrtAllocatorAllocAdviseFunc,
-    ) -> aclError;
-    fn aclrtAllocatorSetGetAddrFromBlockFuncToDesc(
-        allocatorDesc: aclrtAllocatorDesc,
-        func: aclrtAllocatorGetAddrFromBlockFunc,
-    ) -> aclError;
-    fn aclrtAllocatorRegister(stream: aclrtStream, allocatorDesc: aclrtAllocatorDesc) -> aclError;
-    fn aclrtAllocatorGetByStream(
-        stream: aclrtStream,
-        allocatorDesc: *mut aclrtAllocatorDesc,
-        allocator: *mut aclrtAllocator,
-        allocFunc: *mut aclrtAllocatorAllocFunc,
-        freeFunc: *mut aclrtAllocatorFreeFunc,
-        allocAdviseFunc: *mut aclrtAllocatorAllocAdviseFunc,
-        getAddrFromBlockFunc: *mut aclrtAllocatorGetAddrFromBlockFunc,
-    ) -> aclError;
-    fn aclrtAllocatorUnregister(stream: aclrtStream) -> aclError;
 
     // ---- Stream memory operations
 
