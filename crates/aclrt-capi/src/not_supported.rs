@@ -136,8 +136,6 @@ type aclrtMemHandleType = u32;
 type aclrtMemLinkType = u32;
 type aclrtMemLocation = c_void;
 type aclrtMemMallocPolicy = u32;
-type aclrtMemManagedAdviseType = u32;
-type aclrtMemManagedRangeAttribute = u32;
 type aclrtMemSharedHandleType = u32;
 type aclrtMemUceInfo = c_void;
 type aclrtMemcpyKind = u32;
@@ -157,16 +155,6 @@ type aclrtStreamAttrValue = c_void;
 type aclrtTaskGrp = *mut c_void;
 type aclrtTaskUpdateInfo = c_void;
 type aclrtTsId = u32;
-
-/// `aclrtMemManagedLocation`, passed by value.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct aclrtMemManagedLocation {
-    /// `aclrtMemManagedLocationType`.
-    pub r#type: u32,
-    /// Device or NUMA node id.
-    pub id: i32,
-}
 
 /// `aclrtIpcEventHandle`, passed by value.
 #[repr(C)]
@@ -533,47 +521,8 @@ not_supported! {
         linkIdx: u32,
     ) -> aclError;
 
-    // ---- Unified addressing and managed memory
-    fn aclrtMemManagedGetAttr(
-        attribute: aclrtMemManagedRangeAttribute,
-        ptr: *const c_void,
-        size: usize,
-        data: *mut c_void,
-        dataSize: usize,
-    ) -> aclError;
-    fn aclrtMemManagedGetAttrs(
-        attributes: *mut aclrtMemManagedRangeAttribute,
-        numAttributes: usize,
-        ptr: *const c_void,
-        size: usize,
-        data: *mut *mut c_void,
-        dataSizes: *mut usize,
-    ) -> aclError;
-    fn aclrtMemAllocManaged(ptr: *mut *mut c_void, size: u64, flag: u32) -> aclError;
-    fn aclrtMemManagedAdvise(
-        ptr: *const c_void,
-        size: u64,
-        advise: aclrtMemManagedAdviseType,
-        location: aclrtMemManagedLocation,
-    ) -> aclError;
+    // ---- Unified addressing
     fn aclrtMemP2PMap(devPtr: *mut c_void, size: usize, dstDevId: i32, flags: u64) -> aclError;
-    fn aclrtMemManagedPrefetchAsync(
-        ptr: *const c_void,
-        size: usize,
-        location: aclrtMemManagedLocation,
-        flags: u32,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtMemManagedPrefetchBatchAsync(
-        ptrs: *mut *const c_void,
-        sizes: *mut usize,
-        count: usize,
-        prefetchLocs: *mut aclrtMemManagedLocation,
-        prefetchLocIdxs: *mut usize,
-        numPrefetchLocs: usize,
-        flags: u64,
-        stream: aclrtStream,
-    ) -> aclError;
 
     // ---- Cache maintenance operations
     fn aclrtCmoAsync(
@@ -927,7 +876,6 @@ mod tests {
 
     #[test]
     fn by_value_structs_have_the_c_layout() {
-        assert_eq!(std::mem::size_of::<aclrtMemManagedLocation>(), 8);
         assert_eq!(std::mem::size_of::<aclrtIpcEventHandle>(), 64);
         assert_eq!(std::mem::size_of::<dim3>(), 12);
         assert_eq!(std::mem::size_of::<aclmdlRICondTaskParams>(), 24);

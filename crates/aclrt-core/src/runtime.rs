@@ -40,6 +40,8 @@ pub struct Runtime {
     pub(crate) memory: Arc<MemoryMap>,
     /// Stream-ordered memory pools.
     pub(crate) pools: crate::memory::pool::Pools,
+    /// Advice and prefetch state of managed memory.
+    pub(crate) managed: Arc<crate::memory::managed::Managed>,
     pub(crate) exceptions: Arc<ExceptionSlot>,
     /// Destroy calls (streams, contexts, device resets) under way: `aclFinalize` waits for
     /// them, so it never returns while one still waits for a kernel.
@@ -137,6 +139,7 @@ impl Runtime {
             reports: ReportHub::default(),
             memory: Arc::new(MemoryMap::default()),
             pools: Default::default(),
+            managed: Default::default(),
             exceptions,
             teardowns: Teardowns::default(),
             creations: Creations::default(),

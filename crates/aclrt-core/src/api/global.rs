@@ -475,6 +475,23 @@ on_the_process_runtime! {
     fn mem_pool_malloc_async(size: usize, handle: MemPoolHandle, stream: StreamHandle) -> Option<usize>;
     fn mem_pool_free_async(ptr: usize, stream: StreamHandle) -> ();
     fn mem_pool_trim_to(handle: MemPoolHandle, keep: usize) -> ();
+    fn mem_alloc_managed(size: u64, flag: u32) -> usize;
+    fn mem_managed_advise(ptr: usize, size: u64, advise: u32, location: super::ManagedLocation) -> ();
+    fn mem_managed_prefetch_async(
+        ptr: usize,
+        size: usize,
+        location: super::ManagedLocation,
+        flags: u32,
+        stream: StreamHandle
+    ) -> ();
+    fn mem_managed_prefetch_batch_async(
+        ptrs: Option<&[usize]>,
+        sizes: Option<&[usize]>,
+        locations: Option<&[super::ManagedLocation]>,
+        location_indexes: Option<&[usize]>,
+        flags: u64,
+        stream: StreamHandle
+    ) -> ();
     fn memset_d32_async(
         ptr: usize,
         mem_size: usize,
@@ -604,6 +621,36 @@ pub unsafe fn mem_pool_set_attr(handle: MemPoolHandle, attr: u32, value: usize) 
 pub unsafe fn mem_pool_get_attr(handle: MemPoolHandle, attr: u32, value: usize) -> Result<()> {
     // SAFETY: forwarded contract.
     acl(|rt| unsafe { rt.mem_pool_get_attr(handle, attr, value) })
+}
+
+/// [`Runtime::mem_managed_get_attr`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::mem_managed_get_attr`].
+pub unsafe fn mem_managed_get_attr(
+    attr: u32,
+    ptr: usize,
+    size: usize,
+    data: usize,
+    data_size: usize,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.mem_managed_get_attr(attr, ptr, size, data, data_size) })
+}
+
+/// [`Runtime::mem_managed_get_attrs`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::mem_managed_get_attrs`].
+pub unsafe fn mem_managed_get_attrs(
+    attrs: Option<&[u32]>,
+    ptr: usize,
+    size: usize,
+    data: Option<&[usize]>,
+    data_sizes: Option<&[usize]>,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.mem_managed_get_attrs(attrs, ptr, size, data, data_sizes) })
 }
 
 /// The exception info at `address` (an `aclrtExceptionInfo*`), if it is being handed to the

@@ -65,6 +65,7 @@
 //! copies.
 
 mod extents;
+pub(crate) mod managed;
 mod pages;
 pub(crate) mod pool;
 
@@ -178,21 +179,52 @@ impl MemoryMap {
 
     /// Allocates `size` zeroed bytes, [`ALIGNMENT`]-aligned, backed only once written.
     pub(crate) fn allocate(&self, size: usize, place: Place) -> Result<usize> {
+        self.allocate_aligned(size, ALIGNMENT, place)
+    }
+
+    /// [`MemoryMap::allocate`] starting on a multiple of `align` (a power of two).
+    pub(crate) fn allocate_aligned(
+        &self,
+        size: usize,
+        align: usize,
+        place: Place,
+    ) -> Result<usize> {
         debug_assert!(size > 0, "callers refuse size 0");
+        debug_assert!(align.is_power_of_two());
         let Some(len) = block_len(size).filter(|&l| l <= isize::MAX as usize) else {
             bail!(
                 ACL_ERROR_RT_MEMORY_ALLOCATION,
                 "cannot allocate {size} bytes"
             );
         };
+        // Room to align the start, beyond what every block already is.
+        let slack = align.max(ALIGNMENT) - ALIGNMENT;
+        let Some(span) = len.checked_add(slack) else {
+            bail!(
+                ACL_ERROR_RT_MEMORY_ALLOCATION,
+                "cannot allocate {size} bytes"
+            );
+        };
         let mut inner = self.write();
-        let start = match inner.free.take(len) {
+        let taken = match inner.free.take(span) {
             Some(start) => start,
             None => {
-                inner.grow(len)?;
-                inner.free.take(len).expect("a new segment holds the block")
+                inner.grow(span)?;
+                inner
+                    .free
+                    .take(span)
+                    .expect("a new segment holds the block")
             }
         };
+        let start = taken.next_multiple_of(align.max(ALIGNMENT));
+        if start > taken {
+            inner.free.give_back(taken, start - taken);
+        }
+        if taken + span > start + len {
+            inner
+                .free
+                .give_back(start + len, taken + span - (start + len));
+        }
         // SAFETY: the block was just taken from the free space of our segments, so it is mapped
         // and no allocation owns it; the write lock keeps it from being handed out twice.
         unsafe { pages::zero(start, len) };

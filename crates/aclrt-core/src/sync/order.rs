@@ -48,6 +48,7 @@ const CLASSES: &[(&str, &str)] = &[
     ("Order", "memory.pool_order"),
     ("DevicePools", "memory.device_pools"),
     ("Vec<Arc<Pool>>", "memory.retired_pools"),
+    ("ManagedState", "memory.managed"),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
