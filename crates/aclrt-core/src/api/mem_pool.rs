@@ -142,8 +142,9 @@ impl Runtime {
                  fit in device {device}'s {total} bytes"
             );
         }
-        let base = self.memory.reserve_region(size, GRANULE)?;
-        let pool = Pool::new(device, base, size, kind == PoolKind::CudaDefault);
+        let serial = pool::next_serial();
+        let base = self.memory.reserve_region(size, GRANULE, serial)?;
+        let pool = Pool::new(serial, device, base, size, kind == PoolKind::CudaDefault);
         if kind != PoolKind::Acl {
             pool.set_attrs(|a| {
                 a.event_dependencies = true;
@@ -405,7 +406,12 @@ impl Runtime {
             block_meta(call, base, len),
         )
         .map_err(undo)?;
-        self.memory.mark_live(base, size, pool.device);
+        if !self.memory.mark_live(base, size, pool.device, pool.serial) {
+            bail!(
+                ACL_ERROR_RT_INTERNAL_ERROR,
+                "{call}: the memory pool was destroyed meanwhile"
+            );
+        }
         Ok(base)
     }
 
@@ -462,7 +468,7 @@ impl Runtime {
                 return Err(e);
             }
         };
-        self.memory.unmark_live(ptr);
+        self.memory.unmark_live(ptr, pool.serial);
         let site = FreeSite {
             task_id,
             returned,
@@ -491,7 +497,7 @@ impl Runtime {
                 "{call}: {ptr:#x} is neither in a memory pool nor a live device allocation"
             );
         };
-        if base != ptr || a.pooled || !matches!(a.place, crate::memory::Place::Device(_)) {
+        if base != ptr || a.pool != 0 || !matches!(a.place, crate::memory::Place::Device(_)) {
             bail!(
                 ACL_ERROR_RT_MEMORY_FREE,
                 "{call}: {ptr:#x} is not the start of a device allocation from aclrtMalloc"

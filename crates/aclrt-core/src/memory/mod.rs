@@ -109,8 +109,9 @@ impl fmt::Display for Place {
 pub(crate) struct Allocation {
     pub(crate) size: usize,
     pub(crate) place: Place,
-    /// A block of a memory pool: freed through its pool, never by `aclrtFree`.
-    pub(crate) pooled: bool,
+    /// The serial of the memory pool the block belongs to (freed through it, never by
+    /// `aclrtFree`); 0 for other allocations.
+    pub(crate) pool: u64,
 }
 
 impl Allocation {
@@ -158,8 +159,8 @@ struct Inner {
     free: Extents,
     /// The latest frees (base, allocation), oldest first, at most [`FREED_RECORDS`].
     freed: VecDeque<(usize, Allocation)>,
-    /// Pool regions: start → length (see "Pool regions").
-    regions: BTreeMap<usize, usize>,
+    /// Pool regions: start → (length, the pool's serial) (see "Pool regions").
+    regions: BTreeMap<usize, (usize, u64)>,
 }
 
 /// All runtime memory: segments, live allocations and free space.
@@ -233,16 +234,16 @@ impl MemoryMap {
             Allocation {
                 size,
                 place,
-                pooled: false,
+                pool: 0,
             },
         );
         Ok(start)
     }
 
-    /// Reserves a pool region of `len` bytes starting on a multiple of `align` (a power of two
-    /// that divides `len`): address space only, with no live allocation in it. Its pages hold
-    /// no memory.
-    pub(crate) fn reserve_region(&self, len: usize, align: usize) -> Result<usize> {
+    /// Reserves a region of `len` bytes for the pool `serial`, starting on a multiple of `align`
+    /// (a power of two that divides `len`): address space only, with no live allocation in it.
+    /// Its pages hold no memory.
+    pub(crate) fn reserve_region(&self, len: usize, align: usize, serial: u64) -> Result<usize> {
         debug_assert!(len > 0 && align.is_power_of_two() && len % align == 0);
         let Some(span) = len.checked_add(align) else {
             bail!(
@@ -270,7 +271,7 @@ impl MemoryMap {
         if tail > 0 {
             inner.free.give_back(start + len, tail);
         }
-        inner.regions.insert(start, len);
+        inner.regions.insert(start, (len, serial));
         // SAFETY: taken from the free space just now: mapped, and nothing lives in it.
         unsafe { pages::zero(start, len) };
         Ok(start)
@@ -280,7 +281,7 @@ impl MemoryMap {
     /// returned.
     pub(crate) fn release_region(&self, start: usize) -> Vec<(usize, Allocation)> {
         let mut inner = self.write();
-        let Some(len) = inner.regions.remove(&start) else {
+        let Some((len, _)) = inner.regions.remove(&start) else {
             return Vec::new();
         };
         let inside: Vec<usize> = inner
@@ -298,25 +299,31 @@ impl MemoryMap {
         out
     }
 
-    /// Marks the pool block `[base, base + size)` live (it lies inside a region, free of other
-    /// live blocks: the pool's bookkeeping guarantees both).
-    pub(crate) fn mark_live(&self, base: usize, size: usize, device: i32) {
+    /// Marks the block `[base, base + size)` of pool `serial` live; `false` (nothing marked)
+    /// when the pool's region is gone (the pool was destroyed meanwhile). The pool's
+    /// bookkeeping guarantees the block overlaps no other live one.
+    pub(crate) fn mark_live(&self, base: usize, size: usize, device: i32, serial: u64) -> bool {
         let mut inner = self.write();
-        debug_assert!(inner.in_region(base));
+        if inner.region_of(base) != Some(serial) {
+            return false;
+        }
         inner.live.insert(
             base,
             Allocation {
                 size,
                 place: Place::Device(device),
-                pooled: true,
+                pool: serial,
             },
         );
+        true
     }
 
-    /// Ends the pool block at `base` here (its pool took it back).
-    pub(crate) fn unmark_live(&self, base: usize) {
+    /// Ends the block at `base` of pool `serial` here (its pool took it back); a block of
+    /// anything else there is left alone.
+    pub(crate) fn unmark_live(&self, base: usize, serial: u64) {
         let mut inner = self.write();
-        if let Some(a) = inner.live.remove(&base) {
+        if inner.live.get(&base).is_some_and(|a| a.pool == serial) {
+            let a = inner.live.remove(&base).expect("checked above");
             inner.remember(base, a);
         }
     }
@@ -325,7 +332,7 @@ impl MemoryMap {
     /// block overlaps (a pool trimmed it).
     pub(crate) fn release_pages(&self, start: usize, len: usize) {
         let inner = self.write();
-        debug_assert!(inner.in_region(start));
+        debug_assert!(inner.region_of(start).is_some());
         debug_assert!(inner.live.range(start..start + len).next().is_none());
         let (lo, hi) = (pages::page_up(start), pages::page_down(start + len));
         if lo < hi {
@@ -339,7 +346,7 @@ impl MemoryMap {
     pub(crate) fn free(&self, ptr: usize, expected: fn(Place) -> bool) -> Result<Allocation> {
         let mut inner = self.write();
         match inner.live.get(&ptr) {
-            Some(a) if a.pooled => bail!(
+            Some(a) if a.pool != 0 => bail!(
                 ACL_ERROR_RT_MEMORY_FREE,
                 "{ptr:#x} was allocated from a memory pool: give it back with \
                  aclrtMemPoolFreeAsync"
@@ -453,12 +460,13 @@ impl MemoryMap {
 }
 
 impl Inner {
-    /// Whether `ptr` lies in a pool region.
-    fn in_region(&self, ptr: usize) -> bool {
+    /// The serial of the pool whose region holds `ptr`.
+    fn region_of(&self, ptr: usize) -> Option<u64> {
         self.regions
             .range(..=ptr)
             .next_back()
-            .is_some_and(|(&s, &l)| ptr < s + l)
+            .filter(|(&s, &(l, _))| ptr < s + l)
+            .map(|(_, &(_, serial))| serial)
     }
 
     /// Reserves another segment able to hold a block of `len` bytes: [`SEGMENT_MIN`] or more,
@@ -531,9 +539,11 @@ impl Inner {
                 a.size,
                 a.place
             ),
-            None if self.in_region(ptr) => "it lies in a memory pool's reserved range but no \
+            None if self.region_of(ptr).is_some() => {
+                "it lies in a memory pool's reserved range but no \
                                             block of the pool holds it"
-                .to_owned(),
+                    .to_owned()
+            }
             None => "it lies in memory the runtime reserved but has not allocated \
                      (freed, or never handed out)"
                 .to_owned(),
@@ -678,6 +688,34 @@ mod tests {
         let m = message(map.check_access(first, 1, "x"));
         assert!(m.contains("has not allocated"), "{m}");
         map.free(spacer, |_| true).unwrap();
+    }
+
+    #[test]
+    fn pool_blocks_live_only_in_their_pools_region() {
+        let map = MemoryMap::default();
+        let base = map.reserve_region(4 << 20, 2 << 20, 7).unwrap();
+        assert_eq!(base % (2 << 20), 0);
+        // Inside the region but not marked: refused, and said to be pool space.
+        let m = message(map.check_access(base, 1, "x"));
+        assert!(m.contains("memory pool's reserved range"), "{m}");
+        assert!(!map.mark_live(base, 100, 0, 8), "another pool's serial");
+        assert!(map.mark_live(base, 100, 0, 7));
+        assert_eq!(map.check_access(base, 100, "x").unwrap(), Access::Runtime);
+        assert_eq!(code(map.free(base, |_| true)), ACL_ERROR_RT_MEMORY_FREE);
+        map.unmark_live(base, 8);
+        assert_eq!(map.live(), 1, "a stale serial removes nothing");
+        // The region goes back with its live blocks; marking there fails afterwards.
+        assert_eq!(map.release_region(base).len(), 1);
+        assert!(!map.mark_live(base, 100, 0, 7));
+        let plain = map.allocate(64, Place::Host).unwrap();
+        map.unmark_live(plain, 7);
+        assert_eq!(map.live(), 1, "an allocation that is not the pool's stays");
+        map.free(plain, |_| true).unwrap();
+        // Aligned allocations start on their alignment.
+        let a = map.allocate_aligned(100, 2 << 20, Place::Host).unwrap();
+        assert_eq!(a % (2 << 20), 0);
+        assert_eq!(map.check_access(a, 100, "x").unwrap(), Access::Runtime);
+        map.free(a, |_| true).unwrap();
     }
 
     #[test]

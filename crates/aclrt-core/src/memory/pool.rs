@@ -38,6 +38,9 @@
 //!    since they were last reset.
 //! 3. A block handed out again was freed in an order the program established (rules 1–2), or
 //!    its free had run (rule 3), or the allocation waits for it (rule 4).
+//! 4. A destroyed (drained) pool hands out nothing more, and the memory map marks a block live
+//!    only inside its own pool's region (checked under the map's lock), so a block taken while
+//!    the pool is destroyed never lands in memory given back.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,6 +59,12 @@ pub(crate) const NO_ROOM: &str = "memory pool has no room";
 
 /// Pool blocks, and pool sizes, are multiples of this (the vendor's 2 MB block size).
 pub(crate) const GRANULE: usize = 2 << 20;
+
+/// A serial for a new pool: unique in the process, never 0.
+pub(crate) fn next_serial() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
 
 /// `n` rounded up to [`GRANULE`], or `None` when that overflows.
 pub(crate) fn granule_up(n: usize) -> Option<usize> {
@@ -112,6 +121,8 @@ pub(crate) struct Taken {
 }
 
 struct PoolState {
+    /// Set when the pool is destroyed: nothing more is handed out.
+    closed: bool,
     allocated: BTreeMap<usize, Block>,
     /// Cached blocks by base address.
     cached: BTreeMap<usize, Cached>,
@@ -122,6 +133,8 @@ struct PoolState {
 
 /// One memory pool. See the module documentation.
 pub(crate) struct Pool {
+    /// Unique in the process: names the pool's blocks in the memory map.
+    pub(crate) serial: u64,
     pub(crate) device: i32,
     pub(crate) base: usize,
     pub(crate) size: usize,
@@ -131,10 +144,19 @@ pub(crate) struct Pool {
 }
 
 impl Pool {
-    pub(crate) fn new(device: i32, base: usize, size: usize, is_default: bool) -> Self {
+    /// A pool of `size` bytes at `base` (its region, reserved under `serial`, from
+    /// [`next_serial`]).
+    pub(crate) fn new(
+        serial: u64,
+        device: i32,
+        base: usize,
+        size: usize,
+        is_default: bool,
+    ) -> Self {
         let mut unreserved = Extents::default();
         unreserved.give_back(base, size);
         Self {
+            serial,
             device,
             base,
             size,
@@ -145,6 +167,7 @@ impl Pool {
                 unreserved,
                 usage: Usage::default(),
                 attrs: Attrs::default(),
+                closed: false,
             }),
         }
     }
@@ -172,6 +195,12 @@ impl Pool {
             );
         };
         let mut st = lock(&self.state);
+        if st.closed {
+            bail!(
+                ACL_ERROR_RT_INTERNAL_ERROR,
+                "the memory pool was destroyed meanwhile"
+            );
+        }
         let attrs = st.attrs;
         let rules: [&dyn Fn(&Cached) -> bool; 4] = [
             &|c| c.site.stream == stream,
@@ -310,6 +339,8 @@ impl Pool {
     /// Everything still reserved, and the allocated blocks (the pool is being destroyed).
     pub(crate) fn drain(&self) -> (u64, Vec<usize>) {
         let mut st = lock(&self.state);
+        st.closed = true;
+        st.unreserved.clear();
         let blocks = st.allocated.keys().copied().collect();
         st.allocated.clear();
         st.cached.clear();
@@ -395,6 +426,11 @@ impl Order {
         *e = (*e).max(record_task);
     }
 
+    /// Forgets a destroyed stream, as waiter and as recorder.
+    pub(crate) fn forget(&mut self, stream: u64) {
+        self.0.retain(|&(w, r), _| w != stream && r != stream);
+    }
+
     /// The records `waiter` has waited for, by recording stream.
     pub(crate) fn for_waiter(&self, waiter: u64) -> Vec<(u64, u64)> {
         self.0
@@ -463,6 +499,13 @@ impl Pools {
         }
     }
 
+    /// Forgets what a destroyed stream waited for or was waited on for.
+    pub(crate) fn forget_stream(&self, stream: u64) {
+        if self.any.load(Ordering::Acquire) {
+            lock(&self.order).forget(stream);
+        }
+    }
+
     /// Whether, by the waits `waiter` queued so far, task `task` of stream `stream` comes
     /// before `waiter`'s next task.
     pub(crate) fn ordered_for(&self, waiter: u64) -> impl Fn(u64, u64) -> bool {
@@ -502,7 +545,7 @@ mod tests {
 
     #[test]
     fn blocks_are_granules_and_usage_adds_up() {
-        let p = Pool::new(0, BASE, 8 * GRANULE, false);
+        let p = Pool::new(1, 0, BASE, 8 * GRANULE, false);
         let a = alloc(&p, 100, 1).unwrap();
         assert_eq!(a.base, BASE);
         let b = alloc(&p, GRANULE + 1, 1).unwrap();
@@ -523,7 +566,7 @@ mod tests {
 
     #[test]
     fn reuse_follows_the_rules() {
-        let p = Pool::new(0, BASE, 8 * GRANULE, false);
+        let p = Pool::new(1, 0, BASE, 8 * GRANULE, false);
         let a = alloc(&p, 10, 1).unwrap();
         free(&p, a.base, site(1, 3, false));
         // Another stream, no attribute: a fresh block.
@@ -565,7 +608,7 @@ mod tests {
 
     #[test]
     fn best_fit_splits_cached_blocks() {
-        let p = Pool::new(0, BASE, 8 * GRANULE, false);
+        let p = Pool::new(1, 0, BASE, 8 * GRANULE, false);
         let big = alloc(&p, 3 * GRANULE, 1).unwrap();
         free(&p, big.base, site(1, 0, false));
         let a = alloc(&p, 1, 1).unwrap();
@@ -576,7 +619,7 @@ mod tests {
 
     #[test]
     fn frees_are_checked() {
-        let p = Pool::new(0, BASE, 4 * GRANULE, false);
+        let p = Pool::new(1, 0, BASE, 4 * GRANULE, false);
         let a = alloc(&p, 10, 1).unwrap();
         let m = p.begin_free(a.base + 64).unwrap_err();
         assert_eq!(m.code(), ACL_ERROR_RT_INTERNAL_ERROR);
@@ -588,7 +631,7 @@ mod tests {
 
     #[test]
     fn trim_gives_back_cached_bytes_exactly() {
-        let p = Pool::new(0, BASE, 8 * GRANULE, false);
+        let p = Pool::new(1, 0, BASE, 8 * GRANULE, false);
         let a = alloc(&p, GRANULE, 1).unwrap();
         let b = alloc(&p, 2 * GRANULE, 1).unwrap();
         let _c = alloc(&p, GRANULE, 1).unwrap();
@@ -612,7 +655,7 @@ mod tests {
 
     #[test]
     fn lenient_trim_gives_back_only_returned_blocks() {
-        let p = Pool::new(0, BASE, 8 * GRANULE, false);
+        let p = Pool::new(1, 0, BASE, 8 * GRANULE, false);
         let a = alloc(&p, GRANULE, 1).unwrap();
         let b = alloc(&p, GRANULE, 1).unwrap();
         let _c = alloc(&p, GRANULE, 1).unwrap();
@@ -626,7 +669,7 @@ mod tests {
 
     #[test]
     fn exhaustion_and_refused_reservations_fail_cleanly() {
-        let p = Pool::new(0, BASE, 2 * GRANULE, false);
+        let p = Pool::new(1, 0, BASE, 2 * GRANULE, false);
         assert_eq!(
             alloc(&p, 3 * GRANULE, 1).err().unwrap().code(),
             ACL_ERROR_RT_INTERNAL_ERROR
@@ -650,6 +693,20 @@ mod tests {
     }
 
     #[test]
+    fn a_destroyed_pool_hands_out_nothing() {
+        let p = Pool::new(1, 0, BASE, 2 * GRANULE, false);
+        let a = alloc(&p, 1, 1).unwrap();
+        let (reserved, blocks) = p.drain();
+        assert_eq!((reserved, blocks), (GRANULE as u64, vec![a.base]));
+        let e = alloc(&p, 1, 1).err().unwrap();
+        assert!(e.message().contains("destroyed"), "{}", e.message());
+        assert_eq!(
+            p.begin_free(a.base).unwrap_err().code(),
+            ACL_ERROR_RT_INTERNAL_ERROR
+        );
+    }
+
+    #[test]
     fn order_keeps_the_latest_record_per_pair() {
         let mut o = Order::default();
         o.note(2, 1, 5);
@@ -658,5 +715,8 @@ mod tests {
         o.note(3, 1, 9);
         assert_eq!(o.for_waiter(2), vec![(1, 5), (4, 1)]);
         assert_eq!(o.for_waiter(3), vec![(1, 9)]);
+        o.forget(1);
+        assert_eq!(o.for_waiter(2), vec![(4, 1)]);
+        assert!(o.for_waiter(3).is_empty());
     }
 }
