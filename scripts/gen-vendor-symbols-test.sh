@@ -18,6 +18,7 @@ count="$(grep -c . "$list")"
 #include <stdio.h>
 
 #include "acl/acl.h"
+#include "acl/acl_rt_memory_soma.h"
 
 /* Some of the functions are deprecated; naming them is the point here. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"

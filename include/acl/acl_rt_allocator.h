@@ -1,8 +1,9 @@
 /*
  * aclrt: custom memory allocators bound to streams. The descriptor calls fill a table of
- * caller functions (allocate, free, advise, address of a block) that a stream's allocations
- * would go through. The emulated device does not route allocations through them yet: these
- * calls return ACL_ERROR_RT_FEATURE_NOT_SUPPORT (aclrtAllocatorCreateDesc returns NULL).
+ * caller functions (allocate, free, advise, address of a block); registering a descriptor on a
+ * stream stores a copy of it, which aclrtAllocatorGetByStream returns. The vendor's operator
+ * and model executors allocate through a stream's allocator; this runtime has none, so it
+ * never calls the functions. No aclInit is needed; NULL arguments are ACL_ERROR_INVALID_PARAM.
  */
 #ifndef INC_EXTERNAL_ACL_ACL_RT_ALLOCATOR_H_
 #define INC_EXTERNAL_ACL_ACL_RT_ALLOCATOR_H_

@@ -27,7 +27,6 @@ static void stubs(void)
     dim3 grid = {2, 3, 4};
     aclrtIpcEventHandle ipc;
     memset(&ipc, 0, sizeof ipc);
-    aclrtMemManagedLocation location = {ACL_MEM_LOCATIONTYPE_DEVICE, 0};
 
     /* aclError returns. */
     EXPECT_CODE(aclrtCreateLabel(&label), NS);
@@ -44,25 +43,23 @@ static void stubs(void)
     expect_noted("aclrtLaunchSIMTKernelWithHostArgs");
     EXPECT_CODE(aclrtIpcOpenEventHandle(ipc, (aclrtEvent *)garbage), NS);
     expect_noted("aclrtIpcOpenEventHandle");
-    EXPECT_CODE(aclrtMemManagedAdvise(garbage, 64, ACL_MEM_ADVISE_SET_READ_MOSTLY, location), NS);
-    expect_noted("aclrtMemManagedAdvise");
+    EXPECT_CODE(aclrtMemP2PMap(garbage, 64, 0, 0), NS);
+    expect_noted("aclrtMemP2PMap");
     EXPECT_CODE(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), NS);
     expect_noted("aclmdlRICaptureBegin");
     EXPECT_CODE(aclrtGetMemcpyDescSize(ACL_MEMCPY_HOST_TO_DEVICE, (size_t *)garbage), NS);
     expect_noted("aclrtGetMemcpyDescSize");
     EXPECT_CODE(aclrtSnapShotProcessLock(1, garbage), NS);
     expect_noted("aclrtSnapShotProcessLock");
-    EXPECT_CODE(aclrtAllocatorDestroyDesc(garbage), NS);
-    expect_noted("aclrtAllocatorDestroyDesc");
     EXPECT_CODE(aclrtBinaryGetDevAddress(garbage, (void **)garbage, (size_t *)garbage), NS);
     expect_noted("aclrtBinaryGetDevAddress");
+    EXPECT_CODE(aclrtDestroyLabel((aclrtLabel)garbage), NS);
+    expect_noted("aclrtDestroyLabel");
     /* An implemented function is not one of them. */
     CHECK(aclrtLaunchHostFunc(stream, noop_host, NULL) != NS);
     (void)aclrtGetLastError(ACL_RT_THREAD_LEVEL);
 
     /* Pointer returns: NULL. */
-    CHECK(aclrtAllocatorCreateDesc() == NULL);
-    expect_noted("aclrtAllocatorCreateDesc");
     CHECK(aclrtCreateGroupInfo() == NULL);
     expect_noted("aclrtCreateGroupInfo");
 

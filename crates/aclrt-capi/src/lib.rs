@@ -13,6 +13,7 @@
 // (pointers are NULL or valid for the access), documented once in the headers.
 #![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
 
+mod allocator;
 mod base;
 mod callback;
 mod config;
@@ -22,6 +23,8 @@ mod event;
 mod exception_ext;
 mod ext;
 mod kernel;
+mod managed;
+mod mem_pool;
 mod memory;
 mod memory_ext;
 mod not_supported;
@@ -32,6 +35,7 @@ mod res_limit;
 mod stream;
 mod stream_ext;
 
+pub use allocator::*;
 pub use base::*;
 pub use callback::*;
 pub use config::*;
@@ -40,6 +44,8 @@ pub use device_ext::*;
 pub use event::*;
 pub use exception_ext::*;
 pub use ext::*;
+pub use managed::*;
+pub use mem_pool::*;
 pub use memory::*;
 pub use memory_ext::*;
 pub use not_supported::*;

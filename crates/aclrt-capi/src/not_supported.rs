@@ -100,16 +100,6 @@ type aclmdlRICondHandleFlag = u32;
 type aclmdlRITask = *mut c_void;
 type aclmdlRITaskParams = c_void;
 type aclmdlRITaskType = u32;
-type aclrtAllocator = *mut c_void;
-type aclrtAllocatorAddr = *mut c_void;
-type aclrtAllocatorAllocAdviseFunc =
-    Option<unsafe extern "C" fn(aclrtAllocator, usize, aclrtAllocatorAddr) -> *mut c_void>;
-type aclrtAllocatorAllocFunc = Option<unsafe extern "C" fn(aclrtAllocator, usize) -> *mut c_void>;
-type aclrtAllocatorBlock = *mut c_void;
-type aclrtAllocatorDesc = *mut c_void;
-type aclrtAllocatorFreeFunc = Option<unsafe extern "C" fn(aclrtAllocator, aclrtAllocatorBlock)>;
-type aclrtAllocatorGetAddrFromBlockFunc =
-    Option<unsafe extern "C" fn(aclrtAllocatorBlock) -> *mut c_void>;
 type aclrtAtomicOperation = u32;
 type aclrtBarrierTaskInfo = c_void;
 type aclrtBinHandle = *mut c_void;
@@ -144,8 +134,6 @@ type aclrtMemHandleType = u32;
 type aclrtMemLinkType = u32;
 type aclrtMemLocation = c_void;
 type aclrtMemMallocPolicy = u32;
-type aclrtMemManagedAdviseType = u32;
-type aclrtMemManagedRangeAttribute = u32;
 type aclrtMemSharedHandleType = u32;
 type aclrtMemUceInfo = c_void;
 type aclrtMemcpyKind = u32;
@@ -164,16 +152,6 @@ type aclrtStreamAttrValue = c_void;
 type aclrtTaskGrp = *mut c_void;
 type aclrtTaskUpdateInfo = c_void;
 type aclrtTsId = u32;
-
-/// `aclrtMemManagedLocation`, passed by value.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct aclrtMemManagedLocation {
-    /// `aclrtMemManagedLocationType`.
-    pub r#type: u32,
-    /// Device or NUMA node id.
-    pub id: i32,
-}
 
 /// `aclrtIpcEventHandle`, passed by value.
 #[repr(C)]
@@ -513,47 +491,8 @@ not_supported! {
         linkIdx: u32,
     ) -> aclError;
 
-    // ---- Unified addressing and managed memory
-    fn aclrtMemManagedGetAttr(
-        attribute: aclrtMemManagedRangeAttribute,
-        ptr: *const c_void,
-        size: usize,
-        data: *mut c_void,
-        dataSize: usize,
-    ) -> aclError;
-    fn aclrtMemManagedGetAttrs(
-        attributes: *mut aclrtMemManagedRangeAttribute,
-        numAttributes: usize,
-        ptr: *const c_void,
-        size: usize,
-        data: *mut *mut c_void,
-        dataSizes: *mut usize,
-    ) -> aclError;
-    fn aclrtMemAllocManaged(ptr: *mut *mut c_void, size: u64, flag: u32) -> aclError;
-    fn aclrtMemManagedAdvise(
-        ptr: *const c_void,
-        size: u64,
-        advise: aclrtMemManagedAdviseType,
-        location: aclrtMemManagedLocation,
-    ) -> aclError;
+    // ---- Unified addressing
     fn aclrtMemP2PMap(devPtr: *mut c_void, size: usize, dstDevId: i32, flags: u64) -> aclError;
-    fn aclrtMemManagedPrefetchAsync(
-        ptr: *const c_void,
-        size: usize,
-        location: aclrtMemManagedLocation,
-        flags: u32,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtMemManagedPrefetchBatchAsync(
-        ptrs: *mut *const c_void,
-        sizes: *mut usize,
-        count: usize,
-        prefetchLocs: *mut aclrtMemManagedLocation,
-        prefetchLocIdxs: *mut usize,
-        numPrefetchLocs: usize,
-        flags: u64,
-        stream: aclrtStream,
-    ) -> aclError;
 
     // ---- Cache maintenance operations
     fn aclrtCmoAsync(
@@ -600,41 +539,6 @@ not_supported! {
         serverPids: *mut aclrtServerPid,
         num: usize,
     ) -> aclError;
-
-    // ---- Custom allocators bound to streams
-    fn aclrtAllocatorCreateDesc() -> aclrtAllocatorDesc;
-    fn aclrtAllocatorDestroyDesc(allocatorDesc: aclrtAllocatorDesc) -> aclError;
-    fn aclrtAllocatorSetObjToDesc(
-        allocatorDesc: aclrtAllocatorDesc,
-        allocator: aclrtAllocator,
-    ) -> aclError;
-    fn aclrtAllocatorSetAllocFuncToDesc(
-        allocatorDesc: aclrtAllocatorDesc,
-        func: aclrtAllocatorAllocFunc,
-    ) -> aclError;
-    fn aclrtAllocatorSetFreeFuncToDesc(
-        allocatorDesc: aclrtAllocatorDesc,
-        func: aclrtAllocatorFreeFunc,
-    ) -> aclError;
-    fn aclrtAllocatorSetAllocAdviseFuncToDesc(
-        allocatorDesc: aclrtAllocatorDesc,
-        func: aclrtAllocatorAllocAdviseFunc,
-    ) -> aclError;
-    fn aclrtAllocatorSetGetAddrFromBlockFuncToDesc(
-        allocatorDesc: aclrtAllocatorDesc,
-        func: aclrtAllocatorGetAddrFromBlockFunc,
-    ) -> aclError;
-    fn aclrtAllocatorRegister(stream: aclrtStream, allocatorDesc: aclrtAllocatorDesc) -> aclError;
-    fn aclrtAllocatorGetByStream(
-        stream: aclrtStream,
-        allocatorDesc: *mut aclrtAllocatorDesc,
-        allocator: *mut aclrtAllocator,
-        allocFunc: *mut aclrtAllocatorAllocFunc,
-        freeFunc: *mut aclrtAllocatorFreeFunc,
-        allocAdviseFunc: *mut aclrtAllocatorAllocAdviseFunc,
-        getAddrFromBlockFunc: *mut aclrtAllocatorGetAddrFromBlockFunc,
-    ) -> aclError;
-    fn aclrtAllocatorUnregister(stream: aclrtStream) -> aclError;
 
     // ---- Stream memory operations
 
@@ -942,7 +846,6 @@ mod tests {
 
     #[test]
     fn by_value_structs_have_the_c_layout() {
-        assert_eq!(std::mem::size_of::<aclrtMemManagedLocation>(), 8);
         assert_eq!(std::mem::size_of::<aclrtIpcEventHandle>(), 64);
         assert_eq!(std::mem::size_of::<dim3>(), 12);
         assert_eq!(std::mem::size_of::<aclmdlRICondTaskParams>(), 24);
@@ -966,7 +869,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert!(aclrtAllocatorCreateDesc().is_null());
-        assert_eq!(NOT_SUPPORTED.len(), 208);
+        assert_eq!(NOT_SUPPORTED.len(), 192);
     }
 }

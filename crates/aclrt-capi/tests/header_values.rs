@@ -67,7 +67,8 @@ fn run_c(name: &str, source: &str) -> String {
 fn every_rust_value_is_in_the_headers_with_the_same_number() {
     let values = rust_values();
     let mut src = String::from(
-        "#include <stdio.h>\n#include \"acl/acl.h\"\n#include \"acl/acl_ext.h\"\nint main(void)\n{\n",
+        "#include <stdio.h>\n#include \"acl/acl.h\"\n#include \"acl/acl_ext.h\"\n\
+         #include \"acl/acl_rt_memory_soma.h\"\nint main(void)\n{\n",
     );
     for name in values.keys() {
         src.push_str(&format!(
@@ -88,7 +89,10 @@ fn every_rust_value_is_in_the_headers_with_the_same_number() {
 
 #[test]
 fn enum_types_exist_and_are_int_sized() {
-    let mut src = String::from("#include <stdio.h>\n#include \"acl/acl.h\"\nint main(void)\n{\n");
+    let mut src = String::from(
+        "#include <stdio.h>\n#include \"acl/acl.h\"\n#include \"acl/acl_rt_memory_soma.h\"\n\
+         int main(void)\n{\n",
+    );
     let mut enums = 0;
     let consts = aclrt::consts::GROUPS
         .iter()
@@ -177,6 +181,7 @@ fn every_header_value_exists_in_rust() {
         "acl_base_mdl.h",
         "acl_rt.h",
         "acl_rt_allocator.h",
+        "acl_rt_memory_soma.h",
         "acl_ext.h",
         "error_codes/rt_error_codes.h",
         "error_codes/ge_error_codes.h",

@@ -71,6 +71,11 @@ handle_type!(
     CntNotifyHandle,
     0x55
 );
+handle_type!(
+    /// An `aclrtMemPool` (CUDA: a `CUmemoryPool`).
+    MemPoolHandle,
+    0x56
+);
 
 impl StreamHandle {
     /// The current context's default stream (`NULL` in C, `0` in Python).

@@ -72,7 +72,9 @@ pub use error::Failure;
 pub use error::{AclError, Error, Result};
 pub use exception::{ExceptionCallback, ExceptionInfo};
 pub use extras::StreamStateCallback;
-pub use handle::{CntNotifyHandle, ContextHandle, EventHandle, NotifyHandle, StreamHandle};
+pub use handle::{
+    CntNotifyHandle, ContextHandle, EventHandle, MemPoolHandle, NotifyHandle, StreamHandle,
+};
 pub use memory::ALIGNMENT;
 pub use runtime::Runtime;
 pub use task_info::{HostFn, KernelFn, MemRange, TaskKind, TaskMeta};

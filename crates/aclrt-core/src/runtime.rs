@@ -37,7 +37,11 @@ pub struct Runtime {
     pub(crate) streams: HandleTable<Stream>,
     pub(crate) events: HandleTable<Event>,
     pub(crate) reports: ReportHub,
-    pub(crate) memory: MemoryMap,
+    pub(crate) memory: Arc<MemoryMap>,
+    /// Stream-ordered memory pools.
+    pub(crate) pools: crate::memory::pool::Pools,
+    /// Advice and prefetch state of managed memory.
+    pub(crate) managed: Arc<crate::memory::managed::Managed>,
     pub(crate) exceptions: Arc<ExceptionSlot>,
     /// Destroy calls (streams, contexts, device resets) under way: `aclFinalize` waits for
     /// them, so it never returns while one still waits for a kernel.
@@ -133,7 +137,9 @@ impl Runtime {
             streams: HandleTable::new(StreamHandle::TAG),
             events: HandleTable::new(EventHandle::TAG),
             reports: ReportHub::default(),
-            memory: MemoryMap::default(),
+            memory: Arc::new(MemoryMap::default()),
+            pools: Default::default(),
+            managed: Default::default(),
             exceptions,
             teardowns: Teardowns::default(),
             creations: Creations::default(),

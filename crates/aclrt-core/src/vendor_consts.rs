@@ -378,6 +378,17 @@ vendor_consts! {
         ACL_MEM_HANDLE_TYPE_POSIX = 2,
     }
 
+    "acl_rt_memory_soma.h" Enum "aclrtMemPoolAttr" {
+        ACL_RT_MEM_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,
+        ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC = 2,
+        ACL_RT_MEM_POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3,
+        ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD = 4,
+        ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT = 5,
+        ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_HIGH = 6,
+        ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT = 7,
+        ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH = 8,
+    }
+
     "acl_rt.h" Enum "aclrtMemSharedHandleType" {
         ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT = 1,
         ACL_MEM_SHARE_HANDLE_TYPE_FABRIC = 2,
@@ -751,8 +762,8 @@ mod tests {
             .flat_map(|g| g.members.iter().copied())
             .collect();
         assert_eq!(flat, ALL);
-        assert_eq!(ALL.len(), 401);
-        assert_eq!(GROUPS.len(), 87);
+        assert_eq!(ALL.len(), 409);
+        assert_eq!(GROUPS.len(), 88);
         assert!(GROUPS.iter().all(|g| !g.members.is_empty()));
     }
 

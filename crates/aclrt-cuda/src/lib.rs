@@ -15,6 +15,7 @@
 mod context;
 mod device;
 mod legacy;
+mod mem_pool;
 mod memory;
 mod module;
 mod proc_address;

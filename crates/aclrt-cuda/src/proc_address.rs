@@ -21,6 +21,7 @@ use aclrt::cuda::{codes::*, CuError};
 use crate::context::*;
 use crate::device::*;
 use crate::legacy::*;
+use crate::mem_pool::*;
 use crate::memory::*;
 use crate::module::*;
 use crate::stream::*;

@@ -1,12 +1,12 @@
 //! Calls with no meaning on the emulated device: exported with CUDA's signatures, they check
-//! initialisation and return `CUDA_ERROR_NOT_SUPPORTED` (memory pools, external memory,
+//! initialisation and return `CUDA_ERROR_NOT_SUPPORTED` (external memory,
 //! clusters, the extended launch, Windows LUIDs). The profiler calls succeed and do nothing.
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
 use aclrt::cuda::{self, codes::*, CuError};
 
-use crate::{guard, CUdevice, CUdeviceptr, CUfunction, CUmodule, CUresult, CUstream};
+use crate::{guard, CUdevice, CUdeviceptr, CUfunction, CUmodule, CUresult};
 
 type Opaque = *mut c_void;
 
@@ -29,20 +29,6 @@ macro_rules! unsupported {
             not_supported(stringify!($name), $what)
         }
     )*};
-}
-
-unsupported! { "stream-ordered memory pools":
-    cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream);
-    cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream);
-    cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: Opaque, hStream: CUstream);
-    cuMemPoolCreate(pool: *mut Opaque, poolProps: *const c_void);
-    cuMemPoolDestroy(pool: Opaque);
-    cuMemPoolGetAttribute(pool: Opaque, attr: c_int, value: *mut c_void);
-    cuMemPoolSetAttribute(pool: Opaque, attr: c_int, value: *mut c_void);
-    cuMemPoolTrimTo(pool: Opaque, minBytesToKeep: usize);
-    cuDeviceGetDefaultMemPool(pool_out: *mut Opaque, dev: CUdevice);
-    cuDeviceGetMemPool(pool: *mut Opaque, dev: CUdevice);
-    cuDeviceSetMemPool(dev: CUdevice, pool: Opaque);
 }
 
 unsupported! { "external memory imports":

@@ -70,9 +70,6 @@ static void allocation(void) {
     EXPECT(cuMemAdvise(m, 256, (CUmem_advise)9, loc), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuMemAllocManaged(&m, 8, 3), CUDA_ERROR_INVALID_VALUE);
     OK(cuMemFree(m));
-    /* Pools are not there. */
-    EXPECT(cuMemAllocAsync(&d, 8, NULL), CUDA_ERROR_NOT_SUPPORTED);
-    EXPECT(cuMemFreeAsync(d, NULL), CUDA_ERROR_NOT_SUPPORTED);
 }
 
 static void copies_and_sets(void) {

@@ -454,14 +454,21 @@ impl Runtime {
             }
         };
         ev.wait_queued();
+        let recorded = match &target {
+            WaitTarget::Snapshot(record) => Some(record.origin()),
+            WaitTarget::Flag => None,
+        };
         let work = Work::Wait {
             target,
             event: ev.clone(),
             timeout,
         };
         self.submit(stream, TaskKind::Wait, work, meta_for(ev))
-            .map(|_| ())
-            .inspect_err(|_| ev.wait_executed())
+            .inspect_err(|_| ev.wait_executed())?;
+        if let Some(origin) = recorded {
+            self.note_pool_wait(stream, origin);
+        }
+        Ok(())
     }
 
     /// `aclrtStreamWaitEvent`: later work on the stream waits for the event, for at most the

@@ -373,7 +373,9 @@ macro_rules! on_the_process_runtime {
 }
 
 use crate::exception::ExceptionCallback;
-use crate::handle::{CntNotifyHandle, ContextHandle, EventHandle, NotifyHandle, StreamHandle};
+use crate::handle::{
+    CntNotifyHandle, ContextHandle, EventHandle, MemPoolHandle, NotifyHandle, StreamHandle,
+};
 use crate::task_info::{HostFn, KernelFn};
 
 on_the_process_runtime! {
@@ -512,6 +514,28 @@ on_the_process_runtime! {
     fn device_set_limit(limit: u32, value: usize) -> ();
     fn device_get_limit(limit: u32) -> usize;
     fn memset_d32(ptr: usize, mem_size: usize, value: u32, n: usize) -> ();
+    fn mem_pool_create(props: &super::MemPoolProps) -> MemPoolHandle;
+    fn mem_pool_destroy(handle: MemPoolHandle) -> ();
+    fn mem_pool_malloc_async(size: usize, handle: MemPoolHandle, stream: StreamHandle) -> Option<usize>;
+    fn mem_pool_free_async(ptr: usize, stream: StreamHandle) -> ();
+    fn mem_pool_trim_to(handle: MemPoolHandle, keep: usize) -> ();
+    fn mem_alloc_managed(size: u64, flag: u32) -> usize;
+    fn mem_managed_advise(ptr: usize, size: u64, advise: u32, location: super::ManagedLocation) -> ();
+    fn mem_managed_prefetch_async(
+        ptr: usize,
+        size: usize,
+        location: super::ManagedLocation,
+        flags: u32,
+        stream: StreamHandle
+    ) -> ();
+    fn mem_managed_prefetch_batch_async(
+        ptrs: Option<&[usize]>,
+        sizes: Option<&[usize]>,
+        locations: Option<&[super::ManagedLocation]>,
+        location_indexes: Option<&[usize]>,
+        flags: u64,
+        stream: StreamHandle
+    ) -> ();
     fn memset_d32_async(
         ptr: usize,
         mem_size: usize,
@@ -648,6 +672,54 @@ pub unsafe fn memset_async(
 ) -> Result<()> {
     // SAFETY: forwarded contract.
     acl(|rt| unsafe { rt.memset_async(ptr, max, value, count, stream) })
+}
+
+/// [`Runtime::mem_pool_set_attr`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::mem_pool_set_attr`].
+pub unsafe fn mem_pool_set_attr(handle: MemPoolHandle, attr: u32, value: usize) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.mem_pool_set_attr(handle, attr, value) })
+}
+
+/// [`Runtime::mem_pool_get_attr`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::mem_pool_get_attr`].
+pub unsafe fn mem_pool_get_attr(handle: MemPoolHandle, attr: u32, value: usize) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.mem_pool_get_attr(handle, attr, value) })
+}
+
+/// [`Runtime::mem_managed_get_attr`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::mem_managed_get_attr`].
+pub unsafe fn mem_managed_get_attr(
+    attr: u32,
+    ptr: usize,
+    size: usize,
+    data: usize,
+    data_size: usize,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.mem_managed_get_attr(attr, ptr, size, data, data_size) })
+}
+
+/// [`Runtime::mem_managed_get_attrs`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::mem_managed_get_attrs`].
+pub unsafe fn mem_managed_get_attrs(
+    attrs: Option<&[u32]>,
+    ptr: usize,
+    size: usize,
+    data: Option<&[usize]>,
+    data_sizes: Option<&[usize]>,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.mem_managed_get_attrs(attrs, ptr, size, data, data_sizes) })
 }
 
 /// The exception info at `address` (an `aclrtExceptionInfo*`), if it is being handed to the

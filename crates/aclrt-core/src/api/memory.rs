@@ -100,6 +100,7 @@ impl Runtime {
             crate::observe::freeing("aclrtFree", ptr);
         }
         let a = self.memory.free(ptr, |p| matches!(p, Place::Device(_)))?;
+        self.managed.remove(ptr);
         if let Place::Device(id) = a.place {
             if let Some(device) = self.device(id) {
                 device.unreserve_memory(a.size as u64);

@@ -136,6 +136,7 @@ impl Runtime {
             );
         }
         stream.context.remove_stream(&stream);
+        self.pools.forget_stream(handle.as_raw());
         Ok(())
     }
 

@@ -1,5 +1,6 @@
 //! The part of the ACL interface that needs no runtime: element sizes, float16 conversion,
-//! data buffers (`acl_base_rt.h`), and the package version and CANN attribute queries.
+//! data buffers (`acl_base_rt.h`), custom allocator descriptors and their registrations
+//! (`acl_rt_allocator.h`), and the package version and CANN attribute queries.
 //!
 //! Nothing here needs `aclInit`, a device or a context. Failures are noted for the calling
 //! thread like every other failure (`aclrtGetLastError`, `aclGetRecentErrMsg`).
@@ -15,12 +16,14 @@
 //! assert_eq!(base::version_str("runtime").unwrap(), base::RUNTIME_VERSION);
 //! ```
 
+mod allocator;
 mod attributes;
 mod data_buffer;
 mod data_type;
 mod fp16;
 mod version;
 
+pub use allocator::*;
 pub use attributes::*;
 pub use data_buffer::*;
 pub use data_type::*;

@@ -235,7 +235,7 @@ fn attribute_value(rt: &Runtime, attribute: i32, dev: CuDevice) -> Option<i32> {
         112 => 0,       // SPARSE_CUDA_ARRAY_SUPPORTED
         113 => 1,       // READ_ONLY_HOST_REGISTER_SUPPORTED
         114 => 0,       // TIMELINE_SEMAPHORE_INTEROP_SUPPORTED
-        115 => 0,       // MEMORY_POOLS_SUPPORTED: cuMemAllocAsync is not there
+        115 => 1,       // MEMORY_POOLS_SUPPORTED
         116..=119 => 0, // RDMA, pool handle types
         120 => 0,       // CLUSTER_LAUNCH
         121 => 0,       // DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED

@@ -44,6 +44,17 @@
 //! `aclrtFree`/`aclrtFreeHost` of anything but the start of a live allocation of the right kind
 //! is `207002`, with the same description of the address.
 //!
+//! # Pool regions
+//!
+//! A memory pool ([`pool`]) reserves one *region* of address space here when it is created
+//! ([`MemoryMap::reserve_region`]): taken from the free space like a block, but not an
+//! allocation, and not zeroed. The pool places its blocks inside it and marks each one live
+//! here while the program holds it ([`MemoryMap::mark_live`], [`MemoryMap::unmark_live`]), so
+//! copies and sets check pool blocks like any allocation; the rest of the region is runtime
+//! memory that is not allocated (`100000`). Pool blocks are device memory that `aclrtFree`
+//! refuses (`207002`); a reused pool block keeps the bytes its previous holder left
+//! (invariant 3 holds for blocks carved from space the pool never used or gave back).
+//!
 //! Asynchronous copies and sets are checked when they are submitted; the worker does not check
 //! again. A free between submit and run cannot make the worker fault: by invariant 1 the freed
 //! range is still mapped, so the task reads zeros or stale bytes, or writes into free pages
@@ -54,7 +65,9 @@
 //! copies.
 
 mod extents;
+pub(crate) mod managed;
 mod pages;
+pub(crate) mod pool;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -96,6 +109,9 @@ impl fmt::Display for Place {
 pub(crate) struct Allocation {
     pub(crate) size: usize,
     pub(crate) place: Place,
+    /// The serial of the memory pool the block belongs to (freed through it, never by
+    /// `aclrtFree`); 0 for other allocations.
+    pub(crate) pool: u64,
 }
 
 impl Allocation {
@@ -143,6 +159,8 @@ struct Inner {
     free: Extents,
     /// The latest frees (base, allocation), oldest first, at most [`FREED_RECORDS`].
     freed: VecDeque<(usize, Allocation)>,
+    /// Pool regions: start → (length, the pool's serial) (see "Pool regions").
+    regions: BTreeMap<usize, (usize, u64)>,
 }
 
 /// All runtime memory: segments, live allocations and free space.
@@ -162,32 +180,177 @@ impl MemoryMap {
 
     /// Allocates `size` zeroed bytes, [`ALIGNMENT`]-aligned, backed only once written.
     pub(crate) fn allocate(&self, size: usize, place: Place) -> Result<usize> {
+        self.allocate_aligned(size, ALIGNMENT, place)
+    }
+
+    /// [`MemoryMap::allocate`] starting on a multiple of `align` (a power of two).
+    pub(crate) fn allocate_aligned(
+        &self,
+        size: usize,
+        align: usize,
+        place: Place,
+    ) -> Result<usize> {
         debug_assert!(size > 0, "callers refuse size 0");
+        debug_assert!(align.is_power_of_two());
         let Some(len) = block_len(size).filter(|&l| l <= isize::MAX as usize) else {
             bail!(
                 ACL_ERROR_RT_MEMORY_ALLOCATION,
                 "cannot allocate {size} bytes"
             );
         };
+        // Room to align the start, beyond what every block already is.
+        let slack = align.max(ALIGNMENT) - ALIGNMENT;
+        let Some(span) = len.checked_add(slack) else {
+            bail!(
+                ACL_ERROR_RT_MEMORY_ALLOCATION,
+                "cannot allocate {size} bytes"
+            );
+        };
         let mut inner = self.write();
-        let start = match inner.free.take(len) {
+        let taken = match inner.free.take(span) {
             Some(start) => start,
             None => {
-                inner.grow(len)?;
-                inner.free.take(len).expect("a new segment holds the block")
+                inner.grow(span)?;
+                inner
+                    .free
+                    .take(span)
+                    .expect("a new segment holds the block")
             }
         };
+        let start = taken.next_multiple_of(align.max(ALIGNMENT));
+        if start > taken {
+            inner.free.give_back(taken, start - taken);
+        }
+        if taken + span > start + len {
+            inner
+                .free
+                .give_back(start + len, taken + span - (start + len));
+        }
         // SAFETY: the block was just taken from the free space of our segments, so it is mapped
         // and no allocation owns it; the write lock keeps it from being handed out twice.
         unsafe { pages::zero(start, len) };
-        inner.live.insert(start, Allocation { size, place });
+        inner.live.insert(
+            start,
+            Allocation {
+                size,
+                place,
+                pool: 0,
+            },
+        );
         Ok(start)
+    }
+
+    /// Reserves a region of `len` bytes for the pool `serial`, starting on a multiple of `align`
+    /// (a power of two that divides `len`): address space only, with no live allocation in it.
+    /// Its pages hold no memory.
+    pub(crate) fn reserve_region(&self, len: usize, align: usize, serial: u64) -> Result<usize> {
+        debug_assert!(len > 0 && align.is_power_of_two() && len % align == 0);
+        let Some(span) = len.checked_add(align) else {
+            bail!(
+                ACL_ERROR_RT_MEMORY_ALLOCATION,
+                "cannot reserve {len} bytes of address space"
+            );
+        };
+        let mut inner = self.write();
+        let taken = match inner.free.take(span) {
+            Some(start) => start,
+            None => {
+                inner.grow(span)?;
+                inner
+                    .free
+                    .take(span)
+                    .expect("a new segment holds the region")
+            }
+        };
+        // Keep the aligned part; the slack on either side goes back.
+        let start = taken.next_multiple_of(align);
+        if start > taken {
+            inner.free.give_back(taken, start - taken);
+        }
+        let tail = taken + span - (start + len);
+        if tail > 0 {
+            inner.free.give_back(start + len, tail);
+        }
+        inner.regions.insert(start, (len, serial));
+        // SAFETY: taken from the free space just now: mapped, and nothing lives in it.
+        unsafe { pages::zero(start, len) };
+        Ok(start)
+    }
+
+    /// Gives a pool region back to the free space; the blocks still live in it are freed and
+    /// returned.
+    pub(crate) fn release_region(&self, start: usize) -> Vec<(usize, Allocation)> {
+        let mut inner = self.write();
+        let Some((len, _)) = inner.regions.remove(&start) else {
+            return Vec::new();
+        };
+        let inside: Vec<usize> = inner
+            .live
+            .range(start..start + len)
+            .map(|(&b, _)| b)
+            .collect();
+        let mut out = Vec::with_capacity(inside.len());
+        for base in inside {
+            let a = inner.live.remove(&base).expect("listed above");
+            inner.remember(base, a);
+            out.push((base, a));
+        }
+        inner.release_block(start, len);
+        out
+    }
+
+    /// Marks the block `[base, base + size)` of pool `serial` live; `false` (nothing marked)
+    /// when the pool's region is gone (the pool was destroyed meanwhile). The pool's
+    /// bookkeeping guarantees the block overlaps no other live one.
+    pub(crate) fn mark_live(&self, base: usize, size: usize, device: i32, serial: u64) -> bool {
+        let mut inner = self.write();
+        if inner.region_of(base) != Some(serial) {
+            return false;
+        }
+        inner.live.insert(
+            base,
+            Allocation {
+                size,
+                place: Place::Device(device),
+                pool: serial,
+            },
+        );
+        true
+    }
+
+    /// Ends the block at `base` of pool `serial` here (its pool took it back); a block of
+    /// anything else there is left alone.
+    pub(crate) fn unmark_live(&self, base: usize, serial: u64) {
+        let mut inner = self.write();
+        if inner.live.get(&base).is_some_and(|a| a.pool == serial) {
+            let a = inner.live.remove(&base).expect("checked above");
+            inner.remember(base, a);
+        }
+    }
+
+    /// Gives back the whole pages inside `[start, start + len)`, part of a pool region no live
+    /// block overlaps (a pool trimmed it).
+    pub(crate) fn release_pages(&self, start: usize, len: usize) {
+        let inner = self.write();
+        debug_assert!(inner.region_of(start).is_some());
+        debug_assert!(inner.live.range(start..start + len).next().is_none());
+        let (lo, hi) = (pages::page_up(start), pages::page_down(start + len));
+        if lo < hi {
+            // SAFETY: whole pages inside a pool region where nothing is live.
+            unsafe { pages::release(lo, hi - lo) };
+        }
+        drop(inner);
     }
 
     /// Frees an allocation made in `expected`'s allocator; returns it.
     pub(crate) fn free(&self, ptr: usize, expected: fn(Place) -> bool) -> Result<Allocation> {
         let mut inner = self.write();
         match inner.live.get(&ptr) {
+            Some(a) if a.pool != 0 => bail!(
+                ACL_ERROR_RT_MEMORY_FREE,
+                "{ptr:#x} was allocated from a memory pool: give it back with \
+                 aclrtMemPoolFreeAsync"
+            ),
             Some(a) if expected(a.place) => {}
             Some(_) => bail!(
                 ACL_ERROR_RT_MEMORY_FREE,
@@ -266,6 +429,7 @@ impl MemoryMap {
             inner.remember(base, allocation);
         }
         inner.free.clear();
+        inner.regions.clear();
         let segments: Vec<_> = inner.segments.iter().map(|(&s, &l)| (s, l)).collect();
         for (start, len) in segments {
             inner.free.give_back(start, len);
@@ -296,6 +460,15 @@ impl MemoryMap {
 }
 
 impl Inner {
+    /// The serial of the pool whose region holds `ptr`.
+    fn region_of(&self, ptr: usize) -> Option<u64> {
+        self.regions
+            .range(..=ptr)
+            .next_back()
+            .filter(|(&s, &(l, _))| ptr < s + l)
+            .map(|(_, &(_, serial))| serial)
+    }
+
     /// Reserves another segment able to hold a block of `len` bytes: [`SEGMENT_MIN`] or more,
     /// or just enough if the host will not give that much address space.
     fn grow(&mut self, len: usize) -> Result<()> {
@@ -366,6 +539,11 @@ impl Inner {
                 a.size,
                 a.place
             ),
+            None if self.region_of(ptr).is_some() => {
+                "it lies in a memory pool's reserved range but no \
+                                            block of the pool holds it"
+                    .to_owned()
+            }
             None => "it lies in memory the runtime reserved but has not allocated \
                      (freed, or never handed out)"
                 .to_owned(),
@@ -510,6 +688,34 @@ mod tests {
         let m = message(map.check_access(first, 1, "x"));
         assert!(m.contains("has not allocated"), "{m}");
         map.free(spacer, |_| true).unwrap();
+    }
+
+    #[test]
+    fn pool_blocks_live_only_in_their_pools_region() {
+        let map = MemoryMap::default();
+        let base = map.reserve_region(4 << 20, 2 << 20, 7).unwrap();
+        assert_eq!(base % (2 << 20), 0);
+        // Inside the region but not marked: refused, and said to be pool space.
+        let m = message(map.check_access(base, 1, "x"));
+        assert!(m.contains("memory pool's reserved range"), "{m}");
+        assert!(!map.mark_live(base, 100, 0, 8), "another pool's serial");
+        assert!(map.mark_live(base, 100, 0, 7));
+        assert_eq!(map.check_access(base, 100, "x").unwrap(), Access::Runtime);
+        assert_eq!(code(map.free(base, |_| true)), ACL_ERROR_RT_MEMORY_FREE);
+        map.unmark_live(base, 8);
+        assert_eq!(map.live(), 1, "a stale serial removes nothing");
+        // The region goes back with its live blocks; marking there fails afterwards.
+        assert_eq!(map.release_region(base).len(), 1);
+        assert!(!map.mark_live(base, 100, 0, 7));
+        let plain = map.allocate(64, Place::Host).unwrap();
+        map.unmark_live(plain, 7);
+        assert_eq!(map.live(), 1, "an allocation that is not the pool's stays");
+        map.free(plain, |_| true).unwrap();
+        // Aligned allocations start on their alignment.
+        let a = map.allocate_aligned(100, 2 << 20, Place::Host).unwrap();
+        assert_eq!(a % (2 << 20), 0);
+        assert_eq!(map.check_access(a, 100, "x").unwrap(), Access::Runtime);
+        map.free(a, |_| true).unwrap();
     }
 
     #[test]

@@ -44,6 +44,11 @@ const CLASSES: &[(&str, &str)] = &[
     ("BTreeSet<u64>", "extras.halted"),
     ("BTreeSet<(i32, i32)>", "extras.peers"),
     ("Option<Box<dyn Any + Send>>", "cuda.state"),
+    ("PoolState", "memory.pool"),
+    ("Order", "memory.pool_order"),
+    ("DevicePools", "memory.device_pools"),
+    ("Vec<Arc<Pool>>", "memory.retired_pools"),
+    ("ManagedState", "memory.managed"),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
