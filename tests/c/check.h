@@ -85,6 +85,36 @@ static inline aclError sleep_kernel(void *args)
     return ACL_SUCCESS;
 }
 
+/* A gate host kernels wait at until the test opens it: it holds a stream exactly as long as
+ * the test needs, whatever the machine's speed (a sleeping kernel only guesses). */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int open;
+} gate_t;
+
+#define GATE_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0}
+
+/* Host kernel that waits until the gate_t at args is open. */
+static inline aclError gate_kernel(void *args)
+{
+    gate_t *g = (gate_t *)args;
+    pthread_mutex_lock(&g->lock);
+    while (!g->open) {
+        pthread_cond_wait(&g->cond, &g->lock);
+    }
+    pthread_mutex_unlock(&g->lock);
+    return ACL_SUCCESS;
+}
+
+static inline void gate_open(gate_t *g)
+{
+    pthread_mutex_lock(&g->lock);
+    g->open = 1;
+    pthread_cond_broadcast(&g->cond);
+    pthread_mutex_unlock(&g->lock);
+}
+
 /* Host kernel that fails with *(aclError *)args. */
 static inline aclError failing_kernel(void *args)
 {
