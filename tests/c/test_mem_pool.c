@@ -246,6 +246,12 @@ static void note_second(void *arg)
     g_order[g_order_n++] = 2;
 }
 
+static void hold(void *arg)
+{
+    (void)arg;
+    sem_wait(&g_gate);
+}
+
 static void reuse_rules(void)
 {
     aclrtMemPool pool = NULL;
@@ -373,14 +379,25 @@ static void malloc_free_errors(void)
     EXPECT_OK(aclrtMemPoolFreeAsync(x, s));
     EXPECT_CODE(aclrtMemPoolFreeAsync(x, s), ACL_ERROR_RT_INTERNAL_ERROR);
 
-    /* A device allocation from aclrtMalloc is freed when the stream reaches the free. */
+    /* A device allocation from aclrtMalloc is freed when the stream reaches the free; until
+     * then no other free may take it. */
     void *dev = NULL;
     size_t before = device_free();
     REQUIRE_OK(aclrtMalloc(&dev, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(sem_init(&g_gate, 0, 0) == 0 ? ACL_SUCCESS : ACL_ERROR_FAILURE);
+    EXPECT_OK(aclrtLaunchHostFunc(s, hold, NULL));
     EXPECT_OK(aclrtMemPoolFreeAsync(dev, s));
+    EXPECT_CODE(aclrtMemPoolFreeAsync(dev, s), ACL_ERROR_RT_MEMORY_FREE);
+    CHECK(strstr(aclGetRecentErrMsg(), "already queued") != NULL);
+    EXPECT_CODE(aclrtFree(dev), ACL_ERROR_RT_MEMORY_FREE);
+    CHECK(strstr(aclGetRecentErrMsg(), "queued aclrtMemPoolFreeAsync") != NULL);
+    CHECK(device_free() == before - 4096);
+    sem_post(&g_gate);
     EXPECT_OK(aclrtSynchronizeStream(s));
+    sem_destroy(&g_gate);
     CHECK(device_free() == before);
     EXPECT_CODE(aclrtFree(dev), ACL_ERROR_RT_MEMORY_FREE);
+    CHECK(strstr(aclGetRecentErrMsg(), "was freed") != NULL);
     void *host = NULL;
     REQUIRE_OK(aclrtMallocHost(&host, 64));
     EXPECT_CODE(aclrtMemPoolFreeAsync(host, s), ACL_ERROR_RT_MEMORY_FREE);

@@ -19,6 +19,7 @@ use crate::error::{bail, AclError, Error, Result};
 use crate::exec::Work;
 use crate::handle::{MemPoolHandle, StreamHandle};
 use crate::memory::pool::{self, FreeSite, Pool, GRANULE};
+use crate::memory::Place;
 use crate::runtime::Runtime;
 use crate::stream::Stream;
 use crate::task_info::{MemRange, TaskKind, TaskMeta};
@@ -489,15 +490,33 @@ impl Runtime {
         Ok(())
     }
 
-    /// Frees an `aclrtMalloc` allocation when `stream` reaches the task.
+    /// Frees an `aclrtMalloc` allocation when `stream` reaches the task. The pointer is noted
+    /// as pending first, so `aclrtFree` and another such free refuse it until the task ran.
     fn free_in_order(&self, ptr: usize, stream: &Arc<Stream>, call: &str) -> Result<()> {
+        if !self.pools.pending.begin(ptr) {
+            bail!(
+                ACL_ERROR_RT_MEMORY_FREE,
+                "{call}: a free of {ptr:#x} is already queued"
+            );
+        }
+        self.queue_free(ptr, stream, call)
+            .inspect_err(|_| self.pools.pending.end(ptr))
+    }
+
+    fn queue_free(&self, ptr: usize, stream: &Arc<Stream>, call: &str) -> Result<()> {
         let Some((base, a)) = self.memory.allocation_at(ptr) else {
             bail!(
                 ACL_ERROR_RT_MEMORY_FREE,
                 "{call}: {ptr:#x} is neither in a memory pool nor a live device allocation"
             );
         };
-        if base != ptr || a.pool != 0 || !matches!(a.place, crate::memory::Place::Device(_)) {
+        let Place::Device(id) = a.place else {
+            bail!(
+                ACL_ERROR_RT_MEMORY_FREE,
+                "{call}: {ptr:#x} is host memory, not a device allocation from aclrtMalloc"
+            );
+        };
+        if base != ptr || a.pool != 0 {
             bail!(
                 ACL_ERROR_RT_MEMORY_FREE,
                 "{call}: {ptr:#x} is not the start of a device allocation from aclrtMalloc"
@@ -510,16 +529,19 @@ impl Runtime {
             );
         }
         let memory = self.memory.clone();
-        let device = match a.place {
-            crate::memory::Place::Device(id) => self.device(id),
-            crate::memory::Place::Host => None,
-        };
+        let managed = self.managed.clone();
+        // Ends the pending mark when the task has run, or when it is dropped without running
+        // (a discarded task): then `aclrtFree` may take the allocation.
+        let pending = PendingGuard(self.pools.pending.clone(), ptr);
+        let device = self.device(id);
         let free = move || {
-            if let Ok(a) = memory.free(ptr, |p| matches!(p, crate::memory::Place::Device(_))) {
+            if let Ok(a) = memory.free(ptr, |p| matches!(p, Place::Device(_))) {
+                managed.remove(ptr);
                 if let Some(d) = device {
                     d.unreserve_memory(a.size as u64);
                 }
             }
+            drop(pending);
             Ok(())
         };
         self.submit(
@@ -565,6 +587,16 @@ impl Runtime {
     pub(crate) fn note_pool_wait(&self, waiter: &Stream, record: crate::observe::TaskRef) {
         self.pools
             .note_wait(waiter.handle.as_raw(), record.stream, record.task_id);
+    }
+}
+
+/// A queued `aclrtMemPoolFreeAsync` of an `aclrtMalloc` allocation; ends its pending mark
+/// when dropped.
+struct PendingGuard(Arc<pool::PendingFrees>, usize);
+
+impl Drop for PendingGuard {
+    fn drop(&mut self) {
+        self.0.end(self.1);
     }
 }
 

@@ -96,6 +96,12 @@ impl Runtime {
                 "aclrtFree: {ptr:#x} is from acldvppMalloc: free it with acldvppFree"
             );
         }
+        if self.pools.pending.contains(ptr) {
+            bail!(
+                ACL_ERROR_RT_MEMORY_FREE,
+                "aclrtFree: {ptr:#x} is being freed by a queued aclrtMemPoolFreeAsync"
+            );
+        }
         if crate::observe::enabled() {
             crate::observe::freeing("aclrtFree", ptr);
         }

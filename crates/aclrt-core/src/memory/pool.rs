@@ -450,6 +450,36 @@ pub(crate) struct Pools {
     pub(crate) per_device: Mutex<DevicePools>,
     /// Destroyed CUDA pools that still have allocated blocks: they end with the last free.
     pub(crate) retired: Mutex<Vec<Arc<Pool>>>,
+    /// `aclrtMalloc` allocations whose `aclrtMemPoolFreeAsync` is queued.
+    pub(crate) pending: Arc<PendingFrees>,
+}
+
+/// Allocations freed in stream order whose free task has not run: no other free may take them
+/// meanwhile (it would let the address be handed out again before the queued free runs).
+#[derive(Default)]
+pub(crate) struct PendingFrees {
+    used: AtomicBool,
+    set: Mutex<PendingSet>,
+}
+
+#[derive(Default)]
+struct PendingSet(std::collections::BTreeSet<usize>);
+
+impl PendingFrees {
+    /// Notes a queued free of `ptr`; `false` if one is queued already.
+    pub(crate) fn begin(&self, ptr: usize) -> bool {
+        self.used.store(true, Ordering::Release);
+        lock(&self.set).0.insert(ptr)
+    }
+
+    /// The queued free of `ptr` ran, or was not queued after all.
+    pub(crate) fn end(&self, ptr: usize) {
+        lock(&self.set).0.remove(&ptr);
+    }
+
+    pub(crate) fn contains(&self, ptr: usize) -> bool {
+        self.used.load(Ordering::Acquire) && lock(&self.set).0.contains(&ptr)
+    }
 }
 
 /// Per device id: the default pool, once made, and the current pool, when set (CUDA).
@@ -467,6 +497,7 @@ impl Default for Pools {
             order: Mutex::new(Order::default()),
             per_device: Mutex::new(DevicePools::default()),
             retired: Mutex::new(Vec::new()),
+            pending: Arc::default(),
         }
     }
 }

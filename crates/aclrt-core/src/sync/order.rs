@@ -49,6 +49,7 @@ const CLASSES: &[(&str, &str)] = &[
     ("DevicePools", "memory.device_pools"),
     ("Vec<Arc<Pool>>", "memory.retired_pools"),
     ("ManagedState", "memory.managed"),
+    ("PendingSet", "memory.pending_frees"),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
