@@ -369,7 +369,7 @@ typedef struct CUDA_MEMCPY2D_st {
 typedef enum CUdriverProcAddress_flags_enum {
     CU_GET_PROC_ADDRESS_DEFAULT = 0,
     CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1,
-    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2 /* same functions: no _ptsz variants */
+    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2 /* the _ptsz / _ptds variant where one exists */
 } CUdriverProcAddress_flags;
 
 typedef enum CUdriverProcAddressQueryResult_enum {
@@ -419,6 +419,61 @@ typedef enum CUdriverProcAddressQueryResult_enum {
 #define cuMemPrefetchAsync cuMemPrefetchAsync_v2
 #define cuGetProcAddress cuGetProcAddress_v2
 #define cuGraphInstantiate cuGraphInstantiateWithFlags
+
+/* Built with CUDA_API_PER_THREAD_DEFAULT_STREAM, as with CUDA's cuda.h, the calls that use a
+ * stream name their per-thread default stream variants: there a NULL stream (and the implicit
+ * stream of the synchronous copies and sets) is the calling thread's per-thread stream, which
+ * synchronises with the legacy stream only; CU_STREAM_LEGACY still names the legacy stream. */
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cuMemcpyHtoD_v2 cuMemcpyHtoD_v2_ptds
+#define cuMemcpyDtoH_v2 cuMemcpyDtoH_v2_ptds
+#define cuMemcpyDtoD_v2 cuMemcpyDtoD_v2_ptds
+#define cuMemcpy2D_v2 cuMemcpy2D_v2_ptds
+#define cuMemcpy2DUnaligned_v2 cuMemcpy2DUnaligned_v2_ptds
+#define cuMemsetD8_v2 cuMemsetD8_v2_ptds
+#define cuMemsetD16_v2 cuMemsetD16_v2_ptds
+#define cuMemsetD32_v2 cuMemsetD32_v2_ptds
+#define cuMemsetD2D8_v2 cuMemsetD2D8_v2_ptds
+#define cuMemsetD2D16_v2 cuMemsetD2D16_v2_ptds
+#define cuMemsetD2D32_v2 cuMemsetD2D32_v2_ptds
+#define cuMemcpy cuMemcpy_ptds
+#define cuMemcpyPeer cuMemcpyPeer_ptds
+#define cuMemcpyHtoDAsync_v2 cuMemcpyHtoDAsync_v2_ptsz
+#define cuMemcpyDtoHAsync_v2 cuMemcpyDtoHAsync_v2_ptsz
+#define cuMemcpyDtoDAsync_v2 cuMemcpyDtoDAsync_v2_ptsz
+#define cuMemcpy2DAsync_v2 cuMemcpy2DAsync_v2_ptsz
+#define cuMemcpyAsync cuMemcpyAsync_ptsz
+#define cuMemcpyPeerAsync cuMemcpyPeerAsync_ptsz
+#define cuMemPrefetchAsync_v2 cuMemPrefetchAsync_v2_ptsz
+#define cuMemsetD8Async cuMemsetD8Async_ptsz
+#define cuMemsetD16Async cuMemsetD16Async_ptsz
+#define cuMemsetD32Async cuMemsetD32Async_ptsz
+#define cuMemsetD2D8Async cuMemsetD2D8Async_ptsz
+#define cuMemsetD2D16Async cuMemsetD2D16Async_ptsz
+#define cuMemsetD2D32Async cuMemsetD2D32Async_ptsz
+#define cuStreamGetPriority cuStreamGetPriority_ptsz
+#define cuStreamGetFlags cuStreamGetFlags_ptsz
+#define cuStreamGetCtx cuStreamGetCtx_ptsz
+#define cuStreamGetCtx_v2 cuStreamGetCtx_v2_ptsz
+#define cuStreamGetId cuStreamGetId_ptsz
+#define cuStreamWaitEvent cuStreamWaitEvent_ptsz
+#define cuStreamAddCallback cuStreamAddCallback_ptsz
+#define cuStreamAttachMemAsync cuStreamAttachMemAsync_ptsz
+#define cuStreamQuery cuStreamQuery_ptsz
+#define cuStreamSynchronize cuStreamSynchronize_ptsz
+#define cuStreamBeginCapture_v2 cuStreamBeginCapture_v2_ptsz
+#define cuStreamEndCapture cuStreamEndCapture_ptsz
+#define cuStreamIsCapturing cuStreamIsCapturing_ptsz
+#define cuStreamGetCaptureInfo_v2 cuStreamGetCaptureInfo_v2_ptsz
+#define cuStreamGetCaptureInfo_v3 cuStreamGetCaptureInfo_v3_ptsz
+#define cuEventRecord cuEventRecord_ptsz
+#define cuEventRecordWithFlags cuEventRecordWithFlags_ptsz
+#define cuLaunchKernel cuLaunchKernel_ptsz
+#define cuLaunchCooperativeKernel cuLaunchCooperativeKernel_ptsz
+#define cuLaunchHostFunc cuLaunchHostFunc_ptsz
+#define cuGraphLaunch cuGraphLaunch_ptsz
+#define cuGraphUpload cuGraphUpload_ptsz
+#endif
 
 CUresult cuGetErrorName(CUresult error, const char **pStr);
 CUresult cuGetErrorString(CUresult error, const char **pStr);
@@ -682,6 +737,97 @@ CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfu
                                           size_t dynamicSMemSize, int blockSizeLimit);
 CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func,
                                                  int numBlocks, int blockSize);
+
+/* The per-thread default stream variants, under their own names (see above). */
+CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUresult cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount);
+CUresult cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                           CUcontext srcContext, size_t ByteCount);
+CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy);
+CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy);
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N);
+CUresult cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N);
+CUresult cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N);
+CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
+                              size_t Width, size_t Height);
+CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
+                               size_t Width, size_t Height);
+CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
+                               size_t Width, size_t Height);
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream);
+CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+                                   CUstream hStream);
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+                                   CUstream hStream);
+CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
+                                   size_t ByteCount, CUstream hStream);
+CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream hStream);
+CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext,
+                                CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount,
+                                CUstream hStream);
+CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
+                                 CUstream hStream);
+CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+                                    unsigned int flags, CUstream hStream);
+CUresult cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N,
+                              CUstream hStream);
+CUresult cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N,
+                               CUstream hStream);
+CUresult cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N,
+                               CUstream hStream);
+CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
+                                size_t Width, size_t Height, CUstream hStream);
+CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
+                                 size_t Width, size_t Height, CUstream hStream);
+CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
+                                 size_t Width, size_t Height, CUstream hStream);
+CUresult cuStreamGetPriority_ptsz(CUstream hStream, int *priority);
+CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags);
+CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx);
+CUresult cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, void **pGreenCtx);
+CUresult cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId);
+CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags);
+CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void *userData,
+                                  unsigned int flags);
+CUresult cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length,
+                                     unsigned int flags);
+CUresult cuStreamQuery_ptsz(CUstream hStream);
+CUresult cuStreamSynchronize_ptsz(CUstream hStream);
+CUresult cuStreamBeginCapture_ptsz(CUstream hStream);
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode);
+CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph);
+CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus);
+CUresult cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus,
+                                     cuuint64_t *id);
+CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream,
+                                        CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out,
+                                        const CUgraphNode **dependencies_out,
+                                        size_t *numDependencies_out);
+CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream,
+                                        CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out,
+                                        const CUgraphNode **dependencies_out,
+                                        const void **edgeData_out, size_t *numDependencies_out);
+CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream);
+CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags);
+CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                             unsigned int gridDimZ, unsigned int blockDimX,
+                             unsigned int blockDimY, unsigned int blockDimZ,
+                             unsigned int sharedMemBytes, CUstream hStream, void **kernelParams,
+                             void **extra);
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX,
+                                        unsigned int gridDimY, unsigned int gridDimZ,
+                                        unsigned int blockDimX, unsigned int blockDimY,
+                                        unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                        CUstream hStream, void **kernelParams);
+CUresult cuLaunchKernelEx_ptsz(const void *config, CUfunction f, void **kernelParams,
+                               void **extra);
+CUresult cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData);
+CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream);
 
 CUresult cuProfilerStart(void);
 CUresult cuProfilerStop(void);

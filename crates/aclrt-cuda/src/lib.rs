@@ -17,6 +17,7 @@ mod device;
 mod legacy;
 mod memory;
 mod module;
+mod per_thread;
 mod proc_address;
 mod stream;
 mod unsupported;

@@ -5,6 +5,7 @@ use std::ffi::{c_int, c_uint, c_void};
 
 use aclrt::cuda::{self, codes::*, CuError, Direction, Mode, Pattern, Side2D};
 
+use crate::per_thread::sync_mode;
 use crate::{
     context, guard, out_ptr, put, stream, CUcontext, CUdevice, CUdeviceptr, CUresult, CUstream,
 };
@@ -281,7 +282,7 @@ pub unsafe extern "C" fn cuMemcpy(
         src as usize,
         ByteCount,
         Direction::Unified,
-        Mode::Sync,
+        sync_mode(),
         "cuMemcpy",
     )
 }
@@ -318,7 +319,7 @@ pub unsafe extern "C" fn cuMemcpyHtoD_v2(
         s,
         ByteCount,
         Direction::HostToDevice,
-        Mode::Sync,
+        sync_mode(),
         "cuMemcpyHtoD",
     )
 }
@@ -356,7 +357,7 @@ pub unsafe extern "C" fn cuMemcpyDtoH_v2(
         s,
         ByteCount,
         Direction::DeviceToHost,
-        Mode::Sync,
+        sync_mode(),
         "cuMemcpyDtoH",
     )
 }
@@ -394,7 +395,7 @@ pub unsafe extern "C" fn cuMemcpyDtoD_v2(
         s,
         ByteCount,
         Direction::DeviceToDevice,
-        Mode::Sync,
+        sync_mode(),
         "cuMemcpyDtoD",
     )
 }
@@ -445,7 +446,7 @@ pub unsafe extern "C" fn cuMemcpyPeer(
                 s,
                 ByteCount,
                 Direction::DeviceToDevice,
-                Mode::Sync,
+                sync_mode(),
                 "cuMemcpyPeer",
             )
         }
@@ -542,14 +543,14 @@ unsafe fn copy_2d(p: *const CUDA_MEMCPY2D, mode: Mode, call: &'static str) -> CU
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     // SAFETY: forwarded.
-    unsafe { copy_2d(pCopy, Mode::Sync, "cuMemcpy2D") }
+    unsafe { copy_2d(pCopy, sync_mode(), "cuMemcpy2D") }
 }
 
 /// `cuMemcpy2DUnaligned_v2`: as `cuMemcpy2D_v2` (no alignment rule applies here).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     // SAFETY: forwarded.
-    unsafe { copy_2d(pCopy, Mode::Sync, "cuMemcpy2DUnaligned") }
+    unsafe { copy_2d(pCopy, sync_mode(), "cuMemcpy2DUnaligned") }
 }
 
 /// `cuMemcpy2DAsync_v2`.
@@ -582,7 +583,7 @@ macro_rules! memsets {
         $(#[$doc])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(dstDevice: CUdeviceptr, value: $ty, N: usize) -> CUresult {
-            set(dstDevice, Pattern::$variant(value), N.wrapping_mul($size), N, 1, Mode::Sync, stringify!($name))
+            set(dstDevice, Pattern::$variant(value), N.wrapping_mul($size), N, 1, sync_mode(), stringify!($name))
         }
 
         /// The asynchronous form.
@@ -606,7 +607,7 @@ macro_rules! memsets {
             Width: usize,
             Height: usize,
         ) -> CUresult {
-            set(dstDevice, Pattern::$variant(value), dstPitch, Width, Height, Mode::Sync, stringify!($d2))
+            set(dstDevice, Pattern::$variant(value), dstPitch, Width, Height, sync_mode(), stringify!($d2))
         }
 
         /// The asynchronous 2D form.

@@ -9,9 +9,10 @@
 //! succeeds in the CUDA 12 form (`_v2`, whose status says what happened; the driver does so)
 //! and fails with `CUDA_ERROR_NOT_FOUND` in the CUDA 11.3 form, which has no status.
 //!
-//! The per-thread default stream variants (`_ptsz`, `_ptds`) are not provided: with
-//! `CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM` the same functions are returned, for which
-//! a NULL stream is the legacy stream (pass `CU_STREAM_PER_THREAD` for the thread's stream).
+//! With `CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM` the entry found is replaced by its
+//! per-thread default stream variant (`_ptsz`, `_ptds`, see `per_thread.rs`) where it has one;
+//! with `CU_GET_PROC_ADDRESS_DEFAULT` or `_LEGACY_STREAM` the plain function is returned, for
+//! which a NULL stream is the legacy stream.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
@@ -35,6 +36,8 @@ pub const CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND: c_int = 1;
 pub const CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT: c_int = 2;
 /// `CU_GET_PROC_ADDRESS_DEFAULT | _LEGACY_STREAM | _PER_THREAD_DEFAULT_STREAM`.
 const FLAGS: u64 = 0x3;
+/// `CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM`.
+const PER_THREAD_DEFAULT_STREAM: u64 = 0x2;
 
 /// (CUDA name, version that introduced this ABI, function).
 struct Entry(&'static str, c_int, *const c_void);
@@ -699,6 +702,10 @@ unsafe fn get_proc_address(
         // SAFETY: a NUL-terminated name, as the C API requires.
         let name = unsafe { CStr::from_ptr(symbol) }.to_string_lossy();
         let (found, status) = match lookup(&name, cudaVersion) {
+            Ok(f) if flags == PER_THREAD_DEFAULT_STREAM => (
+                crate::per_thread::variant_of(f).unwrap_or(f),
+                CU_GET_PROC_ADDRESS_SUCCESS,
+            ),
             Ok(f) => (f, CU_GET_PROC_ADDRESS_SUCCESS),
             Err(status) => (std::ptr::null(), status),
         };
@@ -784,5 +791,51 @@ mod tests {
                 "{name} {version}: a function listed twice"
             );
         }
+    }
+
+    #[test]
+    fn every_per_thread_variant_is_reachable() {
+        let plain: std::collections::HashSet<usize> =
+            entries().into_iter().map(|(_, _, f)| f).collect();
+        let variants = crate::per_thread::variants();
+        assert_eq!(variants.len(), crate::per_thread::NAMES.len());
+        for (i, (f, v)) in variants.iter().enumerate() {
+            let name = crate::per_thread::NAMES[i];
+            assert!(
+                plain.contains(f),
+                "{name}: its plain function is not in the table"
+            );
+            assert_ne!(f, v, "{name}");
+        }
+        let mut f: *mut c_void = std::ptr::null_mut();
+        let mut status = -1;
+        // SAFETY: a NUL-terminated name and live out-pointers.
+        let code = unsafe {
+            cuGetProcAddress_v2(
+                c"cuStreamBeginCapture".as_ptr(),
+                &mut f,
+                10000,
+                PER_THREAD_DEFAULT_STREAM,
+                &mut status,
+            )
+        };
+        assert_eq!((code, status), (CUDA_SUCCESS, CU_GET_PROC_ADDRESS_SUCCESS));
+        assert_eq!(
+            f as usize,
+            crate::per_thread::cuStreamBeginCapture_ptsz as *const c_void as usize
+        );
+        // SAFETY: as above.
+        let code =
+            unsafe { cuGetProcAddress_v2(c"cuMemcpyHtoD".as_ptr(), &mut f, 12090, 1, &mut status) };
+        assert_eq!(code, CUDA_SUCCESS);
+        assert_eq!(f as usize, cuMemcpyHtoD_v2 as *const c_void as usize);
+        // SAFETY: as above.
+        let code =
+            unsafe { cuGetProcAddress_v2(c"cuMemcpyHtoD".as_ptr(), &mut f, 12090, 2, &mut status) };
+        assert_eq!(code, CUDA_SUCCESS);
+        assert_eq!(
+            f as usize,
+            crate::per_thread::cuMemcpyHtoD_v2_ptds as *const c_void as usize
+        );
     }
 }

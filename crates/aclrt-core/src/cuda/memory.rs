@@ -75,8 +75,18 @@ pub enum Direction {
 pub enum Mode {
     /// The synchronous form: ordered on the legacy stream.
     Sync,
+    /// The synchronous form of a `_ptds` call: ordered on the calling thread's per-thread
+    /// default stream, so it does not wait for other blocking streams.
+    PerThreadSync,
     /// The `Async` form.
     Async(StreamHandle),
+}
+
+impl Mode {
+    /// Whether the call returns only once its work has run.
+    pub fn is_sync(self) -> bool {
+        !matches!(self, Mode::Async(_))
+    }
 }
 
 /// Classifies `[ptr, ptr + len)`; a range that overruns a runtime allocation or touches freed
@@ -115,6 +125,7 @@ fn device_side(kind: MemKind, ptr: usize, what: &str, call: &str) -> CuResultOf<
 fn target_stream(rt: &Runtime, mode: Mode, call: &str) -> CuResultOf<Arc<Stream>> {
     let handle = match mode {
         Mode::Sync => StreamHandle::NULL,
+        Mode::PerThreadSync => super::CU_STREAM_PER_THREAD,
         Mode::Async(s) => s,
     };
     let s = stream_of(rt, resolve(rt, handle)?)?;
@@ -438,7 +449,7 @@ fn plan(src: MemKind, dst: MemKind, mode: Mode) -> Plan {
         (_, Pageable, _) => Plan::QueueAndWait,
         (Pageable, _, Mode::Async(_)) => Plan::Stage,
         (Device, Device, _) => Plan::Queue,
-        (_, _, Mode::Sync) => Plan::QueueAndWait,
+        (_, _, Mode::Sync | Mode::PerThreadSync) => Plan::QueueAndWait,
         (_, _, Mode::Async(_)) => Plan::Queue,
     }
 }
@@ -1041,7 +1052,7 @@ pub unsafe fn memset(
             })
         };
         let captured = capture::submit(rt, &stream, NodeKind::Memset, call, run)?;
-        if mode == Mode::Sync && !captured {
+        if mode.is_sync() && !captured {
             wait_for(rt, &stream)?;
         }
         Ok(())
