@@ -14,6 +14,7 @@
 
 mod context;
 mod device;
+mod graph;
 mod legacy;
 mod memory;
 mod module;

@@ -485,7 +485,7 @@ pub unsafe extern "C" fn cuMemcpyPeerAsync(
     }
 }
 
-fn side(
+pub(crate) fn side(
     memory_type: c_uint,
     host: usize,
     device: CUdeviceptr,

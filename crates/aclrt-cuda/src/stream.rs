@@ -319,7 +319,7 @@ fn graph_handle(g: CUgraph) -> u64 {
     g as u64
 }
 
-/// `cuGraphCreate`: an empty graph (nodes come from stream capture only).
+/// `cuGraphCreate`: an empty graph, to build with the `cuGraphAdd*Node` calls (`graph.rs`).
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult {
     guard(|| {

@@ -1,0 +1,519 @@
+/* Graphs built node by node: empty, host, kernel, memset, memcpy and event nodes; edges and
+ * node queries; clones; parameters of nodes and of executable graphs; executable graph
+ * update; launch order and values. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static order_log_t order_log = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+
+static void reset_log(void) {
+    order_log.n = 0;
+    order_log.entries[0] = 0;
+}
+
+static int pos(char tag) {
+    const char *at = strchr(order_log.entries, tag);
+    ASSERT(at != NULL);
+    return (int)(at - order_log.entries);
+}
+
+static CUgraphNode host_node(CUgraph g, const CUgraphNode *deps, size_t n, log_entry_t *e) {
+    CUgraphNode node;
+    CUDA_HOST_NODE_PARAMS p = {log_host_fn, e};
+    OK(cuGraphAddHostNode(&node, g, deps, n, &p));
+    return node;
+}
+
+static void launch_and_wait(CUgraph g, CUstream s) {
+    CUgraphExec x;
+    OK(cuGraphInstantiate(&x, g, 0));
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    OK(cuGraphExecDestroy(x));
+}
+
+/* A diamond a -> (b, c) -> d, then e after d: each node runs after its dependencies, at every
+ * launch; the queries describe the edges. */
+static void diamond(CUstream s) {
+    CUgraph g;
+    log_entry_t a = {&order_log, 'a'}, b = {&order_log, 'b'}, c = {&order_log, 'c'},
+                d = {&order_log, 'd'}, e = {&order_log, 'e'};
+    OK(cuGraphCreate(&g, 0));
+    /* Added out of order: e first, its dependency added later. */
+    CUgraphNode ne = host_node(g, NULL, 0, &e);
+    CUgraphNode na = host_node(g, NULL, 0, &a);
+    CUgraphNode nb = host_node(g, &na, 1, &b);
+    CUgraphNode nc = host_node(g, &na, 1, &c);
+    CUgraphNode bc[2] = {nb, nc};
+    CUgraphNode nd = host_node(g, bc, 2, &d);
+    OK(cuGraphAddDependencies(g, &nd, &ne, 1));
+
+    for (int launch = 0; launch < 2; launch++) {
+        reset_log();
+        launch_and_wait(g, s);
+        ASSERT(strlen(order_log.entries) == 5);
+        ASSERT(pos('a') < pos('b') && pos('a') < pos('c'));
+        ASSERT(pos('b') < pos('d') && pos('c') < pos('d') && pos('d') < pos('e'));
+    }
+
+    size_t n = 99;
+    OK(cuGraphGetNodes(g, NULL, &n));
+    ASSERT(n == 5);
+    OK(cuGraphGetRootNodes(g, NULL, &n));
+    ASSERT(n == 1);
+    CUgraphNode roots[3] = {0, 0, (CUgraphNode)1};
+    n = 3;
+    OK(cuGraphGetRootNodes(g, roots, &n));
+    ASSERT(n == 1 && roots[0] == na && roots[1] == NULL && roots[2] == NULL);
+
+    CUgraphNode from[6], to[6];
+    OK(cuGraphGetEdges(g, NULL, NULL, &n));
+    ASSERT(n == 5);
+    n = 6;
+    OK(cuGraphGetEdges(g, from, to, &n));
+    ASSERT(n == 5 && from[5] == NULL && to[5] == NULL);
+    int seen_de = 0, seen_ab = 0;
+    for (int i = 0; i < 5; i++) {
+        if (from[i] == nd && to[i] == ne) seen_de = 1;
+        if (from[i] == na && to[i] == nb) seen_ab = 1;
+    }
+    ASSERT(seen_de && seen_ab);
+    n = 2;
+    OK(cuGraphGetEdges(g, from, to, &n));
+    ASSERT(n == 2);
+    EXPECT(cuGraphGetEdges(g, from, NULL, &n), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphGetEdges(g, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+
+    CUgraphNode deps[3];
+    n = 3;
+    OK(cuGraphNodeGetDependencies(nd, deps, &n));
+    ASSERT(n == 2 && deps[0] == nb && deps[1] == nc && deps[2] == NULL);
+    n = 3;
+    OK(cuGraphNodeGetDependentNodes(na, deps, &n));
+    ASSERT(n == 2 && deps[0] == nb && deps[1] == nc);
+    OK(cuGraphNodeGetDependentNodes(ne, NULL, &n));
+    ASSERT(n == 0);
+    n = 6;
+    CUgraphEdgeData edges[6];
+    memset(edges, 0xFF, sizeof edges);
+    OK(cuGraphGetEdges_v2(g, from, to, edges, &n));
+    ASSERT(n == 5 && edges[4].type == 0 && edges[4].to_port == 0);
+    CUgraphEdgeData data[2];
+    memset(data, 0xFF, sizeof data);
+    n = 2;
+    OK(cuGraphNodeGetDependencies_v2(nd, deps, data, &n));
+    ASSERT(n == 2 && data[0].type == 0 && data[1].from_port == 0);
+
+    CUgraphNodeType type = (CUgraphNodeType)99;
+    OK(cuGraphNodeGetType(na, &type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_HOST);
+
+    /* Edge edits: all or none, duplicates and loops refused. */
+    EXPECT(cuGraphAddDependencies(g, &na, &nb, 1), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphAddDependencies(g, &na, &na, 1), CUDA_ERROR_INVALID_VALUE);
+    CUgraphNode f2[2] = {nb, na}, t2[2] = {nc, nb};
+    EXPECT(cuGraphAddDependencies(g, f2, t2, 2), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphGetEdges(g, NULL, NULL, &n));
+    ASSERT(n == 5);
+    EXPECT(cuGraphRemoveDependencies(g, &nb, &nc, 1), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphRemoveDependencies(g, &nd, &ne, 1));
+    OK(cuGraphGetRootNodes(g, NULL, &n));
+    ASSERT(n == 2);
+    OK(cuGraphAddDependencies(g, &nd, &ne, 1));
+    EXPECT(cuGraphAddDependencies(g, &na, &nb, 0), CUDA_SUCCESS);
+    EXPECT(cuGraphAddDependencies(g, NULL, NULL, 1), CUDA_ERROR_INVALID_VALUE);
+    CUgraphEdgeData programmatic = {0, 0, 1, {0}};
+    EXPECT(cuGraphAddDependencies_v2(g, &nb, &nc, &programmatic, 1), CUDA_ERROR_NOT_SUPPORTED);
+
+    /* A cycle cannot be instantiated. */
+    CUgraphExec x;
+    OK(cuGraphAddDependencies(g, &ne, &na, 1));
+    EXPECT(cuGraphInstantiate(&x, g, 0), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphRemoveDependencies(g, &ne, &na, 1));
+
+    /* Destroying a node takes its edges. */
+    OK(cuGraphDestroyNode(nd));
+    EXPECT(cuGraphNodeGetType(nd, &type), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphGetEdges(g, NULL, NULL, &n));
+    ASSERT(n == 2);
+    OK(cuGraphGetNodes(g, NULL, &n));
+    ASSERT(n == 4);
+    reset_log();
+    launch_and_wait(g, s);
+    ASSERT(strlen(order_log.entries) == 4 && strchr(order_log.entries, 'd') == NULL);
+    ASSERT(pos('a') < pos('b') && pos('a') < pos('c'));
+
+    /* Dependencies must be live nodes of the graph, given once. */
+    CUgraph other;
+    CUgraphNode foreign, dup[2] = {na, na};
+    OK(cuGraphCreate(&other, 0));
+    OK(cuGraphAddEmptyNode(&foreign, other, NULL, 0));
+    EXPECT(cuGraphAddEmptyNode(&foreign, g, &foreign, 1), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphAddEmptyNode(&foreign, g, &nd, 1), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphAddEmptyNode(&foreign, g, dup, 2), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphAddEmptyNode(&foreign, g, NULL, 1), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphAddEmptyNode(NULL, g, NULL, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphAddEmptyNode(&foreign, (CUgraph)0x1234, NULL, 0), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphDestroy(other));
+    OK(cuGraphDestroy(g));
+    EXPECT(cuGraphNodeGetType(na, &type), CUDA_ERROR_INVALID_VALUE);
+}
+
+/* Memset -> kernel -> memcpy to the host: the values, and the parameters handed back. */
+static void memory_and_kernels(CUstream s, CUfunction scale) {
+    enum { N = 64 };
+    CUgraph g;
+    CUdeviceptr d;
+    float host[N];
+    OK(cuMemAlloc(&d, N * sizeof(float)));
+    OK(cuGraphCreate(&g, 0));
+
+    CUgraphNode set, kern, copy, empty;
+    float two = 2.0f;
+    union {
+        float f;
+        unsigned u;
+    } one = {1.5f};
+    CUDA_MEMSET_NODE_PARAMS mp = {d, 0, one.u, 4, N, 1};
+    OK(cuGraphAddMemsetNode(&set, g, NULL, 0, &mp, NULL));
+    unsigned n = N;
+    void *args[] = {&d, &two, &n};
+    CUDA_KERNEL_NODE_PARAMS kp;
+    memset(&kp, 0, sizeof kp);
+    kp.func = scale;
+    kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+    kp.blockDimX = 8;
+    kp.blockDimY = kp.blockDimZ = 1;
+    kp.kernelParams = args;
+    OK(cuGraphAddKernelNode(&kern, g, &set, 1, &kp));
+    /* The arguments were copied: changing them now does not change the node. */
+    two = 100.0f;
+    CUDA_MEMCPY3D cp;
+    memset(&cp, 0, sizeof cp);
+    cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    cp.srcDevice = d;
+    cp.dstMemoryType = CU_MEMORYTYPE_HOST;
+    cp.dstHost = host;
+    cp.WidthInBytes = N * sizeof(float);
+    cp.Height = 1;
+    cp.Depth = 1;
+    OK(cuGraphAddMemcpyNode(&copy, g, &kern, 1, &cp, NULL));
+    OK(cuGraphAddEmptyNode(&empty, g, &copy, 1));
+
+    memset(host, 0, sizeof host);
+    launch_and_wait(g, s);
+    for (int i = 0; i < N; i++) ASSERT(host[i] == 3.0f);
+
+    CUgraphNodeType type;
+    OK(cuGraphNodeGetType(set, &type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_MEMSET);
+    OK(cuGraphNodeGetType(kern, &type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_KERNEL);
+    OK(cuGraphNodeGetType(copy, &type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_MEMCPY);
+    OK(cuGraphNodeGetType(empty, &type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_EMPTY);
+
+    CUDA_MEMSET_NODE_PARAMS mp_out;
+    OK(cuGraphMemsetNodeGetParams(set, &mp_out));
+    ASSERT(mp_out.dst == d && mp_out.value == one.u && mp_out.elementSize == 4 && mp_out.width == N);
+    CUDA_MEMCPY3D cp_out;
+    OK(cuGraphMemcpyNodeGetParams(copy, &cp_out));
+    ASSERT(cp_out.dstHost == host && cp_out.WidthInBytes == N * sizeof(float));
+    CUDA_KERNEL_NODE_PARAMS kp_out;
+    OK(cuGraphKernelNodeGetParams(kern, &kp_out));
+    ASSERT(kp_out.func == scale && kp_out.blockDimX == 8 && kp_out.kern == NULL);
+    ASSERT(kp_out.kernelParams != NULL && kp_out.kernelParams != args);
+    ASSERT(*(float *)kp_out.kernelParams[1] == 2.0f);
+    ASSERT(*(CUdeviceptr *)kp_out.kernelParams[0] == d);
+    EXPECT(cuGraphHostNodeGetParams(kern, NULL), CUDA_ERROR_INVALID_VALUE);
+    CUDA_HOST_NODE_PARAMS hp;
+    EXPECT(cuGraphHostNodeGetParams(kern, &hp), CUDA_ERROR_INVALID_VALUE);
+
+    /* New kernel parameters on the graph's node: the next instantiation uses them. */
+    CUgraphExec x;
+    OK(cuGraphInstantiate(&x, g, 0));
+    float three = 3.0f;
+    void *args3[] = {&d, &three, &n};
+    kp.kernelParams = args3;
+    OK(cuGraphKernelNodeSetParams(kern, &kp));
+    OK(cuGraphKernelNodeGetParams(kern, &kp_out));
+    ASSERT(*(float *)kp_out.kernelParams[1] == 3.0f);
+    /* The executable graph made before keeps the old ones ... */
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    for (int i = 0; i < N; i++) ASSERT(host[i] == 3.0f);
+    launch_and_wait(g, s);
+    for (int i = 0; i < N; i++) ASSERT(host[i] == 4.5f);
+    /* ... until its own node is set. */
+    float four = 4.0f;
+    void *args4[] = {&d, &four, &n};
+    kp.kernelParams = args4;
+    OK(cuGraphExecKernelNodeSetParams(x, kern, &kp));
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    for (int i = 0; i < N; i++) ASSERT(host[i] == 6.0f);
+    EXPECT(cuGraphExecKernelNodeSetParams(x, set, &kp), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphExecDestroy(x));
+
+    /* Refused parameters. */
+    CUgraphNode bad;
+    kp.kernelParams = NULL;
+    EXPECT(cuGraphAddKernelNode(&bad, g, NULL, 0, &kp), CUDA_ERROR_INVALID_VALUE);
+    kp.kernelParams = args;
+    kp.blockDimX = 0;
+    EXPECT(cuGraphAddKernelNode(&bad, g, NULL, 0, &kp), CUDA_ERROR_INVALID_VALUE);
+    kp.blockDimX = 8;
+    kp.extra = args;
+    EXPECT(cuGraphAddKernelNode(&bad, g, NULL, 0, &kp), CUDA_ERROR_INVALID_VALUE);
+    kp.kernelParams = NULL;
+    EXPECT(cuGraphAddKernelNode(&bad, g, NULL, 0, &kp), CUDA_ERROR_NOT_SUPPORTED);
+    kp.extra = NULL;
+    kp.kernelParams = args;
+    kp.func = NULL;
+    kp.kern = (void *)0x99;
+    EXPECT(cuGraphAddKernelNode(&bad, g, NULL, 0, &kp), CUDA_ERROR_NOT_SUPPORTED);
+    kp.kern = NULL;
+    kp.func = (CUfunction)0x4321;
+    EXPECT(cuGraphAddKernelNode(&bad, g, NULL, 0, &kp), CUDA_ERROR_INVALID_HANDLE);
+    mp.elementSize = 3;
+    EXPECT(cuGraphAddMemsetNode(&bad, g, NULL, 0, &mp, NULL), CUDA_ERROR_INVALID_VALUE);
+    mp.elementSize = 4;
+    mp.dst = d + 1;
+    EXPECT(cuGraphAddMemsetNode(&bad, g, NULL, 0, &mp, NULL), CUDA_ERROR_INVALID_VALUE);
+    mp.dst = (CUdeviceptr)(size_t)host;
+    EXPECT(cuGraphAddMemsetNode(&bad, g, NULL, 0, &mp, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphAddMemsetNode(&bad, g, NULL, 0, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+    cp.Depth = 2;
+    EXPECT(cuGraphAddMemcpyNode(&bad, g, NULL, 0, &cp, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    cp.Depth = 1;
+    cp.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    EXPECT(cuGraphAddMemcpyNode(&bad, g, NULL, 0, &cp, NULL), CUDA_ERROR_INVALID_VALUE);
+    cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    cp.srcLOD = 1;
+    EXPECT(cuGraphAddMemcpyNode(&bad, g, NULL, 0, &cp, NULL), CUDA_ERROR_INVALID_VALUE);
+    cp.srcLOD = 0;
+    cp.WidthInBytes = 2 * N * sizeof(float);
+    EXPECT(cuGraphAddMemcpyNode(&bad, g, NULL, 0, &cp, NULL), CUDA_ERROR_INVALID_VALUE);
+    size_t count = 0;
+    OK(cuGraphGetNodes(g, NULL, &count));
+    ASSERT(count == 4);
+
+    /* A 2D copy through srcZ / srcHeight: row 1 of slice 1 of a 4-float-wide, 2-row layout. */
+    CUgraph g2;
+    float rows[16], out[4] = {0};
+    for (int i = 0; i < 16; i++) rows[i] = (float)i;
+    CUdeviceptr d2;
+    OK(cuMemAlloc(&d2, sizeof rows));
+    OK(cuMemcpyHtoD(d2, rows, sizeof rows));
+    OK(cuGraphCreate(&g2, 0));
+    memset(&cp, 0, sizeof cp);
+    cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    cp.srcDevice = d2;
+    cp.srcPitch = 4 * sizeof(float);
+    cp.srcHeight = 2;
+    cp.srcY = 1;
+    cp.srcZ = 1;
+    cp.dstMemoryType = CU_MEMORYTYPE_HOST;
+    cp.dstHost = out;
+    cp.dstPitch = 4 * sizeof(float);
+    cp.WidthInBytes = 4 * sizeof(float);
+    cp.Height = 1;
+    cp.Depth = 1;
+    OK(cuGraphAddMemcpyNode(&copy, g2, NULL, 0, &cp, NULL));
+    launch_and_wait(g2, s);
+    for (int i = 0; i < 4; i++) ASSERT(out[i] == (float)(12 + i));
+    OK(cuGraphDestroy(g2));
+    OK(cuMemFree(d2));
+
+    OK(cuGraphDestroy(g));
+    OK(cuMemFree(d));
+}
+
+static int flag_a, flag_b;
+
+/* Host node parameters on graphs, clones and executable graphs; executable graph update. */
+static void host_params_clone_update(CUstream s) {
+    CUgraph g, c;
+    CUgraphNode h, h2, hc;
+    CUDA_HOST_NODE_PARAMS pa = {set_flag, &flag_a}, pb = {set_flag, &flag_b}, out;
+    flag_a = flag_b = 0;
+    OK(cuGraphCreate(&g, 0));
+    OK(cuGraphAddHostNode(&h, g, NULL, 0, &pa));
+    OK(cuGraphHostNodeGetParams(h, &out));
+    ASSERT(out.fn == set_flag && out.userData == &flag_a);
+    CUDA_HOST_NODE_PARAMS null_fn = {NULL, NULL};
+    EXPECT(cuGraphAddHostNode(&h2, g, NULL, 0, &null_fn), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphHostNodeSetParams(h, &null_fn), CUDA_ERROR_INVALID_VALUE);
+
+    /* A clone has its own nodes. */
+    OK(cuGraphClone(&c, g));
+    OK(cuGraphNodeFindInClone(&hc, h, c));
+    ASSERT(hc != h);
+    EXPECT(cuGraphNodeFindInClone(&hc, h, g), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphNodeFindInClone(&hc, h, c));
+    OK(cuGraphHostNodeSetParams(hc, &pb));
+    OK(cuGraphHostNodeGetParams(h, &out));
+    ASSERT(out.userData == &flag_a);
+    OK(cuGraphHostNodeGetParams(hc, &out));
+    ASSERT(out.userData == &flag_b);
+    launch_and_wait(c, s);
+    ASSERT(get_flag(&flag_b) && !get_flag(&flag_a));
+
+    /* An executable graph's own node parameters. */
+    CUgraphExec x;
+    OK(cuGraphInstantiate(&x, g, 0));
+    flag_a = flag_b = 0;
+    OK(cuGraphExecHostNodeSetParams(x, h, &pb));
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    ASSERT(get_flag(&flag_b) && !get_flag(&flag_a));
+    EXPECT(cuGraphExecHostNodeSetParams(x, hc, &pb), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphHostNodeGetParams(h, &out));
+    ASSERT(out.userData == &flag_a);
+
+    /* Update from the graph: same shape, its parameters again. */
+    CUgraphExecUpdateResultInfo info;
+    flag_a = flag_b = 0;
+    OK(cuGraphExecUpdate(x, g, &info));
+    ASSERT(info.result == CU_GRAPH_EXEC_UPDATE_SUCCESS);
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    ASSERT(get_flag(&flag_a) && !get_flag(&flag_b));
+    /* From the clone (same shape): the clone's parameters. */
+    flag_a = flag_b = 0;
+    OK(cuGraphExecUpdate(x, c, &info));
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    ASSERT(get_flag(&flag_b) && !get_flag(&flag_a));
+    /* A changed topology is refused and changes nothing. */
+    OK(cuGraphAddEmptyNode(&h2, c, &hc, 1));
+    EXPECT(cuGraphExecUpdate(x, c, &info), CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+    ASSERT(info.result == CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED);
+    /* A changed node type too. */
+    CUgraph g3;
+    CUgraphNode e3;
+    OK(cuGraphCreate(&g3, 0));
+    OK(cuGraphAddEmptyNode(&e3, g3, NULL, 0));
+    EXPECT(cuGraphExecUpdate(x, g3, &info), CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+    ASSERT(info.result == CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED && info.errorNode == e3);
+    EXPECT(cuGraphExecUpdate(x, g3, NULL), CUDA_ERROR_INVALID_VALUE);
+    flag_a = flag_b = 0;
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    ASSERT(get_flag(&flag_b) && !get_flag(&flag_a));
+
+    OK(cuGraphExecDestroy(x));
+    OK(cuGraphDestroy(g3));
+    OK(cuGraphDestroy(c));
+    OK(cuGraphDestroy(g));
+}
+
+/* Event nodes: a wait node holds the graph's later nodes until the event completes; a record
+ * node records on the launch stream. */
+static void events(CUstream s) {
+    CUstream other;
+    CUevent gate_ev, done;
+    CUgraph g;
+    CUgraphNode w, h, r;
+    gate_t gate;
+    int ran = 0;
+    gate_init(&gate, CUDA_SUCCESS);
+    OK(cuStreamCreate(&other, CU_STREAM_NON_BLOCKING));
+    OK(cuEventCreate(&gate_ev, CU_EVENT_DISABLE_TIMING));
+    OK(cuEventCreate(&done, CU_EVENT_DISABLE_TIMING));
+    OK(cuGraphCreate(&g, 0));
+    OK(cuGraphAddEventWaitNode(&w, g, NULL, 0, gate_ev));
+    CUDA_HOST_NODE_PARAMS hp = {set_flag, &ran};
+    OK(cuGraphAddHostNode(&h, g, &w, 1, &hp));
+    OK(cuGraphAddEventRecordNode(&r, g, &h, 1, done));
+    CUgraphNodeType type;
+    OK(cuGraphNodeGetType(w, &type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+    OK(cuGraphNodeGetType(r, &type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+    CUevent got = NULL;
+    OK(cuGraphEventWaitNodeGetEvent(w, &got));
+    ASSERT(got == gate_ev);
+    OK(cuGraphEventRecordNodeGetEvent(r, &got));
+    ASSERT(got == done);
+    EXPECT(cuGraphEventRecordNodeGetEvent(w, &got), CUDA_ERROR_INVALID_VALUE);
+    CUgraphNode bad;
+    EXPECT(cuGraphAddEventRecordNode(&bad, g, NULL, 0, (CUevent)0x777), CUDA_ERROR_INVALID_HANDLE);
+
+    OK(aclrtxCuLaunchHostKernel(other, gate_kernel, &gate));
+    OK(cuEventRecord(gate_ev, other));
+    CUgraphExec x;
+    OK(cuGraphInstantiate(&x, g, 0));
+    OK(cuGraphLaunch(x, s));
+    EXPECT(cuStreamQuery(s), CUDA_ERROR_NOT_READY);
+    EXPECT(cuEventQuery(done), CUDA_ERROR_NOT_READY);
+    ASSERT(!get_flag(&ran));
+    gate_open(&gate);
+    OK(cuEventSynchronize(done));
+    ASSERT(get_flag(&ran));
+    OK(cuStreamSynchronize(s));
+    OK(cuGraphExecDestroy(x));
+    OK(cuGraphDestroy(g));
+    OK(cuEventDestroy(gate_ev));
+    OK(cuEventDestroy(done));
+    OK(cuStreamDestroy(other));
+}
+
+/* Nodes made by capture answer the structural queries; their parameters are not kept. */
+static void captured(CUstream s) {
+    CUgraph g;
+    int ran = 0;
+    OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    OK(cuLaunchHostFunc(s, set_flag, &ran));
+    OK(cuLaunchHostFunc(s, set_flag, &ran));
+    OK(cuStreamEndCapture(s, &g));
+    CUgraphNode nodes[2];
+    size_t n = 2;
+    OK(cuGraphGetNodes(g, nodes, &n));
+    ASSERT(n == 2);
+    CUgraphNodeType type;
+    OK(cuGraphNodeGetType(nodes[1], &type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_HOST);
+    CUgraphNode dep = NULL;
+    n = 1;
+    OK(cuGraphNodeGetDependencies(nodes[1], &dep, &n));
+    ASSERT(n == 1 && dep == nodes[0]);
+    CUDA_HOST_NODE_PARAMS hp;
+    EXPECT(cuGraphHostNodeGetParams(nodes[0], &hp), CUDA_ERROR_NOT_SUPPORTED);
+    /* A node added to a captured graph runs after the captured ones it depends on. */
+    log_entry_t tail = {&order_log, 't'};
+    reset_log();
+    host_node(g, &nodes[1], 1, &tail);
+    OK(cuGraphGetNodes(g, NULL, &n));
+    ASSERT(n == 3);
+    launch_and_wait(g, s);
+    ASSERT(get_flag(&ran) && strcmp(order_log.entries, "t") == 0);
+    OK(cuGraphDestroy(g));
+}
+
+int main(void) {
+    CUcontext ctx;
+    CUstream s;
+    CUmodule mod;
+    CUfunction scale;
+    OK(cuInit(0));
+    OK(cuCtxCreate(&ctx, 0, 0));
+    OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    const char *kernels = getenv("ACLRT_TEST_KERNELS");
+    ASSERT(kernels != NULL);
+    OK(cuModuleLoad(&mod, kernels));
+    OK(cuModuleGetFunction(&scale, mod, "scale"));
+    diamond(s);
+    memory_and_kernels(s, scale);
+    host_params_clone_update(s);
+    events(s);
+    captured(s);
+    OK(cuModuleUnload(mod));
+    OK(cuStreamDestroy(s));
+    OK(cuCtxDestroy(ctx));
+    printf("graphs: ok\n");
+    return 0;
+}
