@@ -21,6 +21,7 @@ use aclrt::cuda::{codes::*, CuError};
 
 use crate::context::*;
 use crate::device::*;
+use crate::graph::*;
 use crate::legacy::*;
 use crate::memory::*;
 use crate::module::*;
@@ -268,6 +269,188 @@ fn table() -> &'static [Entry] {
                 "cuGetProcAddress",
                 12000,
                 cuGetProcAddress_v2 as *const c_void,
+            ),
+            (
+                "cuGraphAddDependencies",
+                10000,
+                cuGraphAddDependencies as *const c_void,
+            ),
+            (
+                "cuGraphAddDependencies",
+                12030,
+                cuGraphAddDependencies_v2 as *const c_void,
+            ),
+            (
+                "cuGraphAddEmptyNode",
+                10000,
+                cuGraphAddEmptyNode as *const c_void,
+            ),
+            (
+                "cuGraphAddEventRecordNode",
+                11010,
+                cuGraphAddEventRecordNode as *const c_void,
+            ),
+            (
+                "cuGraphAddEventWaitNode",
+                11010,
+                cuGraphAddEventWaitNode as *const c_void,
+            ),
+            (
+                "cuGraphAddHostNode",
+                10000,
+                cuGraphAddHostNode as *const c_void,
+            ),
+            (
+                "cuGraphAddKernelNode",
+                10000,
+                cuGraphAddKernelNode as *const c_void,
+            ),
+            (
+                "cuGraphAddKernelNode",
+                12000,
+                cuGraphAddKernelNode_v2 as *const c_void,
+            ),
+            (
+                "cuGraphAddMemcpyNode",
+                10000,
+                cuGraphAddMemcpyNode as *const c_void,
+            ),
+            (
+                "cuGraphAddMemsetNode",
+                10000,
+                cuGraphAddMemsetNode as *const c_void,
+            ),
+            ("cuGraphClone", 10000, cuGraphClone as *const c_void),
+            (
+                "cuGraphDestroyNode",
+                10000,
+                cuGraphDestroyNode as *const c_void,
+            ),
+            (
+                "cuGraphEventRecordNodeGetEvent",
+                11010,
+                cuGraphEventRecordNodeGetEvent as *const c_void,
+            ),
+            (
+                "cuGraphEventWaitNodeGetEvent",
+                11010,
+                cuGraphEventWaitNodeGetEvent as *const c_void,
+            ),
+            (
+                "cuGraphExecHostNodeSetParams",
+                10020,
+                cuGraphExecHostNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphExecKernelNodeSetParams",
+                10010,
+                cuGraphExecKernelNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphExecKernelNodeSetParams",
+                12000,
+                cuGraphExecKernelNodeSetParams_v2 as *const c_void,
+            ),
+            (
+                "cuGraphExecUpdate",
+                10020,
+                cuGraphExecUpdate as *const c_void,
+            ),
+            (
+                "cuGraphExecUpdate",
+                12000,
+                cuGraphExecUpdate_v2 as *const c_void,
+            ),
+            ("cuGraphGetEdges", 10000, cuGraphGetEdges as *const c_void),
+            (
+                "cuGraphGetEdges",
+                12030,
+                cuGraphGetEdges_v2 as *const c_void,
+            ),
+            (
+                "cuGraphGetRootNodes",
+                10000,
+                cuGraphGetRootNodes as *const c_void,
+            ),
+            (
+                "cuGraphHostNodeGetParams",
+                10000,
+                cuGraphHostNodeGetParams as *const c_void,
+            ),
+            (
+                "cuGraphHostNodeSetParams",
+                10000,
+                cuGraphHostNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeGetParams",
+                10000,
+                cuGraphKernelNodeGetParams as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeGetParams",
+                12000,
+                cuGraphKernelNodeGetParams_v2 as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeSetParams",
+                10000,
+                cuGraphKernelNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeSetParams",
+                12000,
+                cuGraphKernelNodeSetParams_v2 as *const c_void,
+            ),
+            (
+                "cuGraphMemcpyNodeGetParams",
+                10000,
+                cuGraphMemcpyNodeGetParams as *const c_void,
+            ),
+            (
+                "cuGraphMemsetNodeGetParams",
+                10000,
+                cuGraphMemsetNodeGetParams as *const c_void,
+            ),
+            (
+                "cuGraphNodeFindInClone",
+                10000,
+                cuGraphNodeFindInClone as *const c_void,
+            ),
+            (
+                "cuGraphNodeGetDependencies",
+                10000,
+                cuGraphNodeGetDependencies as *const c_void,
+            ),
+            (
+                "cuGraphNodeGetDependencies",
+                12030,
+                cuGraphNodeGetDependencies_v2 as *const c_void,
+            ),
+            (
+                "cuGraphNodeGetDependentNodes",
+                10000,
+                cuGraphNodeGetDependentNodes as *const c_void,
+            ),
+            (
+                "cuGraphNodeGetDependentNodes",
+                12030,
+                cuGraphNodeGetDependentNodes_v2 as *const c_void,
+            ),
+            (
+                "cuGraphNodeGetType",
+                10000,
+                cuGraphNodeGetType as *const c_void,
+            ),
+            (
+                "cuGraphRemoveDependencies",
+                10000,
+                cuGraphRemoveDependencies as *const c_void,
+            ),
+            (
+                "cuGraphRemoveDependencies",
+                12030,
+                cuGraphRemoveDependencies_v2 as *const c_void,
             ),
             ("cuGraphCreate", 10000, cuGraphCreate as *const c_void),
             ("cuGraphDestroy", 10000, cuGraphDestroy as *const c_void),
