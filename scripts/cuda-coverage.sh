@@ -6,8 +6,9 @@
 #   scripts/cuda-coverage.sh [--list]    (--list also prints the names in each group)
 #
 # cudarc's names are symbol names (cuMemAlloc_v2); a function counts as served when the library
-# exports that symbol. cuda-python's are CUDA names resolved through cuGetProcAddress at the
-# driver's version, as cuda-python resolves them. A function is "not supported" when its
+# exports that symbol. cuda-python's are CUDA names (cuMemAlloc) or, for older or newer ABIs
+# kept apart, symbol names (cuCtxCreate_v3): the symbol if exported, else what cuGetProcAddress
+# gives for the name at the driver's version, as cuda-python resolves it. A function is "not supported" when its
 # definition comes from the library's not-supported tables (the `unsupported!` and
 # `pointer_v1!` lists, and the per-thread variants forwarding to them).
 # Needs cudarc in the cargo registry (a build of crates/aclrt-cuda-clients puts it there) and,
@@ -110,5 +111,6 @@ else:
         n for n in dir(driver)
         if n.startswith("cu") and callable(getattr(driver, n)) and not inspect.isclass(getattr(driver, n))
     }
-    report(f"cuda-python {getattr(cuda.bindings, '__version__', '')} cuda.bindings.driver", names, resolve)
+    report(f"cuda-python {getattr(cuda.bindings, '__version__', '')} cuda.bindings.driver", names,
+           lambda n: n if re.search(r"_v\d+$", n) and n in exported else resolve(n))
 PY
