@@ -718,6 +718,43 @@ pub unsafe extern "C" fn cuGraphExecKernelNodeSetParams_v2(
 
 // ---- memset and memcpy nodes ---------------------------------------------------------------
 
+/// A memset node's work: the set `cuMemsetD2D*Async` would submit.
+fn memset_work(
+    p: CUDA_MEMSET_NODE_PARAMS,
+    call: &'static str,
+) -> Result<impl FnOnce() -> Outcome, CuError> {
+    let pattern = match p.elementSize {
+        1 => Pattern::U8(p.value as u8),
+        2 => Pattern::U16(p.value as u16),
+        4 => Pattern::U32(p.value),
+        other => {
+            return Err(invalid(format!(
+                "{call}: elementSize must be 1, 2 or 4, not {other}"
+            )))
+        }
+    };
+    let pitch = if p.height > 1 {
+        p.pitch
+    } else {
+        p.width.wrapping_mul(p.elementSize as usize)
+    };
+    Ok(move || {
+        // SAFETY: the caller keeps the destination valid for every launch, as CUDA requires
+        // of graph memory.
+        unsafe {
+            cuda::memset(
+                p.dst,
+                pattern,
+                pitch,
+                p.width,
+                p.height,
+                Mode::Async(StreamHandle::NULL),
+                call,
+            )
+        }
+    })
+}
+
 /// `cuGraphAddMemsetNode`: `elementSize` 1, 2 or 4; `ctx` is not used.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddMemsetNode(
@@ -729,38 +766,10 @@ pub unsafe extern "C" fn cuGraphAddMemsetNode(
     _ctx: CUcontext,
 ) -> CUresult {
     guard(|| {
+        let call = "cuGraphAddMemsetNode";
         // SAFETY: the caller's struct.
         let p = unsafe { read(memsetParams, "memsetParams")? };
-        let pattern = match p.elementSize {
-            1 => Pattern::U8(p.value as u8),
-            2 => Pattern::U16(p.value as u16),
-            4 => Pattern::U32(p.value),
-            other => {
-                return Err(invalid(format!(
-                    "cuGraphAddMemsetNode: elementSize must be 1, 2 or 4, not {other}"
-                )))
-            }
-        };
-        let pitch = if p.height > 1 {
-            p.pitch
-        } else {
-            p.width.wrapping_mul(p.elementSize as usize)
-        };
-        let work = move || {
-            // SAFETY: the caller keeps the destination valid for every launch, as CUDA
-            // requires of graph memory.
-            unsafe {
-                cuda::memset(
-                    p.dst,
-                    pattern,
-                    pitch,
-                    p.width,
-                    p.height,
-                    Mode::Async(StreamHandle::NULL),
-                    "cuGraphAddMemsetNode",
-                )
-            }
-        };
+        let work = memset_work(p, call)?;
         // SAFETY: forwarded.
         unsafe {
             add_node(
@@ -770,10 +779,49 @@ pub unsafe extern "C" fn cuGraphAddMemsetNode(
                 numDependencies,
                 NodeKind::Memset,
                 Some(Arc::new(Kept(p))),
-                "cuGraphAddMemsetNode",
+                call,
                 work,
             )
         }
+    })
+}
+
+/// `cuGraphMemsetNodeSetParams`.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphMemsetNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_MEMSET_NODE_PARAMS,
+) -> CUresult {
+    guard(|| {
+        let call = "cuGraphMemsetNodeSetParams";
+        // SAFETY: the caller's struct.
+        let p = unsafe { read(nodeParams, "nodeParams")? };
+        let work = memset_work(p, call)?;
+        cuda::graph_node_set_params(node(hNode), NodeKind::Memset, Arc::new(Kept(p)), call, work)
+    })
+}
+
+/// `cuGraphExecMemsetNodeSetParams`: later launches of the executable graph use the new set.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
+    _ctx: CUcontext,
+) -> CUresult {
+    guard(|| {
+        let call = "cuGraphExecMemsetNodeSetParams";
+        // SAFETY: the caller's struct.
+        let p = unsafe { read(memsetParams, "memsetParams")? };
+        let work = memset_work(p, call)?;
+        cuda::graph_exec_node_set_params(
+            hGraphExec as u64,
+            node(hNode),
+            NodeKind::Memset,
+            Arc::new(Kept(p)),
+            call,
+            work,
+        )
     })
 }
 
@@ -792,10 +840,61 @@ pub unsafe extern "C" fn cuGraphMemsetNodeGetParams(
     })
 }
 
+/// A memcpy node's work: the 2D copy one slice of the 3D copy is. Deeper copies are
+/// `CUDA_ERROR_NOT_SUPPORTED`; mipmap levels `CUDA_ERROR_INVALID_VALUE` (arrays are refused by
+/// the copy's own checks: no array exists here).
+fn memcpy_work(p: CUDA_MEMCPY3D, call: &'static str) -> Result<impl FnOnce() -> Outcome, CuError> {
+    if p.srcLOD != 0 || p.dstLOD != 0 {
+        return Err(invalid(format!(
+            "{call}: mipmap levels need CUDA arrays, which the emulated device has none of"
+        )));
+    }
+    if p.Depth > 1 {
+        return Err(CuError::new(
+            CUDA_ERROR_NOT_SUPPORTED,
+            format!(
+                "{call}: copies of more than one slice (Depth {}) are not supported",
+                p.Depth
+            ),
+        ));
+    }
+    let src_y = p.srcY.wrapping_add(p.srcZ.wrapping_mul(p.srcHeight));
+    let dst_y = p.dstY.wrapping_add(p.dstZ.wrapping_mul(p.dstHeight));
+    let src = side(
+        p.srcMemoryType,
+        p.srcHost as usize,
+        p.srcDevice,
+        p.srcXInBytes,
+        src_y,
+        p.srcPitch,
+    );
+    let dst = side(
+        p.dstMemoryType,
+        p.dstHost as usize,
+        p.dstDevice,
+        p.dstXInBytes,
+        dst_y,
+        p.dstPitch,
+    );
+    let (width, height) = (p.WidthInBytes, if p.Depth == 0 { 0 } else { p.Height });
+    Ok(move || {
+        // SAFETY: the caller keeps both sides valid for every launch, as CUDA requires of
+        // graph memory.
+        unsafe {
+            cuda::memcpy_2d(
+                src,
+                dst,
+                width,
+                height,
+                Mode::Async(StreamHandle::NULL),
+                call,
+            )
+        }
+    })
+}
+
 /// `cuGraphAddMemcpyNode`: copies a 3D copy can describe with one slice (`Depth` 1; `srcZ` and
-/// `dstZ` select the slice through `srcHeight` / `dstHeight`). Deeper copies are
-/// `CUDA_ERROR_NOT_SUPPORTED`; array sides and mipmap levels are `CUDA_ERROR_INVALID_VALUE`
-/// (no array exists here). `ctx` is not used.
+/// `dstZ` select the slice through `srcHeight` / `dstHeight`). `ctx` is not used.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddMemcpyNode(
     phGraphNode: *mut CUgraphNode,
@@ -809,53 +908,7 @@ pub unsafe extern "C" fn cuGraphAddMemcpyNode(
         let call = "cuGraphAddMemcpyNode";
         // SAFETY: the caller's struct.
         let p = unsafe { read(copyParams, "copyParams")? };
-        if p.srcLOD != 0 || p.dstLOD != 0 {
-            return Err(invalid(format!(
-                "{call}: mipmap levels need CUDA arrays, which the emulated device has none of"
-            )));
-        }
-        if p.Depth > 1 {
-            return Err(CuError::new(
-                CUDA_ERROR_NOT_SUPPORTED,
-                format!(
-                    "{call}: copies of more than one slice (Depth {}) are not supported",
-                    p.Depth
-                ),
-            ));
-        }
-        let src_y = p.srcY.wrapping_add(p.srcZ.wrapping_mul(p.srcHeight));
-        let dst_y = p.dstY.wrapping_add(p.dstZ.wrapping_mul(p.dstHeight));
-        let src = side(
-            p.srcMemoryType,
-            p.srcHost as usize,
-            p.srcDevice,
-            p.srcXInBytes,
-            src_y,
-            p.srcPitch,
-        );
-        let dst = side(
-            p.dstMemoryType,
-            p.dstHost as usize,
-            p.dstDevice,
-            p.dstXInBytes,
-            dst_y,
-            p.dstPitch,
-        );
-        let (width, height) = (p.WidthInBytes, if p.Depth == 0 { 0 } else { p.Height });
-        let work = move || {
-            // SAFETY: the caller keeps both sides valid for every launch, as CUDA requires
-            // of graph memory.
-            unsafe {
-                cuda::memcpy_2d(
-                    src,
-                    dst,
-                    width,
-                    height,
-                    Mode::Async(StreamHandle::NULL),
-                    call,
-                )
-            }
-        };
+        let work = memcpy_work(p, call)?;
         // SAFETY: forwarded.
         unsafe {
             add_node(
@@ -869,6 +922,45 @@ pub unsafe extern "C" fn cuGraphAddMemcpyNode(
                 work,
             )
         }
+    })
+}
+
+/// `cuGraphMemcpyNodeSetParams`.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphMemcpyNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_MEMCPY3D,
+) -> CUresult {
+    guard(|| {
+        let call = "cuGraphMemcpyNodeSetParams";
+        // SAFETY: the caller's struct.
+        let p = unsafe { read(nodeParams, "nodeParams")? };
+        let work = memcpy_work(p, call)?;
+        cuda::graph_node_set_params(node(hNode), NodeKind::Memcpy, Arc::new(Kept(p)), call, work)
+    })
+}
+
+/// `cuGraphExecMemcpyNodeSetParams`: later launches of the executable graph use the new copy.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    copyParams: *const CUDA_MEMCPY3D,
+    _ctx: CUcontext,
+) -> CUresult {
+    guard(|| {
+        let call = "cuGraphExecMemcpyNodeSetParams";
+        // SAFETY: the caller's struct.
+        let p = unsafe { read(copyParams, "copyParams")? };
+        let work = memcpy_work(p, call)?;
+        cuda::graph_exec_node_set_params(
+            hGraphExec as u64,
+            node(hNode),
+            NodeKind::Memcpy,
+            Arc::new(Kept(p)),
+            call,
+            work,
+        )
     })
 }
 
@@ -1000,6 +1092,129 @@ pub unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(
             event_out,
             "cuGraphEventWaitNodeGetEvent",
         )
+    })
+}
+
+/// `cuGraphEventRecordNodeSetEvent`.
+#[no_mangle]
+pub extern "C" fn cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
+    guard(|| {
+        let call = "cuGraphEventRecordNodeSetEvent";
+        cuda::graph_event_node_set_event(None, node(hNode), crate::event(event), false, call)
+    })
+}
+
+/// `cuGraphEventWaitNodeSetEvent`.
+#[no_mangle]
+pub extern "C" fn cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
+    guard(|| {
+        let call = "cuGraphEventWaitNodeSetEvent";
+        cuda::graph_event_node_set_event(None, node(hNode), crate::event(event), true, call)
+    })
+}
+
+/// `cuGraphExecEventRecordNodeSetEvent`.
+#[no_mangle]
+pub extern "C" fn cuGraphExecEventRecordNodeSetEvent(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    event: CUevent,
+) -> CUresult {
+    guard(|| {
+        let call = "cuGraphExecEventRecordNodeSetEvent";
+        let x = Some(hGraphExec as u64);
+        cuda::graph_event_node_set_event(x, node(hNode), crate::event(event), false, call)
+    })
+}
+
+/// `cuGraphExecEventWaitNodeSetEvent`.
+#[no_mangle]
+pub extern "C" fn cuGraphExecEventWaitNodeSetEvent(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    event: CUevent,
+) -> CUresult {
+    guard(|| {
+        let call = "cuGraphExecEventWaitNodeSetEvent";
+        let x = Some(hGraphExec as u64);
+        cuda::graph_event_node_set_event(x, node(hNode), crate::event(event), true, call)
+    })
+}
+
+// ---- executable graphs: enabling nodes, flags, instantiation with parameters ----------------
+
+/// `cuGraphNodeSetEnabled`: kernel, memcpy and memset nodes of an executable graph; a
+/// disabled node does nothing at later launches.
+#[no_mangle]
+pub extern "C" fn cuGraphNodeSetEnabled(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    isEnabled: c_uint,
+) -> CUresult {
+    guard(|| cuda::graph_node_set_enabled(hGraphExec as u64, node(hNode), isEnabled != 0))
+}
+
+/// `cuGraphNodeGetEnabled`: 1 or 0.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphNodeGetEnabled(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    isEnabled: *mut c_uint,
+) -> CUresult {
+    guard(|| {
+        out_ptr(isEnabled, "isEnabled")?;
+        let on = cuda::graph_node_get_enabled(hGraphExec as u64, node(hNode))?;
+        put(isEnabled, c_uint::from(on));
+        Ok(())
+    })
+}
+
+/// `cuGraphExecGetFlags`: the flags given at instantiation.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut u64) -> CUresult {
+    guard(|| {
+        out_ptr(flags, "flags")?;
+        put(flags, cuda::graph_exec_get_flags(hGraphExec as u64)?);
+        Ok(())
+    })
+}
+
+/// `CUDA_GRAPH_INSTANTIATE_PARAMS`.
+#[repr(C)]
+pub struct CUDA_GRAPH_INSTANTIATE_PARAMS {
+    pub flags: u64,
+    pub hUploadStream: crate::CUstream,
+    pub hErrNode_out: CUgraphNode,
+    pub result_out: c_int,
+}
+
+/// `cuGraphInstantiateWithParams`: as `cuGraphInstantiateWithFlags`, with the outcome in
+/// `result_out` (`CUDA_GRAPH_INSTANTIATE_SUCCESS`, `_INVALID_STRUCTURE` for a cycle, `_ERROR`
+/// otherwise) and `hErrNode_out` NULL (no failure here concerns one node). The upload stream
+/// is not used: there is nothing to upload.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphInstantiateWithParams(
+    phGraphExec: *mut CUgraphExec,
+    hGraph: CUgraph,
+    instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS,
+) -> CUresult {
+    guard(|| {
+        out_ptr(phGraphExec, "phGraphExec")?;
+        out_ptr(instantiateParams, "instantiateParams")?;
+        // SAFETY: checked non-NULL; the caller's struct.
+        let p = unsafe { &mut *instantiateParams };
+        p.hErrNode_out = std::ptr::null_mut();
+        match cuda::graph_instantiate_with_result(graph(hGraph), p.flags) {
+            Ok(x) => {
+                p.result_out = 0;
+                put(phGraphExec, x as CUgraphExec);
+                Ok(())
+            }
+            Err((e, result)) => {
+                p.result_out = result as c_int;
+                Err(e)
+            }
+        }
     })
 }
 

@@ -15,6 +15,7 @@ use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
 
 use aclrt::cuda::Mode;
 
+use crate::graph::*;
 use crate::memory::*;
 use crate::module::*;
 use crate::stream::*;
@@ -181,6 +182,7 @@ per_thread_variants! {
     }
     forwarded {
         cuLaunchKernelEx_ptsz => cuLaunchKernelEx(config: *const c_void, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void);
+        cuGraphInstantiateWithParams_ptsz => cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS);
     }
 }
 

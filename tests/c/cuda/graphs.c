@@ -258,6 +258,71 @@ static void memory_and_kernels(CUstream s, CUfunction scale) {
     EXPECT(cuGraphExecKernelNodeSetParams(x, set, &kp), CUDA_ERROR_INVALID_VALUE);
     OK(cuGraphExecDestroy(x));
 
+    /* Memset parameters: on the graph's node, and on an executable graph's own. */
+    mp.value = 0;
+    mp.elementSize = 1;
+    mp.width = N * sizeof(float);
+    OK(cuGraphMemsetNodeSetParams(set, &mp));
+    OK(cuGraphMemsetNodeGetParams(set, &mp_out));
+    ASSERT(mp_out.elementSize == 1 && mp_out.value == 0);
+    launch_and_wait(g, s);
+    for (int i = 0; i < N; i++) ASSERT(host[i] == 0.0f);
+    OK(cuGraphInstantiate(&x, g, CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD));
+    cuuint64_t xflags = 0;
+    OK(cuGraphExecGetFlags(x, &xflags));
+    ASSERT(xflags == CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD);
+    CUDA_MEMSET_NODE_PARAMS mp2 = {d, 0, one.u, 4, N, 1};
+    OK(cuGraphExecMemsetNodeSetParams(x, set, &mp2, NULL));
+    mp2.elementSize = 8;
+    EXPECT(cuGraphExecMemsetNodeSetParams(x, set, &mp2, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphMemsetNodeSetParams(kern, &mp), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    for (int i = 0; i < N; i++) ASSERT(host[i] == 4.5f);
+    /* A disabled kernel node does nothing; its edges still order the rest. */
+    unsigned enabled = 9;
+    OK(cuGraphNodeGetEnabled(x, kern, &enabled));
+    ASSERT(enabled == 1);
+    OK(cuGraphNodeSetEnabled(x, kern, 0));
+    OK(cuGraphNodeGetEnabled(x, kern, &enabled));
+    ASSERT(enabled == 0);
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    for (int i = 0; i < N; i++) ASSERT(host[i] == 1.5f);
+    OK(cuGraphNodeSetEnabled(x, kern, 1));
+    EXPECT(cuGraphNodeSetEnabled(x, empty, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphNodeGetEnabled(x, kern, NULL), CUDA_ERROR_INVALID_VALUE);
+    /* Memcpy parameters: half the data, to the second half of the buffer. */
+    memset(host, 0, sizeof host);
+    CUDA_MEMCPY3D half = cp;
+    half.WidthInBytes = N / 2 * sizeof(float);
+    half.dstHost = host + N / 2;
+    OK(cuGraphExecMemcpyNodeSetParams(x, copy, &half, NULL));
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    for (int i = 0; i < N / 2; i++) ASSERT(host[i] == 0.0f && host[N / 2 + i] == 4.5f);
+    half.Depth = 3;
+    EXPECT(cuGraphMemcpyNodeSetParams(copy, &half), CUDA_ERROR_NOT_SUPPORTED);
+    half.Depth = 1;
+    OK(cuGraphMemcpyNodeSetParams(copy, &half));
+    OK(cuGraphMemcpyNodeGetParams(copy, &cp_out));
+    ASSERT(cp_out.dstHost == host + N / 2);
+    OK(cuGraphExecDestroy(x));
+
+    /* Instantiation with parameters. */
+    CUDA_GRAPH_INSTANTIATE_PARAMS ip = {0, NULL, (CUgraphNode)1, (CUgraphInstantiateResult)9};
+    OK(cuGraphInstantiateWithParams(&x, g, &ip));
+    ASSERT(ip.result_out == CUDA_GRAPH_INSTANTIATE_SUCCESS && ip.hErrNode_out == NULL);
+    OK(cuGraphExecDestroy(x));
+    OK(cuGraphAddDependencies(g, &empty, &set, 1));
+    EXPECT(cuGraphInstantiateWithParams(&x, g, &ip), CUDA_ERROR_INVALID_VALUE);
+    ASSERT(ip.result_out == CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE);
+    OK(cuGraphRemoveDependencies(g, &empty, &set, 1));
+    ip.flags = 0x100;
+    EXPECT(cuGraphInstantiateWithParams(&x, g, &ip), CUDA_ERROR_INVALID_VALUE);
+    ASSERT(ip.result_out == CUDA_GRAPH_INSTANTIATE_ERROR);
+    EXPECT(cuGraphInstantiateWithParams(&x, g, NULL), CUDA_ERROR_INVALID_VALUE);
+
     /* Refused parameters. */
     CUgraphNode bad;
     kp.kernelParams = NULL;
@@ -455,6 +520,24 @@ static void events(CUstream s) {
     OK(cuEventSynchronize(done));
     ASSERT(get_flag(&ran));
     OK(cuStreamSynchronize(s));
+    /* A new event for the record node: on the executable graph, then on the graph. */
+    CUevent done2;
+    OK(cuEventCreate(&done2, CU_EVENT_DISABLE_TIMING));
+    OK(cuGraphExecEventRecordNodeSetEvent(x, r, done2));
+    EXPECT(cuGraphExecEventWaitNodeSetEvent(x, r, done2), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphEventRecordNodeGetEvent(r, &got));
+    ASSERT(got == done);
+    OK(cuGraphLaunch(x, s));
+    OK(cuEventSynchronize(done2));
+    OK(cuStreamSynchronize(s));
+    OK(cuGraphEventRecordNodeSetEvent(r, done2));
+    OK(cuGraphEventRecordNodeGetEvent(r, &got));
+    ASSERT(got == done2);
+    OK(cuGraphEventWaitNodeSetEvent(w, done));
+    OK(cuGraphEventWaitNodeGetEvent(w, &got));
+    ASSERT(got == done);
+    EXPECT(cuGraphEventWaitNodeSetEvent(w, (CUevent)0x777), CUDA_ERROR_INVALID_HANDLE);
+    OK(cuEventDestroy(done2));
     OK(cuGraphExecDestroy(x));
     OK(cuGraphDestroy(g));
     OK(cuEventDestroy(gate_ev));

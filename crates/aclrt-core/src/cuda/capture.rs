@@ -121,6 +121,10 @@ struct Graph {
 struct Exec {
     graph: Graph,
     order: Vec<usize>,
+    /// The instantiation flags.
+    flags: u64,
+    /// Nodes disabled by `cuGraphNodeSetEnabled`.
+    disabled: HashSet<usize>,
 }
 
 struct Sequence {
@@ -1053,17 +1057,7 @@ pub fn graph_add_event_node(
             dependency_indices(graph(c, handle, call)?, deps, call)
         })?;
         let ev = super::api::cuda_event(rt, event)?;
-        let (kind, run): (NodeKind, Recipe) = if wait {
-            (
-                NodeKind::WaitEvent,
-                Arc::new(move |rt, ls| Ok(rt.wait_on(ls, &ev, None)?)),
-            )
-        } else {
-            (
-                NodeKind::EventRecord,
-                Arc::new(move |rt, ls| Ok(rt.record_on(&ev, ls)?)),
-            )
-        };
+        let (kind, run) = event_work(ev, wait);
         let params: NodeParams = Arc::new(event);
         with_captures(rt, |c| {
             let g = graph_mut(c, handle, call)?;
@@ -1231,9 +1225,70 @@ fn kind_check(have: NodeKind, want: NodeKind, call: &str) -> CuResultOf<()> {
     Ok(())
 }
 
-/// Sets the parameters of node `node` (of kind `kind`) of a graph: its work becomes what
-/// `work` submits, checked as that call checks it.
-pub fn graph_node_set_params(
+/// Where a node's parameters are set: a graph's node, or an executable graph's copy of it.
+#[derive(Clone, Copy)]
+enum Target {
+    Graph,
+    Exec(u64),
+}
+
+/// The index of node `node` in the target, checked to be a live node of kind `kind`.
+fn target_index(
+    c: &Captures,
+    target: Target,
+    node: u64,
+    kind: NodeKind,
+    call: &str,
+) -> CuResultOf<(u64, usize)> {
+    let (owner, i, have) = match target {
+        Target::Graph => {
+            let (g, i) = locate(c, node, call)?;
+            (g, i, c.graphs[&g].node(i).kind)
+        }
+        Target::Exec(x_handle) => {
+            let x = exec(c, x_handle, call)?;
+            match split_node(node) {
+                Some((q, i)) if q == x.graph.sequence => match x.graph.nodes.get(i) {
+                    Some(Some(n)) => (x_handle, i, n.kind),
+                    _ => return bad_node(call, node),
+                },
+                _ => return bad_node(call, node),
+            }
+        }
+    };
+    kind_check(have, kind, call)?;
+    Ok((owner, i))
+}
+
+/// Replaces a node's work and parameters, keeping its edges.
+fn set_node(
+    target: Target,
+    node: u64,
+    kind: NodeKind,
+    params: NodeParams,
+    recorded: Option<(NodeKind, Recipe)>,
+    call: &str,
+) -> CuResultOf<()> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let (owner, i) = target_index(c, target, node, kind, call)?;
+            let slot = match target {
+                Target::Graph => &mut c.graphs.get_mut(&owner).expect("located").nodes[i],
+                Target::Exec(_) => {
+                    &mut Arc::make_mut(c.execs.get_mut(&owner).expect("checked"))
+                        .graph
+                        .nodes[i]
+                }
+            };
+            let n = slot.as_mut().expect("a live node");
+            *n = make_node(kind, std::mem::take(&mut n.deps), recorded, Some(params));
+            Ok(())
+        })
+    })
+}
+
+fn set_params(
+    target: Target,
     node: u64,
     kind: NodeKind,
     params: NodeParams,
@@ -1243,22 +1298,23 @@ pub fn graph_node_set_params(
     cu(|rt| {
         current(rt)?;
         with_captures(rt, |c| {
-            let (g, i) = locate(c, node, call)?;
-            kind_check(c.graphs[&g].node(i).kind, kind, call)
+            target_index(c, target, node, kind, call).map(|_| ())
         })
     })?;
     let recorded = record_work(work)?;
-    cu(|rt| {
-        with_captures(rt, |c| {
-            let (g, i) = locate(c, node, call)?;
-            let n = c.graphs.get_mut(&g).expect("located").nodes[i]
-                .as_mut()
-                .expect("a live node");
-            kind_check(n.kind, kind, call)?;
-            *n = make_node(kind, std::mem::take(&mut n.deps), recorded, Some(params));
-            Ok(())
-        })
-    })
+    set_node(target, node, kind, params, recorded, call)
+}
+
+/// Sets the parameters of node `node` (of kind `kind`) of a graph: its work becomes what
+/// `work` submits, checked as that call checks it.
+pub fn graph_node_set_params(
+    node: u64,
+    kind: NodeKind,
+    params: NodeParams,
+    call: &str,
+    work: impl FnOnce() -> CuResultOf<()>,
+) -> CuResultOf<()> {
+    set_params(Target::Graph, node, kind, params, call, work)
 }
 
 /// Sets the parameters of the node of executable graph `exec` made from `node`: later launches
@@ -1271,32 +1327,101 @@ pub fn graph_exec_node_set_params(
     call: &str,
     work: impl FnOnce() -> CuResultOf<()>,
 ) -> CuResultOf<()> {
-    let index = |c: &Captures| -> CuResultOf<usize> {
-        let x = exec(c, exec_handle, call)?;
-        let i = match split_node(node) {
-            Some((q, i)) if q == x.graph.sequence => i,
-            _ => return bad_node(call, node),
-        };
-        match x.graph.nodes.get(i) {
-            Some(Some(n)) => {
-                kind_check(n.kind, kind, call)?;
-                Ok(i)
-            }
-            _ => bad_node(call, node),
-        }
+    set_params(Target::Exec(exec_handle), node, kind, params, call, work)
+}
+
+fn event_work(ev: Arc<Event>, wait: bool) -> (NodeKind, Recipe) {
+    if wait {
+        (
+            NodeKind::WaitEvent,
+            Arc::new(move |rt, ls| Ok(rt.wait_on(ls, &ev, None)?)),
+        )
+    } else {
+        (
+            NodeKind::EventRecord,
+            Arc::new(move |rt, ls| Ok(rt.record_on(&ev, ls)?)),
+        )
+    }
+}
+
+/// `cuGraph{EventRecord,EventWait}NodeSetEvent` (`exec` `None`) and their
+/// `cuGraphExec*NodeSetEvent` forms: the node records, or waits for, `event` from then on.
+pub fn graph_event_node_set_event(
+    exec_handle: Option<u64>,
+    node: u64,
+    event: EventHandle,
+    wait: bool,
+    call: &str,
+) -> CuResultOf<()> {
+    let target = exec_handle.map_or(Target::Graph, Target::Exec);
+    let kind = if wait {
+        NodeKind::WaitEvent
+    } else {
+        NodeKind::EventRecord
     };
-    cu(|rt| {
+    let ev = cu(|rt| {
         current(rt)?;
-        with_captures(rt, |c| index(c).map(|_| ()))
+        with_captures(rt, |c| target_index(c, target, node, kind, call))?;
+        super::api::cuda_event(rt, event)
     })?;
-    let recorded = record_work(work)?;
+    set_node(
+        target,
+        node,
+        kind,
+        Arc::new(event),
+        Some(event_work(ev, wait)),
+        call,
+    )
+}
+
+/// `cuGraphNodeSetEnabled`: a disabled kernel, memcpy or memset node of an executable graph
+/// does nothing at later launches (its edges still order the others). Other kinds are
+/// `CUDA_ERROR_INVALID_VALUE`.
+pub fn graph_node_set_enabled(exec_handle: u64, node: u64, enabled: bool) -> CuResultOf<()> {
     cu(|rt| {
         with_captures(rt, |c| {
-            let i = index(c)?;
+            let i = enable_index(c, exec_handle, node, "cuGraphNodeSetEnabled")?;
             let x = Arc::make_mut(c.execs.get_mut(&exec_handle).expect("checked"));
-            let n = x.graph.nodes[i].as_mut().expect("a live node");
-            *n = make_node(kind, std::mem::take(&mut n.deps), recorded, Some(params));
+            if enabled {
+                x.disabled.remove(&i);
+            } else {
+                x.disabled.insert(i);
+            }
             Ok(())
+        })
+    })
+}
+
+/// `cuGraphNodeGetEnabled`.
+pub fn graph_node_get_enabled(exec_handle: u64, node: u64) -> CuResultOf<bool> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let i = enable_index(c, exec_handle, node, "cuGraphNodeGetEnabled")?;
+            Ok(!c.execs[&exec_handle].disabled.contains(&i))
+        })
+    })
+}
+
+fn enable_index(c: &Captures, exec_handle: u64, node: u64, call: &str) -> CuResultOf<usize> {
+    let x = exec(c, exec_handle, call)?;
+    let i = match split_node(node) {
+        Some((q, i)) if q == x.graph.sequence && matches!(x.graph.nodes.get(i), Some(Some(_))) => i,
+        _ => return bad_node(call, node),
+    };
+    match x.graph.node(i).kind {
+        NodeKind::Kernel | NodeKind::Memcpy | NodeKind::Memset => Ok(i),
+        other => fail(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("{call}: only kernel, memcpy and memset nodes can be disabled, not a {other:?} node"),
+        ),
+    }
+}
+
+/// `cuGraphExecGetFlags`: the flags the executable graph was instantiated with.
+pub fn graph_exec_get_flags(exec_handle: u64) -> CuResultOf<u64> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            Ok(exec(c, exec_handle, "cuGraphExecGetFlags")?.flags)
         })
     })
 }
@@ -1351,12 +1476,25 @@ pub fn graph_exec_update(exec_handle: u64, handle: u64) -> Result<(), (CuError, 
     .map_err(plain)?
 }
 
+/// `CUDA_GRAPH_INSTANTIATE_ERROR`: a `CUgraphInstantiateResult`.
+pub const CUDA_GRAPH_INSTANTIATE_ERROR: u32 = 1;
+/// `CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE`.
+pub const CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE: u32 = 2;
+
 /// `cuGraphInstantiateWithFlags`: an executable graph of the graph as it is. Unknown flags and
 /// `DEVICE_LAUNCH` with `AUTO_FREE_ON_LAUNCH` are `CUDA_ERROR_INVALID_VALUE`; `DEVICE_LAUNCH`
 /// otherwise is `CUDA_ERROR_NOT_SUPPORTED` (nothing launches from the device). The other flags
 /// have nothing to act on: graphs here allocate no memory, have no priorities, and need no
 /// upload. Dependencies forming a cycle are `CUDA_ERROR_INVALID_VALUE`.
 pub fn graph_instantiate(handle: u64, flags: u64) -> CuResultOf<u64> {
+    graph_instantiate_with_result(handle, flags).map_err(|(e, _)| e)
+}
+
+/// As [`graph_instantiate`]; a failure also gives its `CUgraphInstantiateResult`
+/// (`CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE` for a cycle, `CUDA_GRAPH_INSTANTIATE_ERROR`
+/// otherwise).
+pub fn graph_instantiate_with_result(handle: u64, flags: u64) -> Result<u64, (CuError, u32)> {
+    let error = |e: CuError| (e, CUDA_GRAPH_INSTANTIATE_ERROR);
     cu(|rt| {
         current(rt)?;
         let known = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH
@@ -1384,18 +1522,28 @@ pub fn graph_instantiate(handle: u64, flags: u64) -> CuResultOf<u64> {
                 );
             }
             let Some(order) = g.order() else {
-                return fail(
-                    CUDA_ERROR_INVALID_VALUE,
-                    "cuGraphInstantiate: the graph's dependencies form a cycle",
-                );
+                return Ok(Err((
+                    CuError::new(
+                        CUDA_ERROR_INVALID_VALUE,
+                        "cuGraphInstantiate: the graph's dependencies form a cycle",
+                    ),
+                    CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE,
+                )));
             };
             let id = st.new_id(b'X');
-            st.captures
-                .execs
-                .insert(id, Arc::new(Exec { graph: g, order }));
-            Ok(id)
+            st.captures.execs.insert(
+                id,
+                Arc::new(Exec {
+                    graph: g,
+                    order,
+                    flags,
+                    disabled: HashSet::new(),
+                }),
+            );
+            Ok(Ok(id))
         })
     })
+    .map_err(error)?
 }
 
 /// `cuGraphExecDestroy`.
@@ -1425,7 +1573,9 @@ pub fn graph_launch(handle: u64, stream: StreamHandle) -> CuResultOf<()> {
         let s = launch_stream(rt, stream, "cuGraphLaunch")?;
         let run: Recipe = Arc::new(move |rt, ls| {
             for &i in &x.order {
-                (x.graph.node(i).run)(rt, ls)?;
+                if !x.disabled.contains(&i) {
+                    (x.graph.node(i).run)(rt, ls)?;
+                }
             }
             Ok(())
         });
