@@ -452,6 +452,66 @@ fn table() -> &'static [Entry] {
                 12030,
                 cuGraphRemoveDependencies_v2 as *const c_void,
             ),
+            (
+                "cuGraphMemsetNodeSetParams",
+                10000,
+                cuGraphMemsetNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphExecMemsetNodeSetParams",
+                10020,
+                cuGraphExecMemsetNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphMemcpyNodeSetParams",
+                10000,
+                cuGraphMemcpyNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphExecMemcpyNodeSetParams",
+                10020,
+                cuGraphExecMemcpyNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphEventRecordNodeSetEvent",
+                11010,
+                cuGraphEventRecordNodeSetEvent as *const c_void,
+            ),
+            (
+                "cuGraphEventWaitNodeSetEvent",
+                11010,
+                cuGraphEventWaitNodeSetEvent as *const c_void,
+            ),
+            (
+                "cuGraphExecEventRecordNodeSetEvent",
+                11010,
+                cuGraphExecEventRecordNodeSetEvent as *const c_void,
+            ),
+            (
+                "cuGraphExecEventWaitNodeSetEvent",
+                11010,
+                cuGraphExecEventWaitNodeSetEvent as *const c_void,
+            ),
+            (
+                "cuGraphNodeSetEnabled",
+                11060,
+                cuGraphNodeSetEnabled as *const c_void,
+            ),
+            (
+                "cuGraphNodeGetEnabled",
+                11060,
+                cuGraphNodeGetEnabled as *const c_void,
+            ),
+            (
+                "cuGraphExecGetFlags",
+                12000,
+                cuGraphExecGetFlags as *const c_void,
+            ),
+            (
+                "cuGraphInstantiateWithParams",
+                12000,
+                cuGraphInstantiateWithParams as *const c_void,
+            ),
             ("cuGraphCreate", 10000, cuGraphCreate as *const c_void),
             ("cuGraphDestroy", 10000, cuGraphDestroy as *const c_void),
             (
