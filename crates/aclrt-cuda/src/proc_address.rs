@@ -512,6 +512,133 @@ fn table() -> &'static [Entry] {
                 12000,
                 cuGraphInstantiateWithParams as *const c_void,
             ),
+            (
+                "cuGraphAddChildGraphNode",
+                10000,
+                cuGraphAddChildGraphNode as *const c_void,
+            ),
+            (
+                "cuGraphChildGraphNodeGetGraph",
+                10000,
+                cuGraphChildGraphNodeGetGraph as *const c_void,
+            ),
+            (
+                "cuGraphExecChildGraphNodeSetParams",
+                11010,
+                cuGraphExecChildGraphNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphAddMemAllocNode",
+                11040,
+                cuGraphAddMemAllocNode as *const c_void,
+            ),
+            (
+                "cuGraphAddMemFreeNode",
+                11040,
+                cuGraphAddMemFreeNode as *const c_void,
+            ),
+            (
+                "cuGraphMemAllocNodeGetParams",
+                11040,
+                cuGraphMemAllocNodeGetParams as *const c_void,
+            ),
+            (
+                "cuGraphMemFreeNodeGetParams",
+                11040,
+                cuGraphMemFreeNodeGetParams as *const c_void,
+            ),
+            (
+                "cuDeviceGraphMemTrim",
+                11040,
+                cuDeviceGraphMemTrim as *const c_void,
+            ),
+            (
+                "cuDeviceGetGraphMemAttribute",
+                11040,
+                cuDeviceGetGraphMemAttribute as *const c_void,
+            ),
+            (
+                "cuDeviceSetGraphMemAttribute",
+                11040,
+                cuDeviceSetGraphMemAttribute as *const c_void,
+            ),
+            ("cuGraphAddNode", 12020, cuGraphAddNode as *const c_void),
+            ("cuGraphAddNode", 12030, cuGraphAddNode_v2 as *const c_void),
+            (
+                "cuGraphNodeSetParams",
+                12020,
+                cuGraphNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphExecNodeSetParams",
+                12020,
+                cuGraphExecNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphConditionalHandleCreate",
+                12030,
+                cuGraphConditionalHandleCreate as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeGetAttribute",
+                11000,
+                cuGraphKernelNodeGetAttribute as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeSetAttribute",
+                11000,
+                cuGraphKernelNodeSetAttribute as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeCopyAttributes",
+                11000,
+                cuGraphKernelNodeCopyAttributes as *const c_void,
+            ),
+            (
+                "cuGraphDebugDotPrint",
+                11030,
+                cuGraphDebugDotPrint as *const c_void,
+            ),
+            (
+                "cuUserObjectCreate",
+                11030,
+                cuUserObjectCreate as *const c_void,
+            ),
+            (
+                "cuUserObjectRetain",
+                11030,
+                cuUserObjectRetain as *const c_void,
+            ),
+            (
+                "cuUserObjectRelease",
+                11030,
+                cuUserObjectRelease as *const c_void,
+            ),
+            (
+                "cuGraphRetainUserObject",
+                11030,
+                cuGraphRetainUserObject as *const c_void,
+            ),
+            (
+                "cuGraphReleaseUserObject",
+                11030,
+                cuGraphReleaseUserObject as *const c_void,
+            ),
+            (
+                "cuStreamBeginCaptureToGraph",
+                12030,
+                cuStreamBeginCaptureToGraph as *const c_void,
+            ),
+            (
+                "cuStreamUpdateCaptureDependencies",
+                11030,
+                cuStreamUpdateCaptureDependencies as *const c_void,
+            ),
+            (
+                "cuStreamUpdateCaptureDependencies",
+                12030,
+                cuStreamUpdateCaptureDependencies_v2 as *const c_void,
+            ),
             ("cuGraphCreate", 10000, cuGraphCreate as *const c_void),
             ("cuGraphDestroy", 10000, cuGraphDestroy as *const c_void),
             (
