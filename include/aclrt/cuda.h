@@ -807,6 +807,56 @@ typedef struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
     CUgraphInstantiateResult result_out;
 } CUDA_GRAPH_INSTANTIATE_PARAMS;
 
+/* Exported but CUDA_ERROR_NOT_SUPPORTED: child graph, memory, generic and conditional nodes,
+ * kernel node attributes, user objects, graph memory, DOT output, capture into an existing
+ * graph and capture dependency updates. */
+CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                  const CUgraphNode *dependencies, size_t numDependencies,
+                                  CUgraph childGraph);
+CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph);
+CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                            CUgraph childGraph);
+CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                const CUgraphNode *dependencies, size_t numDependencies,
+                                void *nodeParams);
+CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                               const CUgraphNode *dependencies, size_t numDependencies,
+                               CUdeviceptr dptr);
+CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, void *params_out);
+CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out);
+CUresult cuDeviceGraphMemTrim(CUdevice device);
+CUresult cuDeviceGetGraphMemAttribute(CUdevice device, int attr, void *value);
+CUresult cuDeviceSetGraphMemAttribute(CUdevice device, int attr, void *value);
+CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                        size_t numDependencies, void *nodeParams);
+CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+                           const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
+                           size_t numDependencies, void *nodeParams);
+CUresult cuGraphNodeSetParams(CUgraphNode hNode, void *nodeParams);
+CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, void *nodeParams);
+CUresult cuGraphConditionalHandleCreate(cuuint64_t *pHandle_out, CUgraph hGraph, CUcontext ctx,
+                                        unsigned int defaultLaunchValue, unsigned int flags);
+CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, int attr, void *value_out);
+CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, int attr, const void *value);
+CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src);
+CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags);
+CUresult cuUserObjectCreate(void **object_out, void *ptr, void (*destroy)(void *),
+                            unsigned int initialRefcount, unsigned int flags);
+CUresult cuUserObjectRetain(void *object, unsigned int count);
+CUresult cuUserObjectRelease(void *object, unsigned int count);
+CUresult cuGraphRetainUserObject(CUgraph graph, void *object, unsigned int count,
+                                 unsigned int flags);
+CUresult cuGraphReleaseUserObject(CUgraph graph, void *object, unsigned int count);
+CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
+                                     const CUgraphNode *dependencies,
+                                     const CUgraphEdgeData *dependencyData,
+                                     size_t numDependencies, CUstreamCaptureMode mode);
+CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies,
+                                           size_t numDependencies, unsigned int flags);
+CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies,
+                                              const CUgraphEdgeData *dependencyData,
+                                              size_t numDependencies, unsigned int flags);
+
 CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
                                       CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
 CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,

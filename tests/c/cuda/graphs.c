@@ -594,6 +594,15 @@ int main(void) {
     host_params_clone_update(s);
     events(s);
     captured(s);
+    /* What is not provided is exported and says so. */
+    CUgraph g;
+    CUgraphNode n;
+    OK(cuGraphCreate(&g, 0));
+    EXPECT(cuGraphAddChildGraphNode(&n, g, NULL, 0, g), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuGraphAddMemFreeNode(&n, g, NULL, 0, 0), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuGraphDebugDotPrint(g, "/dev/null", 0), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuStreamUpdateCaptureDependencies(s, NULL, 0, 0), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuGraphDestroy(g));
     OK(cuModuleUnload(mod));
     OK(cuStreamDestroy(s));
     OK(cuCtxDestroy(ctx));
