@@ -809,7 +809,7 @@ typedef struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
 
 /* Exported but CUDA_ERROR_NOT_SUPPORTED: child graph, memory, generic and conditional nodes,
  * kernel node attributes, user objects, graph memory, DOT output, capture into an existing
- * graph and capture dependency updates. */
+ * graph. */
 CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                                   const CUgraphNode *dependencies, size_t numDependencies,
                                   CUgraph childGraph);
@@ -851,6 +851,13 @@ CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
                                      const CUgraphNode *dependencies,
                                      const CUgraphEdgeData *dependencyData,
                                      size_t numDependencies, CUstreamCaptureMode mode);
+
+/* While capturing: adds to, or sets, the nodes the stream's next node will depend on (nodes
+ * of its capture; a stream not capturing is CUDA_ERROR_ILLEGAL_STATE). */
+typedef enum CUstreamUpdateCaptureDependencies_flags_enum {
+    CU_STREAM_ADD_CAPTURE_DEPENDENCIES = 0,
+    CU_STREAM_SET_CAPTURE_DEPENDENCIES = 1
+} CUstreamUpdateCaptureDependencies_flags;
 CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies,
                                            size_t numDependencies, unsigned int flags);
 CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies,

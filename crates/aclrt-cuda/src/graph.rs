@@ -196,7 +196,7 @@ fn zero_edges(edge_data: *mut CUgraphEdgeData, count: usize) {
 }
 
 /// Edge data given to the `_v2` edits: only default edges exist here.
-unsafe fn default_edges(edge_data: *const CUgraphEdgeData, count: usize) -> Outcome {
+pub(crate) unsafe fn default_edges(edge_data: *const CUgraphEdgeData, count: usize) -> Outcome {
     for i in 0..count {
         if edge_data.is_null() {
             break;

@@ -166,7 +166,7 @@ per_thread_variants! {
         cuGraphUpload_ptsz => cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) stream hStream;
         cuStreamBeginCaptureToGraph_ptsz => cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const c_void, numDependencies: usize, mode: c_int) stream hStream;
         cuStreamUpdateCaptureDependencies_ptsz => cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) stream hStream;
-        cuStreamUpdateCaptureDependencies_v2_ptsz => cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const c_void, numDependencies: usize, flags: c_uint) stream hStream;
+        cuStreamUpdateCaptureDependencies_v2_ptsz => cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) stream hStream;
     }
     ptds {
         "cuMemcpy" cuMemcpy_ptds => cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize);

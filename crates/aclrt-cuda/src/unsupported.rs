@@ -85,10 +85,8 @@ unsupported! { "child graph, memory, generic, conditional and attribute graph no
     cuGraphReleaseUserObject(graph: Opaque, object: Opaque, count: c_uint);
 }
 
-unsupported! { "capture into an existing graph and capture dependency updates":
+unsupported! { "captures into an existing graph":
     cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: Opaque, dependencies: *const Opaque, dependencyData: *const c_void, numDependencies: usize, mode: c_int);
-    cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut Opaque, numDependencies: usize, flags: c_uint);
-    cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut Opaque, dependencyData: *const c_void, numDependencies: usize, flags: c_uint);
 }
 
 unsupported! { "GPU binaries":

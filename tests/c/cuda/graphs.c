@@ -566,6 +566,58 @@ static void captured(CUstream s) {
     ASSERT(n == 1 && dep == nodes[0]);
     CUDA_HOST_NODE_PARAMS hp;
     EXPECT(cuGraphHostNodeGetParams(nodes[0], &hp), CUDA_ERROR_NOT_SUPPORTED);
+    /* Capture dependencies updated by hand: added, then set. */
+    CUstreamCaptureStatus cs;
+    const CUgraphNode *now = NULL;
+    CUgraphNode first = NULL, foreign;
+    size_t ndeps = 0;
+    EXPECT(cuStreamUpdateCaptureDependencies(s, NULL, 0, CU_STREAM_ADD_CAPTURE_DEPENDENCIES),
+           CUDA_ERROR_ILLEGAL_STATE);
+    OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    OK(cuLaunchHostFunc(s, set_flag, &ran));
+    OK(cuStreamGetCaptureInfo(s, &cs, NULL, NULL, &now, &ndeps));
+    ASSERT(ndeps == 1);
+    first = now[0];
+    OK(cuLaunchHostFunc(s, set_flag, &ran));
+    OK(cuStreamUpdateCaptureDependencies(s, &first, 1, CU_STREAM_ADD_CAPTURE_DEPENDENCIES));
+    OK(cuStreamGetCaptureInfo(s, &cs, NULL, NULL, &now, &ndeps));
+    ASSERT(ndeps == 2 && now[1] == first);
+    EXPECT(cuStreamUpdateCaptureDependencies(s, &first, 1, 7), CUDA_ERROR_INVALID_VALUE);
+    foreign = nodes[0];
+    EXPECT(cuStreamUpdateCaptureDependencies(s, &foreign, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES),
+           CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuStreamUpdateCaptureDependencies(s, NULL, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES),
+           CUDA_ERROR_INVALID_VALUE);
+    CUgraphEdgeData port = {1, 0, 0, {0}};
+    EXPECT(cuStreamUpdateCaptureDependencies_v2(s, &first, &port, 1,
+                                                CU_STREAM_ADD_CAPTURE_DEPENDENCIES),
+           CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuStreamGetCaptureInfo(s, &cs, NULL, NULL, &now, &ndeps));
+    ASSERT(ndeps == 2);
+    OK(cuLaunchHostFunc(s, set_flag, &ran));
+    CUgraph g2;
+    OK(cuStreamEndCapture(s, &g2));
+    CUgraphNode all[3], deps2[3];
+    n = 3;
+    OK(cuGraphGetNodes(g2, all, &n));
+    ASSERT(n == 3);
+    n = 3;
+    OK(cuGraphNodeGetDependencies(all[2], deps2, &n));
+    ASSERT(n == 2 && deps2[0] == all[1] && deps2[1] == all[0]);
+    OK(cuGraphDestroy(g2));
+    OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    OK(cuLaunchHostFunc(s, set_flag, &ran));
+    OK(cuStreamGetCaptureInfo(s, &cs, NULL, NULL, &now, &ndeps));
+    first = now[0];
+    OK(cuLaunchHostFunc(s, set_flag, &ran));
+    OK(cuStreamGetCaptureInfo(s, &cs, NULL, NULL, &now, &ndeps));
+    CUgraphNode second = now[0];
+    OK(cuStreamUpdateCaptureDependencies(s, &second, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES));
+    OK(cuStreamGetCaptureInfo(s, &cs, NULL, NULL, &now, &ndeps));
+    ASSERT(ndeps == 1 && now[0] == second && second != first);
+    OK(cuStreamEndCapture(s, &g2));
+    OK(cuGraphDestroy(g2));
+
     /* A node added to a captured graph runs after the captured ones it depends on. */
     log_entry_t tail = {&order_log, 't'};
     reset_log();
@@ -601,7 +653,6 @@ int main(void) {
     EXPECT(cuGraphAddChildGraphNode(&n, g, NULL, 0, g), CUDA_ERROR_NOT_SUPPORTED);
     EXPECT(cuGraphAddMemFreeNode(&n, g, NULL, 0, 0), CUDA_ERROR_NOT_SUPPORTED);
     EXPECT(cuGraphDebugDotPrint(g, "/dev/null", 0), CUDA_ERROR_NOT_SUPPORTED);
-    EXPECT(cuStreamUpdateCaptureDependencies(s, NULL, 0, 0), CUDA_ERROR_NOT_SUPPORTED);
     OK(cuGraphDestroy(g));
     OK(cuModuleUnload(mod));
     OK(cuStreamDestroy(s));

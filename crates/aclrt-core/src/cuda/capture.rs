@@ -702,6 +702,66 @@ fn joined(c: &Captures, q: u64, origin: u64) -> bool {
     before.len() == nodes.len()
 }
 
+/// `CU_STREAM_ADD_CAPTURE_DEPENDENCIES`.
+pub const CU_STREAM_ADD_CAPTURE_DEPENDENCIES: u32 = 0;
+/// `CU_STREAM_SET_CAPTURE_DEPENDENCIES`.
+pub const CU_STREAM_SET_CAPTURE_DEPENDENCIES: u32 = 1;
+
+/// `cuStreamUpdateCaptureDependencies`: adds `nodes` to the nodes the capturing stream's next
+/// node will depend on, or (`SET`) makes them those nodes. The stream must be capturing
+/// (`CUDA_ERROR_ILLEGAL_STATE`); each node must be one this capture made
+/// (`CUDA_ERROR_INVALID_VALUE`).
+pub fn stream_update_capture_dependencies(
+    handle: StreamHandle,
+    nodes: &[u64],
+    flags: u32,
+) -> CuResultOf<()> {
+    let call = "cuStreamUpdateCaptureDependencies";
+    cu(|rt| {
+        let s = capture_stream(rt, handle)?;
+        if flags > CU_STREAM_SET_CAPTURE_DEPENDENCIES {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "{call}: flags {flags:#x} are not a CUstreamUpdateCaptureDependencies_flags"
+                ),
+            );
+        }
+        with_captures(rt, |c| {
+            let Some(m) = c.members.get(&s.handle.as_raw()) else {
+                return fail(
+                    CUDA_ERROR_ILLEGAL_STATE,
+                    format!("{call}: stream {} is not capturing", s.id),
+                );
+            };
+            let q = m.sequence;
+            let made = c.sequences[&q].nodes.len();
+            let mut indices = Vec::with_capacity(nodes.len());
+            for &n in nodes {
+                match split_node(n) {
+                    Some((seq, i)) if seq == q && i < made => indices.push(i),
+                    _ => {
+                        return fail(
+                            CUDA_ERROR_INVALID_VALUE,
+                            format!("{call}: {n:#x} is not a node of the stream's capture"),
+                        )
+                    }
+                }
+            }
+            let m = c.members.get_mut(&s.handle.as_raw()).expect("a member");
+            if flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES {
+                m.frontier.clear();
+            }
+            for i in indices {
+                if !m.frontier.contains(&i) {
+                    m.frontier.push(i);
+                }
+            }
+            Ok(())
+        })
+    })
+}
+
 /// What `cuStreamGetCaptureInfo` reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaptureInfo {
