@@ -1074,10 +1074,29 @@ pub fn graph_add_node(
         with_captures(rt, |c| {
             let g = graph_mut(c, handle, call)?;
             let deps = dependency_indices(g, deps, call)?;
+            room_for_a_node(g, call)?;
             g.nodes.push(Some(make_node(kind, deps, recorded, params)));
             Ok(g.handle(g.nodes.len() - 1))
         })
     })
+}
+
+/// Node handles hold an index of 24 bits: a graph holds fewer than 2^24 nodes.
+const MAX_NODES: usize = 0xFF_FFFF;
+
+fn room_for_a_node(g: &Graph, call: &str) -> CuResultOf<()> {
+    room_after(g.nodes.len(), call)
+}
+
+/// Whether a node can follow `len` (destroyed ones included, as their indices stay taken).
+fn room_after(len: usize, call: &str) -> CuResultOf<()> {
+    if len >= MAX_NODES {
+        return fail(
+            CUDA_ERROR_OUT_OF_MEMORY,
+            format!("{call}: a graph holds at most {MAX_NODES} nodes"),
+        );
+    }
+    Ok(())
 }
 
 fn make_node(
@@ -1122,6 +1141,7 @@ pub fn graph_add_event_node(
         with_captures(rt, |c| {
             let g = graph_mut(c, handle, call)?;
             let deps = dependency_indices(g, deps, call)?;
+            room_for_a_node(g, call)?;
             g.nodes
                 .push(Some(make_node(kind, deps, Some((kind, run)), Some(params))));
             Ok(g.handle(g.nodes.len() - 1))
@@ -1651,4 +1671,26 @@ pub fn graph_upload(handle: u64, stream: StreamHandle) -> CuResultOf<()> {
         launch_stream(rt, stream, "cuGraphUpload")?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_handles_round_trip_and_graphs_are_bounded() {
+        for (sequence, index) in [(1, 0), (77, 12345), (0xFFFF_FFFF, MAX_NODES - 1)] {
+            assert_eq!(
+                split_node(node_handle(sequence, index)),
+                Some((sequence, index))
+            );
+        }
+        assert_eq!(split_node(0), None);
+        assert_eq!(split_node(u64::from(b'N') << 56), None);
+        assert!(room_after(MAX_NODES - 1, "t").is_ok());
+        assert_eq!(
+            room_after(MAX_NODES, "t").unwrap_err().code(),
+            CUDA_ERROR_OUT_OF_MEMORY
+        );
+    }
 }
