@@ -807,15 +807,17 @@ typedef struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
     CUgraphInstantiateResult result_out;
 } CUDA_GRAPH_INSTANTIATE_PARAMS;
 
-/* Exported but CUDA_ERROR_NOT_SUPPORTED: child graph, memory, generic and conditional nodes,
- * kernel node attributes, user objects, graph memory, DOT output, capture into an existing
- * graph. */
+/* Child graph nodes: the node runs a copy of the graph taken when it is added. */
 CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                                   const CUgraphNode *dependencies, size_t numDependencies,
                                   CUgraph childGraph);
 CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph);
 CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                             CUgraph childGraph);
+
+/* Exported but CUDA_ERROR_NOT_SUPPORTED: memory, generic and conditional nodes,
+ * kernel node attributes, user objects, graph memory, DOT output, capture into an existing
+ * graph. */
 CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                                 const CUgraphNode *dependencies, size_t numDependencies,
                                 void *nodeParams);

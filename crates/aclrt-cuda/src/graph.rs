@@ -1218,6 +1218,50 @@ pub unsafe extern "C" fn cuGraphInstantiateWithParams(
     })
 }
 
+/// `cuGraphAddChildGraphNode`: runs a copy of `childGraph`, taken now, at each launch.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddChildGraphNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    childGraph: CUgraph,
+) -> CUresult {
+    guard(|| {
+        out_ptr(phGraphNode, "phGraphNode")?;
+        // SAFETY: the caller provides the array.
+        let deps = unsafe { handles(dependencies, numDependencies, "dependencies")? };
+        let n = cuda::graph_add_child_node(graph(hGraph), &deps, graph(childGraph))?;
+        put(phGraphNode, n as CUgraphNode);
+        Ok(())
+    })
+}
+
+/// `cuGraphChildGraphNodeGetGraph`: the node's own graph (not a copy; not for
+/// `cuGraphDestroy`).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(
+    hNode: CUgraphNode,
+    phGraph: *mut CUgraph,
+) -> CUresult {
+    guard(|| {
+        out_ptr(phGraph, "phGraph")?;
+        put(phGraph, cuda::graph_child_graph(node(hNode))? as CUgraph);
+        Ok(())
+    })
+}
+
+/// `cuGraphExecChildGraphNodeSetParams`: later launches run a copy of `childGraph`, which must
+/// match the node's graph in nodes and edges.
+#[no_mangle]
+pub extern "C" fn cuGraphExecChildGraphNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    childGraph: CUgraph,
+) -> CUresult {
+    guard(|| cuda::graph_exec_child_set(hGraphExec as u64, node(hNode), graph(childGraph)))
+}
+
 // ---- edges and queries ---------------------------------------------------------------------
 
 unsafe fn edit_edges(

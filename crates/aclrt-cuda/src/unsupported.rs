@@ -58,10 +58,7 @@ unsupported! { "thread block clusters and the extended launch":
     cuLaunchKernelEx(config: *const c_void, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void);
 }
 
-unsupported! { "child graph, memory, generic, conditional and attribute graph nodes, user objects and graph memory":
-    cuGraphAddChildGraphNode(phGraphNode: *mut Opaque, hGraph: Opaque, dependencies: *const Opaque, numDependencies: usize, childGraph: Opaque);
-    cuGraphChildGraphNodeGetGraph(hNode: Opaque, phGraph: *mut Opaque);
-    cuGraphExecChildGraphNodeSetParams(hGraphExec: Opaque, hNode: Opaque, childGraph: Opaque);
+unsupported! { "memory, generic, conditional and attribute graph nodes, user objects and graph memory":
     cuGraphAddMemAllocNode(phGraphNode: *mut Opaque, hGraph: Opaque, dependencies: *const Opaque, numDependencies: usize, nodeParams: *mut c_void);
     cuGraphAddMemFreeNode(phGraphNode: *mut Opaque, hGraph: Opaque, dependencies: *const Opaque, numDependencies: usize, dptr: CUdeviceptr);
     cuGraphMemAllocNodeGetParams(hNode: Opaque, params_out: *mut c_void);

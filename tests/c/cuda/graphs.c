@@ -629,6 +629,105 @@ static void captured(CUstream s) {
     OK(cuGraphDestroy(g));
 }
 
+/* Child graph nodes: a copy of the child taken when added; the node's own graph; clones,
+ * executable graphs and updates. */
+static void child_graphs(CUstream s) {
+    CUgraph child, parent, embedded, other, copy, embedded2;
+    CUgraphNode node, node2, inner[2];
+    CUgraphNodeType type;
+    size_t n;
+    log_entry_t cx = {&order_log, 'x'}, cy = {&order_log, 'y'}, pp = {&order_log, 'p'},
+                pz = {&order_log, 'z'}, om = {&order_log, 'm'}, on = {&order_log, 'n'};
+    OK(cuGraphCreate(&child, 0));
+    CUgraphNode a = host_node(child, NULL, 0, &cx);
+    CUgraphNode b = host_node(child, &a, 1, &cy);
+    OK(cuGraphCreate(&parent, 0));
+    CUgraphNode first = host_node(parent, NULL, 0, &pp);
+    OK(cuGraphAddChildGraphNode(&node, parent, &first, 1, child));
+    host_node(parent, &node, 1, &pz);
+    OK(cuGraphNodeGetType(node, &type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_GRAPH);
+    /* The child was copied: changing it now changes nothing. */
+    OK(cuGraphDestroyNode(b));
+    reset_log();
+    launch_and_wait(parent, s);
+    ASSERT(strcmp(order_log.entries, "pxyz") == 0);
+
+    /* The node's own graph: edits show in executable graphs made afterwards. */
+    OK(cuGraphChildGraphNodeGetGraph(node, &embedded));
+    ASSERT(embedded != child);
+    n = 2;
+    OK(cuGraphGetNodes(embedded, inner, &n));
+    ASSERT(n == 2);
+    EXPECT(cuGraphDestroy(embedded), CUDA_ERROR_INVALID_VALUE);
+    CUgraphExec x;
+    OK(cuGraphInstantiate(&x, parent, 0));
+    OK(cuGraphDestroyNode(inner[1]));
+    reset_log();
+    launch_and_wait(parent, s);
+    ASSERT(strcmp(order_log.entries, "pxz") == 0);
+    reset_log();
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    ASSERT(strcmp(order_log.entries, "pxyz") == 0);
+
+    /* An executable graph's child: another graph of the same shape. */
+    OK(cuGraphCreate(&other, 0));
+    CUgraphNode m = host_node(other, NULL, 0, &om);
+    host_node(other, &m, 1, &on);
+    OK(cuGraphExecChildGraphNodeSetParams(x, node, other));
+    reset_log();
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    ASSERT(strcmp(order_log.entries, "pmnz") == 0);
+    EXPECT(cuGraphExecChildGraphNodeSetParams(x, node, child), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphExecChildGraphNodeSetParams(x, first, other), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphChildGraphNodeGetGraph(first, &embedded2), CUDA_ERROR_INVALID_VALUE);
+
+    /* A clone copies child graphs too. */
+    OK(cuGraphClone(&copy, parent));
+    OK(cuGraphNodeFindInClone(&node2, node, copy));
+    OK(cuGraphChildGraphNodeGetGraph(node2, &embedded2));
+    ASSERT(embedded2 != embedded);
+    reset_log();
+    launch_and_wait(copy, s);
+    ASSERT(strcmp(order_log.entries, "pxz") == 0);
+    /* An update whose child graph changed shape is refused. */
+    CUgraphExecUpdateResultInfo info;
+    EXPECT(cuGraphExecUpdate(x, copy, &info), CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+    ASSERT(info.result == CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED && info.errorNode == node2);
+    /* Destroying a graph, or the node, takes its child graphs. */
+    OK(cuGraphDestroy(copy));
+    EXPECT(cuGraphGetNodes(embedded2, NULL, &n), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphDestroyNode(node));
+    EXPECT(cuGraphGetNodes(embedded, NULL, &n), CUDA_ERROR_INVALID_VALUE);
+
+    /* A graph launch recorded by capture is a graph node without a graph of its own. */
+    CUgraph captured_graph;
+    CUgraphExec cx2;
+    CUgraphNode launch_node;
+    OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamEndCapture(s, &captured_graph));
+    n = 1;
+    OK(cuGraphGetNodes(captured_graph, &launch_node, &n));
+    OK(cuGraphNodeGetType(launch_node, &type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_GRAPH);
+    EXPECT(cuGraphChildGraphNodeGetGraph(launch_node, &embedded2), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuGraphInstantiate(&cx2, captured_graph, 0));
+    EXPECT(cuGraphExecChildGraphNodeSetParams(cx2, launch_node, other), CUDA_ERROR_NOT_SUPPORTED);
+    reset_log();
+    OK(cuGraphLaunch(cx2, s));
+    OK(cuStreamSynchronize(s));
+    ASSERT(strcmp(order_log.entries, "pmnz") == 0);
+    OK(cuGraphExecDestroy(cx2));
+    OK(cuGraphDestroy(captured_graph));
+    OK(cuGraphExecDestroy(x));
+    OK(cuGraphDestroy(other));
+    OK(cuGraphDestroy(parent));
+    OK(cuGraphDestroy(child));
+}
+
 int main(void) {
     CUcontext ctx;
     CUstream s;
@@ -646,11 +745,11 @@ int main(void) {
     host_params_clone_update(s);
     events(s);
     captured(s);
+    child_graphs(s);
     /* What is not provided is exported and says so. */
     CUgraph g;
     CUgraphNode n;
     OK(cuGraphCreate(&g, 0));
-    EXPECT(cuGraphAddChildGraphNode(&n, g, NULL, 0, g), CUDA_ERROR_NOT_SUPPORTED);
     EXPECT(cuGraphAddMemFreeNode(&n, g, NULL, 0, 0), CUDA_ERROR_NOT_SUPPORTED);
     EXPECT(cuGraphDebugDotPrint(g, "/dev/null", 0), CUDA_ERROR_NOT_SUPPORTED);
     OK(cuGraphDestroy(g));

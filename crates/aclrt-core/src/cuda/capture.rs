@@ -106,6 +106,8 @@ struct Node {
     deps: Vec<usize>,
     run: Recipe,
     params: Option<NodeParams>,
+    /// A child graph node's graph (owned by the node); its work is made at instantiation.
+    child: Option<u64>,
 }
 
 /// A graph's nodes by index; a destroyed node leaves `None`, so handles stay put.
@@ -114,6 +116,8 @@ struct Graph {
     /// Names its nodes: the capture sequence it came from, or a fresh sequence number.
     sequence: u64,
     nodes: Vec<Option<Node>>,
+    /// Owned by a child graph node: not for `cuGraphDestroy`.
+    embedded: bool,
 }
 
 /// An executable graph: a copy of its graph's nodes and an order to submit them in.
@@ -125,6 +129,8 @@ struct Exec {
     flags: u64,
     /// Nodes disabled by `cuGraphNodeSetEnabled`.
     disabled: HashSet<usize>,
+    /// The shape of each child graph node's graph at instantiation, by node index.
+    children: HashMap<usize, Vec<(usize, NodeKind, Vec<usize>)>>,
 }
 
 struct Sequence {
@@ -279,6 +285,7 @@ impl Captures {
                 deps: std::mem::take(&mut member.frontier),
                 run,
                 params: None,
+                child: None,
             });
             member.frontier = vec![seq.nodes.len() - 1];
         }
@@ -680,6 +687,7 @@ pub fn stream_end_capture(handle: StreamHandle) -> CuResultOf<u64> {
                 Graph {
                     sequence: q,
                     nodes: seq.nodes.into_iter().map(Some).collect(),
+                    embedded: false,
                 },
             );
             c.names.insert(q, seq.graph);
@@ -970,6 +978,7 @@ pub fn graph_create(flags: u32) -> CuResultOf<u64> {
                 Graph {
                     sequence,
                     nodes: Vec::new(),
+                    embedded: false,
                 },
             );
             c.names.insert(sequence, id);
@@ -982,12 +991,45 @@ pub fn graph_create(flags: u32) -> CuResultOf<u64> {
 pub fn graph_destroy(handle: u64) -> CuResultOf<()> {
     cu(|rt| {
         with_captures(rt, |c| {
-            let sequence = graph(c, handle, "cuGraphDestroy")?.sequence;
-            c.graphs.remove(&handle);
-            c.names.remove(&sequence);
+            if graph(c, handle, "cuGraphDestroy")?.embedded {
+                return fail(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!("cuGraphDestroy: graph {handle:#x} belongs to a child graph node"),
+                );
+            }
+            drop_graph(c, handle);
             Ok(())
         })
     })
+}
+
+/// Removes graph `handle` and the child graphs its nodes own.
+fn drop_graph(c: &mut Captures, handle: u64) {
+    if let Some(g) = c.graphs.remove(&handle) {
+        c.names.remove(&g.sequence);
+        for child in g.nodes.into_iter().flatten().filter_map(|n| n.child) {
+            drop_graph(c, child);
+        }
+    }
+}
+
+/// A copy of graph `src` under a fresh handle and sequence number; the child graphs its nodes
+/// own are copied too.
+fn deep_clone(st: &mut State, src: u64, embedded: bool, call: &str) -> CuResultOf<u64> {
+    let mut copy = graph(&st.captures, src, call)?.clone();
+    for n in copy.nodes.iter_mut().flatten() {
+        if let Some(child) = n.child {
+            n.child = Some(deep_clone(st, child, true, call)?);
+        }
+    }
+    let id = st.new_id(b'G');
+    let c = &mut st.captures;
+    c.next_sequence += 1;
+    copy.sequence = c.next_sequence;
+    copy.embedded = embedded;
+    c.names.insert(copy.sequence, id);
+    c.graphs.insert(id, copy);
+    Ok(id)
 }
 
 /// `cuGraphGetNodes`: the graph's node handles, in creation order.
@@ -1114,6 +1156,7 @@ fn make_node(
         deps,
         run,
         params,
+        child: None,
     }
 }
 
@@ -1239,28 +1282,136 @@ pub fn graph_destroy_node(node: u64) -> CuResultOf<()> {
         with_captures(rt, |c| {
             let (g, i) = locate(c, node, "cuGraphDestroyNode")?;
             let g = c.graphs.get_mut(&g).expect("located");
-            g.nodes[i] = None;
+            let gone = g.nodes[i].take().expect("a live node");
             for n in g.nodes.iter_mut().flatten() {
                 n.deps.retain(|&d| d != i);
+            }
+            if let Some(child) = gone.child {
+                drop_graph(c, child);
             }
             Ok(())
         })
     })
 }
 
-/// `cuGraphClone`: a new graph with the same nodes, edges and parameters.
+/// `cuGraphClone`: a new graph with the same nodes, edges and parameters (child graphs
+/// copied too).
 pub fn graph_clone(handle: u64) -> CuResultOf<u64> {
+    cu(|rt| with_state(rt, |st| deep_clone(st, handle, false, "cuGraphClone")))
+}
+
+/// `cuGraphAddChildGraphNode`: a node running a copy of graph `child` (taken now) at each
+/// launch, after `deps`.
+pub fn graph_add_child_node(handle: u64, deps: &[u64], child: u64) -> CuResultOf<u64> {
+    let call = "cuGraphAddChildGraphNode";
     cu(|rt| {
+        current(rt)?;
         with_state(rt, |st| {
-            let mut copy = graph(&st.captures, handle, "cuGraphClone")?.clone();
-            let id = st.new_id(b'G');
-            let c = &mut st.captures;
-            c.next_sequence += 1;
-            copy.sequence = c.next_sequence;
-            c.names.insert(copy.sequence, id);
-            c.graphs.insert(id, copy);
-            Ok(id)
+            let g = graph(&st.captures, handle, call)?;
+            let deps = dependency_indices(g, deps, call)?;
+            room_for_a_node(g, call)?;
+            let copy = deep_clone(st, child, true, call)?;
+            let g = graph_mut(&mut st.captures, handle, call)?;
+            let mut node = make_node(NodeKind::Graph, deps, None, None);
+            node.child = Some(copy);
+            g.nodes.push(Some(node));
+            Ok(g.handle(g.nodes.len() - 1))
         })
+    })
+}
+
+/// `cuGraphChildGraphNodeGetGraph`: the graph a child graph node owns (edits to it show in
+/// executable graphs instantiated later). A graph launch recorded by capture has none:
+/// `CUDA_ERROR_NOT_SUPPORTED`.
+pub fn graph_child_graph(node: u64) -> CuResultOf<u64> {
+    let call = "cuGraphChildGraphNodeGetGraph";
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let (g, i) = locate(c, node, call)?;
+            let n = c.graphs[&g].node(i);
+            kind_check(n.kind, NodeKind::Graph, call)?;
+            n.child.ok_or_else(|| {
+                CuError::new(
+                    CUDA_ERROR_NOT_SUPPORTED,
+                    format!("{call}: a graph launch recorded by stream capture keeps no graph"),
+                )
+            })
+        })
+    })
+}
+
+/// `cuGraphExecChildGraphNodeSetParams`: later launches run a copy of `child`, which must have
+/// the nodes (in order), kinds and edges the node's graph had at instantiation
+/// (`CUDA_ERROR_INVALID_VALUE` otherwise).
+pub fn graph_exec_child_set(exec_handle: u64, node: u64, child: u64) -> CuResultOf<()> {
+    let call = "cuGraphExecChildGraphNodeSetParams";
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let (_, i) = target_index(c, Target::Exec(exec_handle), node, NodeKind::Graph, call)?;
+            let x = exec(c, exec_handle, call)?;
+            let Some(before) = x.children.get(&i) else {
+                return fail(
+                    CUDA_ERROR_NOT_SUPPORTED,
+                    format!("{call}: a graph launch recorded by stream capture keeps no graph"),
+                );
+            };
+            let g = graph(c, child, call)?;
+            if shape(g) != *before {
+                return fail(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!(
+                        "{call}: graph {child:#x} differs in nodes or edges from the node's graph"
+                    ),
+                );
+            }
+            let Some(fresh) = build_exec(c, g, 0) else {
+                return fail(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!("{call}: a child graph's dependencies form a cycle"),
+                );
+            };
+            let x = Arc::make_mut(c.execs.get_mut(&exec_handle).expect("checked"));
+            x.graph.nodes[i].as_mut().expect("a live node").run = exec_recipe(Arc::new(fresh));
+            Ok(())
+        })
+    })
+}
+
+fn shape(g: &Graph) -> Vec<(usize, NodeKind, Vec<usize>)> {
+    g.live().map(|(i, n)| (i, n.kind, n.deps.clone())).collect()
+}
+
+/// An executable copy of `g`: its order, and each child graph node's work made from its
+/// graph as it is now. `None` if the dependencies of `g` or of a child graph form a cycle.
+fn build_exec(c: &Captures, g: &Graph, flags: u64) -> Option<Exec> {
+    let mut copy = g.clone();
+    let order = copy.order()?;
+    let mut children = HashMap::new();
+    for (i, slot) in copy.nodes.iter_mut().enumerate() {
+        let Some(n) = slot else { continue };
+        if let Some(child) = n.child.and_then(|h| c.graphs.get(&h)) {
+            n.run = exec_recipe(Arc::new(build_exec(c, child, 0)?));
+            children.insert(i, shape(child));
+        }
+    }
+    Some(Exec {
+        graph: copy,
+        order,
+        flags,
+        disabled: HashSet::new(),
+        children,
+    })
+}
+
+/// Submits an executable graph's nodes, in its order, skipping disabled ones.
+fn exec_recipe(x: Arc<Exec>) -> Recipe {
+    Arc::new(move |rt, ls| {
+        for &i in &x.order {
+            if !x.disabled.contains(&i) {
+                (x.graph.node(i).run)(rt, ls)?;
+            }
+        }
+        Ok(())
     })
 }
 
@@ -1542,9 +1693,17 @@ pub fn graph_exec_update(exec_handle: u64, handle: u64) -> Result<(), (CuError, 
                     _ => return fail_with(2, 0, "the graphs' nodes or edges differ"),
                 }
             }
-            let nodes = g.nodes.clone();
+            for (&i, before) in &x.children {
+                let now = g.node(i).child.and_then(|h| c.graphs.get(&h)).map(shape);
+                if now.as_ref() != Some(before) {
+                    return fail_with(2, g.handle(i), "a child graph's nodes or edges differ");
+                }
+            }
+            let Some(fresh) = build_exec(c, g, 0) else {
+                return fail_with(2, 0, "a child graph's dependencies form a cycle");
+            };
             let x = Arc::make_mut(c.execs.get_mut(&exec_handle).expect("checked"));
-            for (mine, theirs) in x.graph.nodes.iter_mut().zip(nodes) {
+            for (mine, theirs) in x.graph.nodes.iter_mut().zip(fresh.graph.nodes) {
                 if let (Some(mine), Some(theirs)) = (mine.as_mut(), theirs) {
                     mine.run = theirs.run;
                     mine.params = theirs.params;
@@ -1582,7 +1741,7 @@ pub fn graph_instantiate_with_result(handle: u64, flags: u64) -> Result<u64, (Cu
             | CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH
             | CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
         with_state(rt, |st| {
-            let g = graph(&st.captures, handle, "cuGraphInstantiate")?.clone();
+            let g = graph(&st.captures, handle, "cuGraphInstantiate")?;
             if flags & !known != 0 {
                 return fail(
                     CUDA_ERROR_INVALID_VALUE,
@@ -1601,7 +1760,7 @@ pub fn graph_instantiate_with_result(handle: u64, flags: u64) -> Result<u64, (Cu
                     "cuGraphInstantiate: the emulated device does not launch graphs from the device",
                 );
             }
-            let Some(order) = g.order() else {
+            let Some(x) = build_exec(&st.captures, g, flags) else {
                 return Ok(Err((
                     CuError::new(
                         CUDA_ERROR_INVALID_VALUE,
@@ -1611,15 +1770,7 @@ pub fn graph_instantiate_with_result(handle: u64, flags: u64) -> Result<u64, (Cu
                 )));
             };
             let id = st.new_id(b'X');
-            st.captures.execs.insert(
-                id,
-                Arc::new(Exec {
-                    graph: g,
-                    order,
-                    flags,
-                    disabled: HashSet::new(),
-                }),
-            );
+            st.captures.execs.insert(id, Arc::new(x));
             Ok(Ok(id))
         })
     })
@@ -1651,15 +1802,7 @@ pub fn graph_launch(handle: u64, stream: StreamHandle) -> CuResultOf<()> {
     cu(|rt| {
         let x = with_captures(rt, |c| exec(c, handle, "cuGraphLaunch"))?;
         let s = launch_stream(rt, stream, "cuGraphLaunch")?;
-        let run: Recipe = Arc::new(move |rt, ls| {
-            for &i in &x.order {
-                if !x.disabled.contains(&i) {
-                    (x.graph.node(i).run)(rt, ls)?;
-                }
-            }
-            Ok(())
-        });
-        submit(rt, &s, NodeKind::Graph, "cuGraphLaunch", run)?;
+        submit(rt, &s, NodeKind::Graph, "cuGraphLaunch", exec_recipe(x))?;
         Ok(())
     })
 }
