@@ -807,6 +807,9 @@ typedef struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
     CUgraphInstantiateResult result_out;
 } CUDA_GRAPH_INSTANTIATE_PARAMS;
 
+/* The graph in Graphviz DOT: a vertex per node (index and kind), an arrow per edge. */
+CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags);
+
 /* Child graph nodes: the node runs a copy of the graph taken when it is added. */
 CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                                   const CUgraphNode *dependencies, size_t numDependencies,
@@ -816,8 +819,7 @@ CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode 
                                             CUgraph childGraph);
 
 /* Exported but CUDA_ERROR_NOT_SUPPORTED: memory, generic and conditional nodes,
- * kernel node attributes, user objects, graph memory, DOT output, capture into an existing
- * graph. */
+ * kernel node attributes, user objects, graph memory, capture into an existing graph. */
 CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                                 const CUgraphNode *dependencies, size_t numDependencies,
                                 void *nodeParams);
@@ -841,7 +843,6 @@ CUresult cuGraphConditionalHandleCreate(cuuint64_t *pHandle_out, CUgraph hGraph,
 CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, int attr, void *value_out);
 CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, int attr, const void *value);
 CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src);
-CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags);
 CUresult cuUserObjectCreate(void **object_out, void *ptr, void (*destroy)(void *),
                             unsigned int initialRefcount, unsigned int flags);
 CUresult cuUserObjectRetain(void *object, unsigned int count);

@@ -1262,6 +1262,34 @@ pub extern "C" fn cuGraphExecChildGraphNodeSetParams(
     guard(|| cuda::graph_exec_child_set(hGraphExec as u64, node(hNode), graph(childGraph)))
 }
 
+/// `cuGraphDebugDotPrint`: writes the graph to `path` in Graphviz DOT (the verbosity flags
+/// are accepted; every vertex carries its index and kind). A file that cannot be written is
+/// `CUDA_ERROR_OPERATING_SYSTEM`.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphDebugDotPrint(
+    hGraph: CUgraph,
+    path: *const std::ffi::c_char,
+    _flags: c_uint,
+) -> CUresult {
+    guard(|| {
+        cuda::ensure_initialized()?;
+        if path.is_null() {
+            return Err(invalid("cuGraphDebugDotPrint: path is NULL"));
+        }
+        let text = cuda::graph_dot(graph(hGraph))?;
+        // SAFETY: a NUL-terminated path, as the C API requires.
+        let path = unsafe { std::ffi::CStr::from_ptr(path) }
+            .to_string_lossy()
+            .into_owned();
+        std::fs::write(&path, text).map_err(|e| {
+            CuError::new(
+                CUDA_ERROR_OPERATING_SYSTEM,
+                format!("cuGraphDebugDotPrint: cannot write {path}: {e}"),
+            )
+        })
+    })
+}
+
 // ---- edges and queries ---------------------------------------------------------------------
 
 unsafe fn edit_edges(

@@ -74,7 +74,6 @@ unsupported! { "memory, generic, conditional and attribute graph nodes, user obj
     cuGraphKernelNodeGetAttribute(hNode: Opaque, attr: c_int, value_out: *mut c_void);
     cuGraphKernelNodeSetAttribute(hNode: Opaque, attr: c_int, value: *const c_void);
     cuGraphKernelNodeCopyAttributes(dst: Opaque, src: Opaque);
-    cuGraphDebugDotPrint(hGraph: Opaque, path: *const c_char, flags: c_uint);
     cuUserObjectCreate(object_out: *mut Opaque, ptr: *mut c_void, destroy: *const c_void, initialRefcount: c_uint, flags: c_uint);
     cuUserObjectRetain(object: Opaque, count: c_uint);
     cuUserObjectRelease(object: Opaque, count: c_uint);

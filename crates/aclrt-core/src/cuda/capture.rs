@@ -1377,6 +1377,43 @@ pub fn graph_exec_child_set(exec_handle: u64, node: u64, child: u64) -> CuResult
     })
 }
 
+/// `cuGraphDebugDotPrint`'s text: the graph in Graphviz DOT, one vertex per node (labelled with
+/// its index and kind), one arrow per edge, each child graph node's graph as a cluster.
+pub fn graph_dot(handle: u64) -> CuResultOf<String> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let g = graph(c, handle, "cuGraphDebugDotPrint")?;
+            let mut out = format!("digraph \"graph_{handle:#x}\" {{\n");
+            dot_body(c, g, &mut out, "  ");
+            out.push_str("}\n");
+            Ok(out)
+        })
+    })
+}
+
+fn dot_body(c: &Captures, g: &Graph, out: &mut String, indent: &str) {
+    use std::fmt::Write;
+    for (i, n) in g.live() {
+        let h = g.handle(i);
+        let _ = writeln!(out, "{indent}\"{h:#x}\" [label=\"{i}: {:?}\"];", n.kind);
+        if let Some(child) = n.child.and_then(|h| c.graphs.get(&h)) {
+            let _ = writeln!(out, "{indent}subgraph \"cluster_{h:#x}\" {{");
+            dot_body(c, child, out, &format!("{indent}  "));
+            let _ = writeln!(out, "{indent}}}");
+        }
+    }
+    for (i, n) in g.live() {
+        for &d in &n.deps {
+            let _ = writeln!(
+                out,
+                "{indent}\"{:#x}\" -> \"{:#x}\";",
+                g.handle(d),
+                g.handle(i)
+            );
+        }
+    }
+}
+
 fn shape(g: &Graph) -> Vec<(usize, NodeKind, Vec<usize>)> {
     g.live().map(|(i, n)| (i, n.kind, n.deps.clone())).collect()
 }

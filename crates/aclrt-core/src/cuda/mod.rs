@@ -18,9 +18,9 @@ mod state;
 pub use api::*;
 pub use capture::{
     graph_add_child_node, graph_add_event_node, graph_add_node, graph_child_graph, graph_clone,
-    graph_create, graph_destroy, graph_destroy_node, graph_edges, graph_edit_dependencies,
-    graph_event_node_set_event, graph_exec_child_set, graph_exec_destroy, graph_exec_get_flags,
-    graph_exec_node_set_params, graph_exec_update, graph_instantiate,
+    graph_create, graph_destroy, graph_destroy_node, graph_dot, graph_edges,
+    graph_edit_dependencies, graph_event_node_set_event, graph_exec_child_set, graph_exec_destroy,
+    graph_exec_get_flags, graph_exec_node_set_params, graph_exec_update, graph_instantiate,
     graph_instantiate_with_result, graph_launch, graph_node_dependencies, graph_node_dependents,
     graph_node_find_in_clone, graph_node_get_enabled, graph_node_params, graph_node_set_enabled,
     graph_node_set_params, graph_node_type, graph_nodes, graph_root_nodes, graph_shape,
