@@ -440,6 +440,12 @@ static void host_params_clone_update(CUstream s) {
     OK(cuGraphNodeFindInClone(&hc, h, c));
     ASSERT(hc != h);
     EXPECT(cuGraphNodeFindInClone(&hc, h, g), CUDA_ERROR_INVALID_VALUE);
+    CUgraph unrelated;
+    CUgraphNode e0;
+    OK(cuGraphCreate(&unrelated, 0));
+    OK(cuGraphAddEmptyNode(&e0, unrelated, NULL, 0));
+    EXPECT(cuGraphNodeFindInClone(&hc, h, unrelated), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphDestroy(unrelated));
     OK(cuGraphNodeFindInClone(&hc, h, c));
     OK(cuGraphHostNodeSetParams(hc, &pb));
     OK(cuGraphHostNodeGetParams(h, &out));

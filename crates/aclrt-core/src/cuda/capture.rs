@@ -118,6 +118,8 @@ struct Graph {
     nodes: Vec<Option<Node>>,
     /// Owned by a child graph node: not for `cuGraphDestroy`.
     embedded: bool,
+    /// The sequence number of the graph this one was cloned from.
+    cloned_from: Option<u64>,
 }
 
 /// An executable graph: a copy of its graph's nodes and an order to submit them in.
@@ -688,6 +690,7 @@ pub fn stream_end_capture(handle: StreamHandle) -> CuResultOf<u64> {
                     sequence: q,
                     nodes: seq.nodes.into_iter().map(Some).collect(),
                     embedded: false,
+                    cloned_from: None,
                 },
             );
             c.names.insert(q, seq.graph);
@@ -979,6 +982,7 @@ pub fn graph_create(flags: u32) -> CuResultOf<u64> {
                     sequence,
                     nodes: Vec::new(),
                     embedded: false,
+                    cloned_from: None,
                 },
             );
             c.names.insert(sequence, id);
@@ -1025,6 +1029,7 @@ fn deep_clone(st: &mut State, src: u64, embedded: bool, call: &str) -> CuResultO
     let id = st.new_id(b'G');
     let c = &mut st.captures;
     c.next_sequence += 1;
+    copy.cloned_from = Some(copy.sequence);
     copy.sequence = c.next_sequence;
     copy.embedded = embedded;
     c.names.insert(copy.sequence, id);
@@ -1460,8 +1465,8 @@ pub fn graph_node_find_in_clone(original: u64, handle: u64) -> CuResultOf<u64> {
             let (from, i) = locate(c, original, call)?;
             let g = graph(c, handle, call)?;
             let from = &c.graphs[&from];
-            // A clone keeps its original's indices; only a clone made after the node holds it.
-            if from.sequence >= g.sequence || !matches!(g.nodes.get(i), Some(Some(_))) {
+            // A clone keeps its original's indices.
+            if g.cloned_from != Some(from.sequence) || !matches!(g.nodes.get(i), Some(Some(_))) {
                 return fail(
                     CUDA_ERROR_INVALID_VALUE,
                     format!("{call}: {original:#x} has no counterpart in graph {handle:#x}"),
