@@ -407,6 +407,8 @@ typedef enum CUdriverProcAddressQueryResult_enum {
 #define cuMemcpy2D cuMemcpy2D_v2
 #define cuMemcpy2DUnaligned cuMemcpy2DUnaligned_v2
 #define cuMemcpy2DAsync cuMemcpy2DAsync_v2
+#define cuMemcpy3D cuMemcpy3D_v2
+#define cuMemcpy3DAsync cuMemcpy3DAsync_v2
 #define cuMemsetD8 cuMemsetD8_v2
 #define cuMemsetD16 cuMemsetD16_v2
 #define cuMemsetD32 cuMemsetD32_v2
@@ -443,6 +445,8 @@ typedef enum CUdriverProcAddressQueryResult_enum {
 #define cuMemcpyDtoHAsync_v2 cuMemcpyDtoHAsync_v2_ptsz
 #define cuMemcpyDtoDAsync_v2 cuMemcpyDtoDAsync_v2_ptsz
 #define cuMemcpy2DAsync_v2 cuMemcpy2DAsync_v2_ptsz
+#define cuMemcpy3DAsync_v2 cuMemcpy3DAsync_v2_ptsz
+#define cuMemcpy3D_v2 cuMemcpy3D_v2_ptds
 #define cuMemcpyAsync cuMemcpyAsync_ptsz
 #define cuMemcpyPeerAsync cuMemcpyPeerAsync_ptsz
 #define cuMemPrefetchAsync_v2 cuMemPrefetchAsync_v2_ptsz
@@ -686,6 +690,14 @@ typedef struct CUDA_MEMCPY3D_st {
     size_t Height;
     size_t Depth;
 } CUDA_MEMCPY3D;
+
+/* 3D copies: one 2D copy per slice (Depth slices of Height rows, each side's slices
+ * srcHeight / dstHeight rows apart). Array sides and mipmap levels are
+ * CUDA_ERROR_INVALID_VALUE (no array exists here). */
+CUresult cuMemcpy3D(const CUDA_MEMCPY3D *pCopy);
+CUresult cuMemcpy3DAsync(const CUDA_MEMCPY3D *pCopy, CUstream hStream);
+CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy);
+CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream hStream);
 
 typedef struct CUgraphEdgeData_st {
     unsigned char from_port;

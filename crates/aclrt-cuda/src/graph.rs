@@ -10,7 +10,9 @@
 use std::ffi::{c_int, c_uint, c_void};
 use std::sync::Arc;
 
-use aclrt::cuda::{self, codes::*, CuError, LaunchDims, Mode, NodeKind, NodeParams, Pattern};
+use aclrt::cuda::{
+    self, codes::*, CuError, LaunchDims, Mode, NodeKind, NodeParams, Pattern, Side2D,
+};
 use aclrt::{EventHandle, StreamHandle};
 
 use crate::memory::side;
@@ -840,6 +842,34 @@ pub unsafe extern "C" fn cuGraphMemsetNodeGetParams(
     })
 }
 
+/// The two sides of slice `z` of a 3D copy, as a 2D copy's: the slice starts `srcZ + z` (or
+/// `dstZ + z`) slices of `srcHeight` (`dstHeight`) rows in.
+pub(crate) fn slice_sides(p: &CUDA_MEMCPY3D, z: usize) -> (Side2D, Side2D) {
+    let src_y = p
+        .srcY
+        .wrapping_add(p.srcZ.wrapping_add(z).wrapping_mul(p.srcHeight));
+    let dst_y = p
+        .dstY
+        .wrapping_add(p.dstZ.wrapping_add(z).wrapping_mul(p.dstHeight));
+    let src = side(
+        p.srcMemoryType,
+        p.srcHost as usize,
+        p.srcDevice,
+        p.srcXInBytes,
+        src_y,
+        p.srcPitch,
+    );
+    let dst = side(
+        p.dstMemoryType,
+        p.dstHost as usize,
+        p.dstDevice,
+        p.dstXInBytes,
+        dst_y,
+        p.dstPitch,
+    );
+    (src, dst)
+}
+
 /// A memcpy node's work: the 2D copy one slice of the 3D copy is. Deeper copies are
 /// `CUDA_ERROR_NOT_SUPPORTED`; mipmap levels `CUDA_ERROR_INVALID_VALUE` (arrays are refused by
 /// the copy's own checks: no array exists here).
@@ -858,24 +888,7 @@ fn memcpy_work(p: CUDA_MEMCPY3D, call: &'static str) -> Result<impl FnOnce() -> 
             ),
         ));
     }
-    let src_y = p.srcY.wrapping_add(p.srcZ.wrapping_mul(p.srcHeight));
-    let dst_y = p.dstY.wrapping_add(p.dstZ.wrapping_mul(p.dstHeight));
-    let src = side(
-        p.srcMemoryType,
-        p.srcHost as usize,
-        p.srcDevice,
-        p.srcXInBytes,
-        src_y,
-        p.srcPitch,
-    );
-    let dst = side(
-        p.dstMemoryType,
-        p.dstHost as usize,
-        p.dstDevice,
-        p.dstXInBytes,
-        dst_y,
-        p.dstPitch,
-    );
+    let (src, dst) = slice_sides(&p, 0);
     let (width, height) = (p.WidthInBytes, if p.Depth == 0 { 0 } else { p.Height });
     Ok(move || {
         // SAFETY: the caller keeps both sides valid for every launch, as CUDA requires of

@@ -563,6 +563,69 @@ pub unsafe extern "C" fn cuMemcpy2DAsync_v2(
     unsafe { copy_2d(pCopy, Mode::Async(stream(hStream)), "cuMemcpy2DAsync") }
 }
 
+/// A 3D copy as one 2D copy per slice, in order. Array sides are refused by the 2D copy (no
+/// array exists here), mipmap levels here; with more than one slice each side's `Height` must
+/// not exceed its slice height.
+unsafe fn copy_3d(
+    p: *const crate::graph::CUDA_MEMCPY3D,
+    mode: Mode,
+    call: &'static str,
+) -> CUresult {
+    guard(|| {
+        cuda::ensure_initialized()?;
+        if p.is_null() {
+            return Err(CuError::new(CUDA_ERROR_INVALID_VALUE, "pCopy is NULL"));
+        }
+        // SAFETY: non-NULL: a CUDA_MEMCPY3D the caller provides.
+        let c = unsafe { &*p };
+        if c.srcLOD != 0 || c.dstLOD != 0 {
+            return Err(CuError::new(
+                CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "{call}: mipmap levels need CUDA arrays, which the emulated device has none of"
+                ),
+            ));
+        }
+        if c.Depth > 1 && (c.srcHeight < c.Height || c.dstHeight < c.Height) {
+            return Err(CuError::new(
+                CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "{call}: a slice height (src {}, dst {}) is below the copy's Height {}",
+                    c.srcHeight, c.dstHeight, c.Height
+                ),
+            ));
+        }
+        // Every slice is checked before any is copied.
+        for z in 0..c.Depth {
+            let (src, dst) = crate::graph::slice_sides(c, z);
+            cuda::memcpy_2d_check(src, dst, c.WidthInBytes, c.Height, call)?;
+        }
+        for z in 0..c.Depth {
+            let (src, dst) = crate::graph::slice_sides(c, z);
+            // SAFETY: the caller promises the described slices.
+            unsafe { cuda::memcpy_2d(src, dst, c.WidthInBytes, c.Height, mode, call)? };
+        }
+        Ok(())
+    })
+}
+
+/// `cuMemcpy3D_v2`.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy3D_v2(pCopy: *const crate::graph::CUDA_MEMCPY3D) -> CUresult {
+    // SAFETY: forwarded.
+    unsafe { copy_3d(pCopy, sync_mode(), "cuMemcpy3D") }
+}
+
+/// `cuMemcpy3DAsync_v2`.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy3DAsync_v2(
+    pCopy: *const crate::graph::CUDA_MEMCPY3D,
+    hStream: CUstream,
+) -> CUresult {
+    // SAFETY: forwarded.
+    unsafe { copy_3d(pCopy, Mode::Async(stream(hStream)), "cuMemcpy3DAsync") }
+}
+
 // ---- sets ----------------------------------------------------------------------------------
 
 fn set(

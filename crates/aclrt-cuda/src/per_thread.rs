@@ -131,6 +131,7 @@ per_thread_variants! {
         cuMemcpyDtoHAsync_v2_ptsz => cuMemcpyDtoHAsync_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) stream hStream;
         cuMemcpyDtoDAsync_v2_ptsz => cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) stream hStream;
         cuMemcpy2DAsync_v2_ptsz => cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) stream hStream;
+        cuMemcpy3DAsync_v2_ptsz => cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) stream hStream;
         cuMemcpyPeerAsync_ptsz => cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) stream hStream;
         cuMemPrefetchAsync_ptsz => cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) stream hStream;
         cuMemPrefetchAsync_v2_ptsz => cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) stream hStream;
@@ -175,6 +176,7 @@ per_thread_variants! {
         "cuMemcpyDtoD_v2" cuMemcpyDtoD_v2_ptds => cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize);
         "cuMemcpy2D_v2" cuMemcpy2D_v2_ptds => cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D);
         "cuMemcpy2DUnaligned_v2" cuMemcpy2DUnaligned_v2_ptds => cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D);
+        "cuMemcpy3D_v2" cuMemcpy3D_v2_ptds => cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D);
         "cuMemcpyPeer" cuMemcpyPeer_ptds => cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize);
         "cuMemsetD8_v2" cuMemsetD8_v2_ptds => cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: u8, N: usize);
         "cuMemsetD16_v2" cuMemsetD16_v2_ptds => cuMemsetD16_v2(dstDevice: CUdeviceptr, us: u16, N: usize);
