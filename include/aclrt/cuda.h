@@ -606,8 +606,8 @@ CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);
  * stream would get is (a set, a copy, a kernel launch with copies of its arguments, a host
  * function); memory it names must stay valid for every launch. cuGraphLaunch submits the
  * nodes in an order where each comes after its dependencies (among ready nodes, the one added
- * first); a cycle fails cuGraphInstantiate with CUDA_ERROR_INVALID_VALUE. Memcpy nodes take
- * one-slice copies (Depth 1); deeper ones are CUDA_ERROR_NOT_SUPPORTED. Parameter queries on
+ * first); a cycle fails cuGraphInstantiate with CUDA_ERROR_INVALID_VALUE. Memcpy nodes are
+ * 3D copies as cuMemcpy3D makes them (one 2D copy per slice). Parameter queries on
  * nodes made by stream capture are CUDA_ERROR_NOT_SUPPORTED. Only default edges exist. */
 typedef enum CUgraphNodeType_enum {
     CU_GRAPH_NODE_TYPE_KERNEL = 0,

@@ -137,9 +137,9 @@ def test_graph_built_node_by_node(ctx):
     ok(driver.cuStreamSynchronize(stream))
     assert list(host) == [0x11111111] * n
 
-    copy.Depth = 2
+    copy.Depth = 2  # two slices of 0 rows' height: below Height
     err, _ = driver.cuGraphAddMemcpyNode(graph, None, 0, copy, ctx)
-    assert err == CUresult.CUDA_ERROR_NOT_SUPPORTED
+    assert err == CUresult.CUDA_ERROR_INVALID_VALUE
     ok(driver.cuGraphExecDestroy(exe))
     ok(driver.cuGraphDestroy(graph))
     ok(driver.cuMemFree(dev))

@@ -870,8 +870,8 @@ pub(crate) fn slice_sides(p: &CUDA_MEMCPY3D, z: usize) -> (Side2D, Side2D) {
     (src, dst)
 }
 
-/// A memcpy node's work: the 2D copy one slice of the 3D copy is. Deeper copies are
-/// `CUDA_ERROR_NOT_SUPPORTED`; mipmap levels `CUDA_ERROR_INVALID_VALUE` (arrays are refused by
+/// A memcpy node's work: the 2D copies `cuMemcpy3DAsync` would submit, one per slice, every
+/// slice checked first. Mipmap levels are `CUDA_ERROR_INVALID_VALUE` (arrays are refused by
 /// the copy's own checks: no array exists here).
 fn memcpy_work(p: CUDA_MEMCPY3D, call: &'static str) -> Result<impl FnOnce() -> Outcome, CuError> {
     if p.srcLOD != 0 || p.dstLOD != 0 {
@@ -879,35 +879,15 @@ fn memcpy_work(p: CUDA_MEMCPY3D, call: &'static str) -> Result<impl FnOnce() -> 
             "{call}: mipmap levels need CUDA arrays, which the emulated device has none of"
         )));
     }
-    if p.Depth > 1 {
-        return Err(CuError::new(
-            CUDA_ERROR_NOT_SUPPORTED,
-            format!(
-                "{call}: copies of more than one slice (Depth {}) are not supported",
-                p.Depth
-            ),
-        ));
-    }
-    let (src, dst) = slice_sides(&p, 0);
-    let (width, height) = (p.WidthInBytes, if p.Depth == 0 { 0 } else { p.Height });
     Ok(move || {
         // SAFETY: the caller keeps both sides valid for every launch, as CUDA requires of
         // graph memory.
-        unsafe {
-            cuda::memcpy_2d(
-                src,
-                dst,
-                width,
-                height,
-                Mode::Async(StreamHandle::NULL),
-                call,
-            )
-        }
+        unsafe { crate::memory::copy_3d_checked(&p, Mode::Async(StreamHandle::NULL), call) }
     })
 }
 
-/// `cuGraphAddMemcpyNode`: copies a 3D copy can describe with one slice (`Depth` 1; `srcZ` and
-/// `dstZ` select the slice through `srcHeight` / `dstHeight`). `ctx` is not used.
+/// `cuGraphAddMemcpyNode`: a 3D copy (one 2D copy per slice, as `cuMemcpy3D`). `ctx` is not
+/// used.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddMemcpyNode(
     phGraphNode: *mut CUgraphNode,

@@ -565,7 +565,45 @@ pub unsafe extern "C" fn cuMemcpy2DAsync_v2(
 
 /// A 3D copy as one 2D copy per slice, in order. Array sides are refused by the 2D copy (no
 /// array exists here), mipmap levels here; with more than one slice each side's `Height` must
-/// not exceed its slice height.
+/// not exceed its slice height. Every slice is checked before any is copied.
+///
+/// # Safety
+/// The described slices must be valid for the access until the copies have run.
+pub(crate) unsafe fn copy_3d_checked(
+    c: &crate::graph::CUDA_MEMCPY3D,
+    mode: Mode,
+    call: &'static str,
+) -> Result<(), CuError> {
+    cuda::ensure_initialized()?;
+    if c.srcLOD != 0 || c.dstLOD != 0 {
+        return Err(CuError::new(
+            CUDA_ERROR_INVALID_VALUE,
+            format!(
+                "{call}: mipmap levels need CUDA arrays, which the emulated device has none of"
+            ),
+        ));
+    }
+    if c.Depth > 1 && (c.srcHeight < c.Height || c.dstHeight < c.Height) {
+        return Err(CuError::new(
+            CUDA_ERROR_INVALID_VALUE,
+            format!(
+                "{call}: a slice height (src {}, dst {}) is below the copy's Height {}",
+                c.srcHeight, c.dstHeight, c.Height
+            ),
+        ));
+    }
+    for z in 0..c.Depth {
+        let (src, dst) = crate::graph::slice_sides(c, z);
+        cuda::memcpy_2d_check(src, dst, c.WidthInBytes, c.Height, call)?;
+    }
+    for z in 0..c.Depth {
+        let (src, dst) = crate::graph::slice_sides(c, z);
+        // SAFETY: the caller promises the described slices.
+        unsafe { cuda::memcpy_2d(src, dst, c.WidthInBytes, c.Height, mode, call)? };
+    }
+    Ok(())
+}
+
 unsafe fn copy_3d(
     p: *const crate::graph::CUDA_MEMCPY3D,
     mode: Mode,
@@ -576,36 +614,8 @@ unsafe fn copy_3d(
         if p.is_null() {
             return Err(CuError::new(CUDA_ERROR_INVALID_VALUE, "pCopy is NULL"));
         }
-        // SAFETY: non-NULL: a CUDA_MEMCPY3D the caller provides.
-        let c = unsafe { &*p };
-        if c.srcLOD != 0 || c.dstLOD != 0 {
-            return Err(CuError::new(
-                CUDA_ERROR_INVALID_VALUE,
-                format!(
-                    "{call}: mipmap levels need CUDA arrays, which the emulated device has none of"
-                ),
-            ));
-        }
-        if c.Depth > 1 && (c.srcHeight < c.Height || c.dstHeight < c.Height) {
-            return Err(CuError::new(
-                CUDA_ERROR_INVALID_VALUE,
-                format!(
-                    "{call}: a slice height (src {}, dst {}) is below the copy's Height {}",
-                    c.srcHeight, c.dstHeight, c.Height
-                ),
-            ));
-        }
-        // Every slice is checked before any is copied.
-        for z in 0..c.Depth {
-            let (src, dst) = crate::graph::slice_sides(c, z);
-            cuda::memcpy_2d_check(src, dst, c.WidthInBytes, c.Height, call)?;
-        }
-        for z in 0..c.Depth {
-            let (src, dst) = crate::graph::slice_sides(c, z);
-            // SAFETY: the caller promises the described slices.
-            unsafe { cuda::memcpy_2d(src, dst, c.WidthInBytes, c.Height, mode, call)? };
-        }
-        Ok(())
+        // SAFETY: non-NULL: a CUDA_MEMCPY3D the caller provides; the slices as promised.
+        unsafe { copy_3d_checked(&*p, mode, call) }
     })
 }
 

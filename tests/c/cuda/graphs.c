@@ -323,8 +323,8 @@ static void memory_and_kernels(CUstream s, CUfunction scale) {
     OK(cuGraphLaunch(x, s));
     OK(cuStreamSynchronize(s));
     for (int i = 0; i < N / 2; i++) ASSERT(host[i] == 0.0f && host[N / 2 + i] == 4.5f);
-    half.Depth = 3;
-    EXPECT(cuGraphMemcpyNodeSetParams(copy, &half), CUDA_ERROR_NOT_SUPPORTED);
+    half.Depth = 3; /* slice heights 0: below Height */
+    EXPECT(cuGraphMemcpyNodeSetParams(copy, &half), CUDA_ERROR_INVALID_VALUE);
     half.Depth = 1;
     OK(cuGraphMemcpyNodeSetParams(copy, &half));
     OK(cuGraphMemcpyNodeGetParams(copy, &cp_out));
@@ -374,7 +374,7 @@ static void memory_and_kernels(CUstream s, CUfunction scale) {
     EXPECT(cuGraphAddMemsetNode(&bad, g, NULL, 0, &mp, NULL), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuGraphAddMemsetNode(&bad, g, NULL, 0, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
     cp.Depth = 2;
-    EXPECT(cuGraphAddMemcpyNode(&bad, g, NULL, 0, &cp, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuGraphAddMemcpyNode(&bad, g, NULL, 0, &cp, NULL), CUDA_ERROR_INVALID_VALUE);
     cp.Depth = 1;
     cp.srcMemoryType = CU_MEMORYTYPE_ARRAY;
     EXPECT(cuGraphAddMemcpyNode(&bad, g, NULL, 0, &cp, NULL), CUDA_ERROR_INVALID_VALUE);
@@ -412,6 +412,19 @@ static void memory_and_kernels(CUstream s, CUfunction scale) {
     OK(cuGraphAddMemcpyNode(&copy, g2, NULL, 0, &cp, NULL));
     launch_and_wait(g2, s);
     for (int i = 0; i < 4; i++) ASSERT(out[i] == (float)(12 + i));
+    /* Two slices of one row each: row 1 of slices 0 and 1, into a packed pair of rows. */
+    float two_rows[8] = {0};
+    cp.srcZ = 0;
+    cp.dstHost = two_rows;
+    cp.dstHeight = 1;
+    cp.Depth = 2;
+    CUgraphNode copy3;
+    OK(cuGraphAddMemcpyNode(&copy3, g2, &copy, 1, &cp, NULL));
+    launch_and_wait(g2, s);
+    for (int i = 0; i < 4; i++) ASSERT(two_rows[i] == (float)(4 + i) && two_rows[4 + i] == (float)(12 + i));
+    /* A slice outside the allocation refuses the whole node. */
+    cp.srcZ = 1;
+    EXPECT(cuGraphAddMemcpyNode(&copy3, g2, NULL, 0, &cp, NULL), CUDA_ERROR_INVALID_VALUE);
     OK(cuGraphDestroy(g2));
     OK(cuMemFree(d2));
 

@@ -173,9 +173,9 @@ static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 thread_local! {
     /// `cuThreadExchangeStreamCaptureMode`: this thread's interaction mode.
     static THREAD_MODE: Cell<u32> = const { Cell::new(CU_STREAM_CAPTURE_MODE_GLOBAL) };
-    /// Set while a call's work is made into a graph node (`cuGraphAdd*Node`): the submission
-    /// lands here instead of on a stream or in a capture.
-    static RECORDING: RefCell<Option<Option<(NodeKind, Recipe)>>> = const { RefCell::new(None) };
+    /// Set while a call's work is made into a graph node (`cuGraphAdd*Node`): the submissions
+    /// land here, in order, instead of on a stream or in a capture.
+    static RECORDING: RefCell<Option<Vec<(NodeKind, Recipe)>>> = const { RefCell::new(None) };
 }
 
 fn recording() -> bool {
@@ -186,15 +186,16 @@ fn recording() -> bool {
 fn record_here(kind: NodeKind, run: &Recipe) -> bool {
     RECORDING.with(|r| match r.borrow_mut().as_mut() {
         Some(slot) => {
-            *slot = Some((kind, run.clone()));
+            slot.push((kind, run.clone()));
             true
         }
         None => false,
     })
 }
 
-/// Runs `body`, a call that submits work, with its submission diverted: the work it would have
-/// submitted (checked as that call checks it), or `None` if it had nothing to do.
+/// Runs `body`, a call that submits work, with its submissions diverted: the work it would
+/// have submitted (checked as that call checks it; several submissions become one piece of
+/// work running them in order), or `None` if it had nothing to do.
 fn record_work(body: impl FnOnce() -> CuResultOf<()>) -> CuResultOf<Option<(NodeKind, Recipe)>> {
     struct Reset;
     impl Drop for Reset {
@@ -202,10 +203,27 @@ fn record_work(body: impl FnOnce() -> CuResultOf<()>) -> CuResultOf<Option<(Node
             RECORDING.with(|r| *r.borrow_mut() = None);
         }
     }
-    RECORDING.with(|r| *r.borrow_mut() = Some(None));
+    RECORDING.with(|r| *r.borrow_mut() = Some(Vec::new()));
     let _reset = Reset;
     body()?;
-    Ok(RECORDING.with(|r| r.borrow_mut().take().flatten()))
+    let mut parts = RECORDING
+        .with(|r| r.borrow_mut().take())
+        .unwrap_or_default();
+    Ok(match parts.len() {
+        0 => None,
+        1 => parts.pop(),
+        _ => {
+            let kind = parts[0].0;
+            let runs: Vec<Recipe> = parts.into_iter().map(|(_, run)| run).collect();
+            let run: Recipe = Arc::new(move |rt, ls| {
+                for run in &runs {
+                    run(rt, ls)?;
+                }
+                Ok(())
+            });
+            Some((kind, run))
+        }
+    })
 }
 
 fn quiet() -> bool {
