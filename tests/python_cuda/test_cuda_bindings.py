@@ -89,3 +89,61 @@ def test_unsupported_and_errors(ctx):
     assert err == CUresult.CUDA_ERROR_INVALID_VALUE
     err, _ = driver.cuMemAlloc(0)
     assert err == CUresult.CUDA_ERROR_INVALID_VALUE
+
+
+def test_graph_built_node_by_node(ctx):
+    """Memset -> memcpy to the host -> empty, built with cuda.bindings' parameter structs."""
+    stream = ok(driver.cuStreamCreate(driver.CUstream_flags.CU_STREAM_NON_BLOCKING))
+    n = 256
+    dev = ok(driver.cuMemAlloc(n * 4))
+    host = (ctypes.c_uint32 * n)()
+    graph = ok(driver.cuGraphCreate(0))
+
+    memset = driver.CUDA_MEMSET_NODE_PARAMS()
+    memset.dst = dev
+    memset.value = 0xA5A5A5A5
+    memset.elementSize = 4
+    memset.width = n
+    memset.height = 1
+    set_node = ok(driver.cuGraphAddMemsetNode(graph, None, 0, memset, ctx))
+
+    copy = driver.CUDA_MEMCPY3D()
+    copy.srcMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    copy.srcDevice = dev
+    copy.dstMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_HOST
+    copy.dstHost = ctypes.addressof(host)
+    copy.WidthInBytes = n * 4
+    copy.Height = 1
+    copy.Depth = 1
+    copy_node = ok(driver.cuGraphAddMemcpyNode(graph, [set_node], 1, copy, ctx))
+    empty = ok(driver.cuGraphAddEmptyNode(graph, [copy_node], 1))
+
+    assert ok(driver.cuGraphNodeGetType(set_node)) == driver.CUgraphNodeType.CU_GRAPH_NODE_TYPE_MEMSET
+    assert ok(driver.cuGraphNodeGetType(empty)) == driver.CUgraphNodeType.CU_GRAPH_NODE_TYPE_EMPTY
+    deps, count = ok(driver.cuGraphNodeGetDependencies(empty, 1))
+    assert count == 1 and int(deps[0]) == int(copy_node)
+    _, _, count = ok(driver.cuGraphGetEdges(graph, 0))
+    assert count == 2
+    got = ok(driver.cuGraphMemsetNodeGetParams(set_node))
+    assert got.value == 0xA5A5A5A5 and got.elementSize == 4 and got.width == n
+
+    exe = ok(driver.cuGraphInstantiate(graph, 0))
+    ok(driver.cuGraphLaunch(exe, stream))
+    ok(driver.cuStreamSynchronize(stream))
+    assert list(host) == [0xA5A5A5A5] * n
+
+    memset.elementSize = 1
+    memset.value = 0x11
+    memset.width = n * 4
+    ok(driver.cuGraphExecMemsetNodeSetParams(exe, set_node, memset, ctx))
+    ok(driver.cuGraphLaunch(exe, stream))
+    ok(driver.cuStreamSynchronize(stream))
+    assert list(host) == [0x11111111] * n
+
+    copy.Depth = 2  # two slices of 0 rows' height: below Height
+    err, _ = driver.cuGraphAddMemcpyNode(graph, None, 0, copy, ctx)
+    assert err == CUresult.CUDA_ERROR_INVALID_VALUE
+    ok(driver.cuGraphExecDestroy(exe))
+    ok(driver.cuGraphDestroy(graph))
+    ok(driver.cuMemFree(dev))
+    ok(driver.cuStreamDestroy(stream))

@@ -263,3 +263,60 @@ fn graphs_from_stream_capture() {
         ))
     ));
 }
+
+#[test]
+fn graphs_built_node_by_node() {
+    if !in_child("graphs_built_node_by_node") {
+        return;
+    }
+    let ctx = CudaContext::new(0).unwrap();
+    let stream = ctx.new_stream().unwrap();
+    let counter = Arc::new(AtomicU32::new(0));
+    let params = sys::CUDA_HOST_NODE_PARAMS {
+        fn_: Some(count),
+        userData: Arc::as_ptr(&counter) as *mut _,
+    };
+    let mut graph = std::ptr::null_mut();
+    let (mut first, mut second) = (std::ptr::null_mut(), std::ptr::null_mut());
+    let mut exec = std::ptr::null_mut();
+    // SAFETY: out-pointers are live locals; `count` takes the counter, alive until after the
+    // last synchronize below; the node arrays hold one live handle each.
+    unsafe {
+        sys::cuGraphCreate(&mut graph, 0).result().unwrap();
+        sys::cuGraphAddHostNode(&mut first, graph, std::ptr::null(), 0, &params)
+            .result()
+            .unwrap();
+        sys::cuGraphAddHostNode(&mut second, graph, &first, 1, &params)
+            .result()
+            .unwrap();
+        let mut edges = 0usize;
+        sys::cuGraphGetEdges(
+            graph,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            &mut edges,
+        )
+        .result()
+        .unwrap();
+        assert_eq!(edges, 1);
+        let mut kind = sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
+        sys::cuGraphNodeGetType(second, &mut kind).result().unwrap();
+        assert_eq!(kind, sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_HOST);
+        assert_eq!(
+            sys::cuGraphAddDependencies(graph, &first, &second, 1),
+            sys::CUresult::CUDA_ERROR_INVALID_VALUE
+        );
+        sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0)
+            .result()
+            .unwrap();
+        for round in 1..=3 {
+            sys::cuGraphLaunch(exec, stream.cu_stream())
+                .result()
+                .unwrap();
+            stream.synchronize().unwrap();
+            assert_eq!(counter.load(Ordering::SeqCst), 2 * round);
+        }
+        sys::cuGraphExecDestroy(exec).result().unwrap();
+        sys::cuGraphDestroy(graph).result().unwrap();
+    }
+}

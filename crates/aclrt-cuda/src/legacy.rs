@@ -99,6 +99,10 @@ pointer_v1! {
     cuMemcpy2DUnaligned(pCopy: *const c_void);
     /// `cuMemcpy2DAsync` (first version).
     cuMemcpy2DAsync(pCopy: *const c_void, hStream: *mut c_void);
+    /// `cuMemcpy3D` (first version: a `CUDA_MEMCPY3D_v1` with 32-bit fields).
+    cuMemcpy3D(pCopy: *const c_void);
+    /// `cuMemcpy3DAsync` (first version).
+    cuMemcpy3DAsync(pCopy: *const c_void, hStream: *mut c_void);
     /// `cuMemsetD8` (first version).
     cuMemsetD8(dstDevice: CUdeviceptr_v1, uc: u8, N: c_uint);
     /// `cuMemsetD16` (first version).

@@ -14,10 +14,12 @@
 
 mod context;
 mod device;
+mod graph;
 mod legacy;
 mod mem_pool;
 mod memory;
 mod module;
+mod per_thread;
 mod proc_address;
 mod stream;
 mod unsupported;

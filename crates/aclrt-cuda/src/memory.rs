@@ -5,6 +5,7 @@ use std::ffi::{c_int, c_uint, c_void};
 
 use aclrt::cuda::{self, codes::*, CuError, Direction, Mode, Pattern, Side2D};
 
+use crate::per_thread::sync_mode;
 use crate::{
     context, guard, out_ptr, put, stream, CUcontext, CUdevice, CUdeviceptr, CUresult, CUstream,
 };
@@ -281,7 +282,7 @@ pub unsafe extern "C" fn cuMemcpy(
         src as usize,
         ByteCount,
         Direction::Unified,
-        Mode::Sync,
+        sync_mode(),
         "cuMemcpy",
     )
 }
@@ -318,7 +319,7 @@ pub unsafe extern "C" fn cuMemcpyHtoD_v2(
         s,
         ByteCount,
         Direction::HostToDevice,
-        Mode::Sync,
+        sync_mode(),
         "cuMemcpyHtoD",
     )
 }
@@ -356,7 +357,7 @@ pub unsafe extern "C" fn cuMemcpyDtoH_v2(
         s,
         ByteCount,
         Direction::DeviceToHost,
-        Mode::Sync,
+        sync_mode(),
         "cuMemcpyDtoH",
     )
 }
@@ -394,7 +395,7 @@ pub unsafe extern "C" fn cuMemcpyDtoD_v2(
         s,
         ByteCount,
         Direction::DeviceToDevice,
-        Mode::Sync,
+        sync_mode(),
         "cuMemcpyDtoD",
     )
 }
@@ -445,7 +446,7 @@ pub unsafe extern "C" fn cuMemcpyPeer(
                 s,
                 ByteCount,
                 Direction::DeviceToDevice,
-                Mode::Sync,
+                sync_mode(),
                 "cuMemcpyPeer",
             )
         }
@@ -484,7 +485,7 @@ pub unsafe extern "C" fn cuMemcpyPeerAsync(
     }
 }
 
-fn side(
+pub(crate) fn side(
     memory_type: c_uint,
     host: usize,
     device: CUdeviceptr,
@@ -542,14 +543,14 @@ unsafe fn copy_2d(p: *const CUDA_MEMCPY2D, mode: Mode, call: &'static str) -> CU
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     // SAFETY: forwarded.
-    unsafe { copy_2d(pCopy, Mode::Sync, "cuMemcpy2D") }
+    unsafe { copy_2d(pCopy, sync_mode(), "cuMemcpy2D") }
 }
 
 /// `cuMemcpy2DUnaligned_v2`: as `cuMemcpy2D_v2` (no alignment rule applies here).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     // SAFETY: forwarded.
-    unsafe { copy_2d(pCopy, Mode::Sync, "cuMemcpy2DUnaligned") }
+    unsafe { copy_2d(pCopy, sync_mode(), "cuMemcpy2DUnaligned") }
 }
 
 /// `cuMemcpy2DAsync_v2`.
@@ -560,6 +561,79 @@ pub unsafe extern "C" fn cuMemcpy2DAsync_v2(
 ) -> CUresult {
     // SAFETY: forwarded.
     unsafe { copy_2d(pCopy, Mode::Async(stream(hStream)), "cuMemcpy2DAsync") }
+}
+
+/// A 3D copy as one 2D copy per slice, in order. Array sides are refused by the 2D copy (no
+/// array exists here), mipmap levels here; with more than one slice each side's `Height` must
+/// not exceed its slice height. Every slice is checked before any is copied.
+///
+/// # Safety
+/// The described slices must be valid for the access until the copies have run.
+pub(crate) unsafe fn copy_3d_checked(
+    c: &crate::graph::CUDA_MEMCPY3D,
+    mode: Mode,
+    call: &'static str,
+) -> Result<(), CuError> {
+    cuda::ensure_initialized()?;
+    if c.srcLOD != 0 || c.dstLOD != 0 {
+        return Err(CuError::new(
+            CUDA_ERROR_INVALID_VALUE,
+            format!(
+                "{call}: mipmap levels need CUDA arrays, which the emulated device has none of"
+            ),
+        ));
+    }
+    if c.Depth > 1 && (c.srcHeight < c.Height || c.dstHeight < c.Height) {
+        return Err(CuError::new(
+            CUDA_ERROR_INVALID_VALUE,
+            format!(
+                "{call}: a slice height (src {}, dst {}) is below the copy's Height {}",
+                c.srcHeight, c.dstHeight, c.Height
+            ),
+        ));
+    }
+    for z in 0..c.Depth {
+        let (src, dst) = crate::graph::slice_sides(c, z);
+        cuda::memcpy_2d_check(src, dst, c.WidthInBytes, c.Height, call)?;
+    }
+    for z in 0..c.Depth {
+        let (src, dst) = crate::graph::slice_sides(c, z);
+        // SAFETY: the caller promises the described slices.
+        unsafe { cuda::memcpy_2d(src, dst, c.WidthInBytes, c.Height, mode, call)? };
+    }
+    Ok(())
+}
+
+unsafe fn copy_3d(
+    p: *const crate::graph::CUDA_MEMCPY3D,
+    mode: Mode,
+    call: &'static str,
+) -> CUresult {
+    guard(|| {
+        cuda::ensure_initialized()?;
+        if p.is_null() {
+            return Err(CuError::new(CUDA_ERROR_INVALID_VALUE, "pCopy is NULL"));
+        }
+        // SAFETY: non-NULL: a CUDA_MEMCPY3D the caller provides; the slices as promised.
+        unsafe { copy_3d_checked(&*p, mode, call) }
+    })
+}
+
+/// `cuMemcpy3D_v2`.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy3D_v2(pCopy: *const crate::graph::CUDA_MEMCPY3D) -> CUresult {
+    // SAFETY: forwarded.
+    unsafe { copy_3d(pCopy, sync_mode(), "cuMemcpy3D") }
+}
+
+/// `cuMemcpy3DAsync_v2`.
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy3DAsync_v2(
+    pCopy: *const crate::graph::CUDA_MEMCPY3D,
+    hStream: CUstream,
+) -> CUresult {
+    // SAFETY: forwarded.
+    unsafe { copy_3d(pCopy, Mode::Async(stream(hStream)), "cuMemcpy3DAsync") }
 }
 
 // ---- sets ----------------------------------------------------------------------------------
@@ -582,7 +656,7 @@ macro_rules! memsets {
         $(#[$doc])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(dstDevice: CUdeviceptr, value: $ty, N: usize) -> CUresult {
-            set(dstDevice, Pattern::$variant(value), N.wrapping_mul($size), N, 1, Mode::Sync, stringify!($name))
+            set(dstDevice, Pattern::$variant(value), N.wrapping_mul($size), N, 1, sync_mode(), stringify!($name))
         }
 
         /// The asynchronous form.
@@ -606,7 +680,7 @@ macro_rules! memsets {
             Width: usize,
             Height: usize,
         ) -> CUresult {
-            set(dstDevice, Pattern::$variant(value), dstPitch, Width, Height, Mode::Sync, stringify!($d2))
+            set(dstDevice, Pattern::$variant(value), dstPitch, Width, Height, sync_mode(), stringify!($d2))
         }
 
         /// The asynchronous 2D form.

@@ -9,9 +9,10 @@
 //! succeeds in the CUDA 12 form (`_v2`, whose status says what happened; the driver does so)
 //! and fails with `CUDA_ERROR_NOT_FOUND` in the CUDA 11.3 form, which has no status.
 //!
-//! The per-thread default stream variants (`_ptsz`, `_ptds`) are not provided: with
-//! `CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM` the same functions are returned, for which
-//! a NULL stream is the legacy stream (pass `CU_STREAM_PER_THREAD` for the thread's stream).
+//! With `CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM` the entry found is replaced by its
+//! per-thread default stream variant (`_ptsz`, `_ptds`, see `per_thread.rs`) where it has one;
+//! with `CU_GET_PROC_ADDRESS_DEFAULT` or `_LEGACY_STREAM` the plain function is returned, for
+//! which a NULL stream is the legacy stream.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
@@ -20,6 +21,7 @@ use aclrt::cuda::{codes::*, CuError};
 
 use crate::context::*;
 use crate::device::*;
+use crate::graph::*;
 use crate::legacy::*;
 use crate::mem_pool::*;
 use crate::memory::*;
@@ -36,6 +38,8 @@ pub const CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND: c_int = 1;
 pub const CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT: c_int = 2;
 /// `CU_GET_PROC_ADDRESS_DEFAULT | _LEGACY_STREAM | _PER_THREAD_DEFAULT_STREAM`.
 const FLAGS: u64 = 0x3;
+/// `CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM`.
+const PER_THREAD_DEFAULT_STREAM: u64 = 0x2;
 
 /// (CUDA name, version that introduced this ABI, function).
 struct Entry(&'static str, c_int, *const c_void);
@@ -267,6 +271,375 @@ fn table() -> &'static [Entry] {
                 12000,
                 cuGetProcAddress_v2 as *const c_void,
             ),
+            (
+                "cuGraphAddDependencies",
+                10000,
+                cuGraphAddDependencies as *const c_void,
+            ),
+            (
+                "cuGraphAddDependencies",
+                12030,
+                cuGraphAddDependencies_v2 as *const c_void,
+            ),
+            (
+                "cuGraphAddEmptyNode",
+                10000,
+                cuGraphAddEmptyNode as *const c_void,
+            ),
+            (
+                "cuGraphAddEventRecordNode",
+                11010,
+                cuGraphAddEventRecordNode as *const c_void,
+            ),
+            (
+                "cuGraphAddEventWaitNode",
+                11010,
+                cuGraphAddEventWaitNode as *const c_void,
+            ),
+            (
+                "cuGraphAddHostNode",
+                10000,
+                cuGraphAddHostNode as *const c_void,
+            ),
+            (
+                "cuGraphAddKernelNode",
+                10000,
+                cuGraphAddKernelNode as *const c_void,
+            ),
+            (
+                "cuGraphAddKernelNode",
+                12000,
+                cuGraphAddKernelNode_v2 as *const c_void,
+            ),
+            (
+                "cuGraphAddMemcpyNode",
+                10000,
+                cuGraphAddMemcpyNode as *const c_void,
+            ),
+            (
+                "cuGraphAddMemsetNode",
+                10000,
+                cuGraphAddMemsetNode as *const c_void,
+            ),
+            ("cuGraphClone", 10000, cuGraphClone as *const c_void),
+            (
+                "cuGraphDestroyNode",
+                10000,
+                cuGraphDestroyNode as *const c_void,
+            ),
+            (
+                "cuGraphEventRecordNodeGetEvent",
+                11010,
+                cuGraphEventRecordNodeGetEvent as *const c_void,
+            ),
+            (
+                "cuGraphEventWaitNodeGetEvent",
+                11010,
+                cuGraphEventWaitNodeGetEvent as *const c_void,
+            ),
+            (
+                "cuGraphExecHostNodeSetParams",
+                10020,
+                cuGraphExecHostNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphExecKernelNodeSetParams",
+                10010,
+                cuGraphExecKernelNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphExecKernelNodeSetParams",
+                12000,
+                cuGraphExecKernelNodeSetParams_v2 as *const c_void,
+            ),
+            (
+                "cuGraphExecUpdate",
+                10020,
+                cuGraphExecUpdate as *const c_void,
+            ),
+            (
+                "cuGraphExecUpdate",
+                12000,
+                cuGraphExecUpdate_v2 as *const c_void,
+            ),
+            ("cuGraphGetEdges", 10000, cuGraphGetEdges as *const c_void),
+            (
+                "cuGraphGetEdges",
+                12030,
+                cuGraphGetEdges_v2 as *const c_void,
+            ),
+            (
+                "cuGraphGetRootNodes",
+                10000,
+                cuGraphGetRootNodes as *const c_void,
+            ),
+            (
+                "cuGraphHostNodeGetParams",
+                10000,
+                cuGraphHostNodeGetParams as *const c_void,
+            ),
+            (
+                "cuGraphHostNodeSetParams",
+                10000,
+                cuGraphHostNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeGetParams",
+                10000,
+                cuGraphKernelNodeGetParams as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeGetParams",
+                12000,
+                cuGraphKernelNodeGetParams_v2 as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeSetParams",
+                10000,
+                cuGraphKernelNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeSetParams",
+                12000,
+                cuGraphKernelNodeSetParams_v2 as *const c_void,
+            ),
+            (
+                "cuGraphMemcpyNodeGetParams",
+                10000,
+                cuGraphMemcpyNodeGetParams as *const c_void,
+            ),
+            (
+                "cuGraphMemsetNodeGetParams",
+                10000,
+                cuGraphMemsetNodeGetParams as *const c_void,
+            ),
+            (
+                "cuGraphNodeFindInClone",
+                10000,
+                cuGraphNodeFindInClone as *const c_void,
+            ),
+            (
+                "cuGraphNodeGetDependencies",
+                10000,
+                cuGraphNodeGetDependencies as *const c_void,
+            ),
+            (
+                "cuGraphNodeGetDependencies",
+                12030,
+                cuGraphNodeGetDependencies_v2 as *const c_void,
+            ),
+            (
+                "cuGraphNodeGetDependentNodes",
+                10000,
+                cuGraphNodeGetDependentNodes as *const c_void,
+            ),
+            (
+                "cuGraphNodeGetDependentNodes",
+                12030,
+                cuGraphNodeGetDependentNodes_v2 as *const c_void,
+            ),
+            (
+                "cuGraphNodeGetType",
+                10000,
+                cuGraphNodeGetType as *const c_void,
+            ),
+            (
+                "cuGraphRemoveDependencies",
+                10000,
+                cuGraphRemoveDependencies as *const c_void,
+            ),
+            (
+                "cuGraphRemoveDependencies",
+                12030,
+                cuGraphRemoveDependencies_v2 as *const c_void,
+            ),
+            (
+                "cuGraphMemsetNodeSetParams",
+                10000,
+                cuGraphMemsetNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphExecMemsetNodeSetParams",
+                10020,
+                cuGraphExecMemsetNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphMemcpyNodeSetParams",
+                10000,
+                cuGraphMemcpyNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphExecMemcpyNodeSetParams",
+                10020,
+                cuGraphExecMemcpyNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphEventRecordNodeSetEvent",
+                11010,
+                cuGraphEventRecordNodeSetEvent as *const c_void,
+            ),
+            (
+                "cuGraphEventWaitNodeSetEvent",
+                11010,
+                cuGraphEventWaitNodeSetEvent as *const c_void,
+            ),
+            (
+                "cuGraphExecEventRecordNodeSetEvent",
+                11010,
+                cuGraphExecEventRecordNodeSetEvent as *const c_void,
+            ),
+            (
+                "cuGraphExecEventWaitNodeSetEvent",
+                11010,
+                cuGraphExecEventWaitNodeSetEvent as *const c_void,
+            ),
+            (
+                "cuGraphNodeSetEnabled",
+                11060,
+                cuGraphNodeSetEnabled as *const c_void,
+            ),
+            (
+                "cuGraphNodeGetEnabled",
+                11060,
+                cuGraphNodeGetEnabled as *const c_void,
+            ),
+            (
+                "cuGraphExecGetFlags",
+                12000,
+                cuGraphExecGetFlags as *const c_void,
+            ),
+            (
+                "cuGraphInstantiateWithParams",
+                12000,
+                cuGraphInstantiateWithParams as *const c_void,
+            ),
+            (
+                "cuGraphAddChildGraphNode",
+                10000,
+                cuGraphAddChildGraphNode as *const c_void,
+            ),
+            (
+                "cuGraphChildGraphNodeGetGraph",
+                10000,
+                cuGraphChildGraphNodeGetGraph as *const c_void,
+            ),
+            (
+                "cuGraphExecChildGraphNodeSetParams",
+                11010,
+                cuGraphExecChildGraphNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphAddMemAllocNode",
+                11040,
+                cuGraphAddMemAllocNode as *const c_void,
+            ),
+            (
+                "cuGraphAddMemFreeNode",
+                11040,
+                cuGraphAddMemFreeNode as *const c_void,
+            ),
+            (
+                "cuGraphMemAllocNodeGetParams",
+                11040,
+                cuGraphMemAllocNodeGetParams as *const c_void,
+            ),
+            (
+                "cuGraphMemFreeNodeGetParams",
+                11040,
+                cuGraphMemFreeNodeGetParams as *const c_void,
+            ),
+            (
+                "cuDeviceGraphMemTrim",
+                11040,
+                cuDeviceGraphMemTrim as *const c_void,
+            ),
+            (
+                "cuDeviceGetGraphMemAttribute",
+                11040,
+                cuDeviceGetGraphMemAttribute as *const c_void,
+            ),
+            (
+                "cuDeviceSetGraphMemAttribute",
+                11040,
+                cuDeviceSetGraphMemAttribute as *const c_void,
+            ),
+            ("cuGraphAddNode", 12020, cuGraphAddNode as *const c_void),
+            ("cuGraphAddNode", 12030, cuGraphAddNode_v2 as *const c_void),
+            (
+                "cuGraphNodeSetParams",
+                12020,
+                cuGraphNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphExecNodeSetParams",
+                12020,
+                cuGraphExecNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphConditionalHandleCreate",
+                12030,
+                cuGraphConditionalHandleCreate as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeGetAttribute",
+                11000,
+                cuGraphKernelNodeGetAttribute as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeSetAttribute",
+                11000,
+                cuGraphKernelNodeSetAttribute as *const c_void,
+            ),
+            (
+                "cuGraphKernelNodeCopyAttributes",
+                11000,
+                cuGraphKernelNodeCopyAttributes as *const c_void,
+            ),
+            (
+                "cuGraphDebugDotPrint",
+                11030,
+                cuGraphDebugDotPrint as *const c_void,
+            ),
+            (
+                "cuUserObjectCreate",
+                11030,
+                cuUserObjectCreate as *const c_void,
+            ),
+            (
+                "cuUserObjectRetain",
+                11030,
+                cuUserObjectRetain as *const c_void,
+            ),
+            (
+                "cuUserObjectRelease",
+                11030,
+                cuUserObjectRelease as *const c_void,
+            ),
+            (
+                "cuGraphRetainUserObject",
+                11030,
+                cuGraphRetainUserObject as *const c_void,
+            ),
+            (
+                "cuGraphReleaseUserObject",
+                11030,
+                cuGraphReleaseUserObject as *const c_void,
+            ),
+            (
+                "cuStreamBeginCaptureToGraph",
+                12030,
+                cuStreamBeginCaptureToGraph as *const c_void,
+            ),
+            (
+                "cuStreamUpdateCaptureDependencies",
+                11030,
+                cuStreamUpdateCaptureDependencies as *const c_void,
+            ),
+            (
+                "cuStreamUpdateCaptureDependencies",
+                12030,
+                cuStreamUpdateCaptureDependencies_v2 as *const c_void,
+            ),
             ("cuGraphCreate", 10000, cuGraphCreate as *const c_void),
             ("cuGraphDestroy", 10000, cuGraphDestroy as *const c_void),
             (
@@ -420,6 +793,10 @@ fn table() -> &'static [Entry] {
                 3020,
                 cuMemcpy2DUnaligned_v2 as *const c_void,
             ),
+            ("cuMemcpy3D", 2000, cuMemcpy3D as *const c_void),
+            ("cuMemcpy3D", 3020, cuMemcpy3D_v2 as *const c_void),
+            ("cuMemcpy3DAsync", 2000, cuMemcpy3DAsync as *const c_void),
+            ("cuMemcpy3DAsync", 3020, cuMemcpy3DAsync_v2 as *const c_void),
             ("cuMemcpyAsync", 4000, cuMemcpyAsync as *const c_void),
             ("cuMemcpyDtoD", 2000, cuMemcpyDtoD as *const c_void),
             ("cuMemcpyDtoD", 3020, cuMemcpyDtoD_v2 as *const c_void),
@@ -700,6 +1077,10 @@ unsafe fn get_proc_address(
         // SAFETY: a NUL-terminated name, as the C API requires.
         let name = unsafe { CStr::from_ptr(symbol) }.to_string_lossy();
         let (found, status) = match lookup(&name, cudaVersion) {
+            Ok(f) if flags == PER_THREAD_DEFAULT_STREAM => (
+                crate::per_thread::variant_of(f).unwrap_or(f),
+                CU_GET_PROC_ADDRESS_SUCCESS,
+            ),
             Ok(f) => (f, CU_GET_PROC_ADDRESS_SUCCESS),
             Err(status) => (std::ptr::null(), status),
         };
@@ -785,5 +1166,51 @@ mod tests {
                 "{name} {version}: a function listed twice"
             );
         }
+    }
+
+    #[test]
+    fn every_per_thread_variant_is_reachable() {
+        let plain: std::collections::HashSet<usize> =
+            entries().into_iter().map(|(_, _, f)| f).collect();
+        let variants = crate::per_thread::variants();
+        assert_eq!(variants.len(), crate::per_thread::NAMES.len());
+        for (i, (f, v)) in variants.iter().enumerate() {
+            let name = crate::per_thread::NAMES[i];
+            assert!(
+                plain.contains(f),
+                "{name}: its plain function is not in the table"
+            );
+            assert_ne!(f, v, "{name}");
+        }
+        let mut f: *mut c_void = std::ptr::null_mut();
+        let mut status = -1;
+        // SAFETY: a NUL-terminated name and live out-pointers.
+        let code = unsafe {
+            cuGetProcAddress_v2(
+                c"cuStreamBeginCapture".as_ptr(),
+                &mut f,
+                10000,
+                PER_THREAD_DEFAULT_STREAM,
+                &mut status,
+            )
+        };
+        assert_eq!((code, status), (CUDA_SUCCESS, CU_GET_PROC_ADDRESS_SUCCESS));
+        assert_eq!(
+            f as usize,
+            crate::per_thread::cuStreamBeginCapture_ptsz as *const c_void as usize
+        );
+        // SAFETY: as above.
+        let code =
+            unsafe { cuGetProcAddress_v2(c"cuMemcpyHtoD".as_ptr(), &mut f, 12090, 1, &mut status) };
+        assert_eq!(code, CUDA_SUCCESS);
+        assert_eq!(f as usize, cuMemcpyHtoD_v2 as *const c_void as usize);
+        // SAFETY: as above.
+        let code =
+            unsafe { cuGetProcAddress_v2(c"cuMemcpyHtoD".as_ptr(), &mut f, 12090, 2, &mut status) };
+        assert_eq!(code, CUDA_SUCCESS);
+        assert_eq!(
+            f as usize,
+            crate::per_thread::cuMemcpyHtoD_v2_ptds as *const c_void as usize
+        );
     }
 }

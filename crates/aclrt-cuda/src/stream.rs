@@ -319,7 +319,7 @@ fn graph_handle(g: CUgraph) -> u64 {
     g as u64
 }
 
-/// `cuGraphCreate`: an empty graph (nodes come from stream capture only).
+/// `cuGraphCreate`: an empty graph, to build with the `cuGraphAdd*Node` calls (`graph.rs`).
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult {
     guard(|| {
@@ -430,4 +430,52 @@ pub extern "C" fn cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> C
 #[no_mangle]
 pub extern "C" fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
     guard(|| cuda::graph_exec_destroy(hGraphExec as u64))
+}
+
+/// `cuStreamUpdateCaptureDependencies`: adds (`flags` 0) or sets (1) the nodes the capturing
+/// stream's next node will depend on; they must be nodes of its capture.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies(
+    hStream: CUstream,
+    dependencies: *mut CUgraphNode,
+    numDependencies: usize,
+    flags: c_uint,
+) -> CUresult {
+    guard(|| {
+        cuda::ensure_initialized()?;
+        let nodes: Vec<u64> = if numDependencies == 0 {
+            Vec::new()
+        } else if dependencies.is_null() {
+            return Err(aclrt::cuda::CuError::new(
+                CUDA_ERROR_INVALID_VALUE,
+                "cuStreamUpdateCaptureDependencies: dependencies is NULL but its count is not 0",
+            ));
+        } else {
+            // SAFETY: the caller provides `numDependencies` handles.
+            unsafe { std::slice::from_raw_parts(dependencies, numDependencies) }
+                .iter()
+                .map(|&n| n as u64)
+                .collect()
+        };
+        cuda::stream_update_capture_dependencies(stream(hStream), &nodes, flags)
+    })
+}
+
+/// `cuStreamUpdateCaptureDependencies_v2`: as the first version; only default edges
+/// (`dependencyData` NULL or zeroed; other edge data is `CUDA_ERROR_NOT_SUPPORTED`).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(
+    hStream: CUstream,
+    dependencies: *mut CUgraphNode,
+    dependencyData: *const crate::graph::CUgraphEdgeData,
+    numDependencies: usize,
+    flags: c_uint,
+) -> CUresult {
+    // SAFETY: the caller provides `numDependencies` entries where `dependencyData` is not NULL.
+    let code = guard(|| unsafe { crate::graph::default_edges(dependencyData, numDependencies) });
+    if code != CUDA_SUCCESS {
+        return code;
+    }
+    // SAFETY: forwarded; same contract.
+    unsafe { cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags) }
 }

@@ -240,6 +240,90 @@ static void synchronous_copies_wait(void) {
     OK(cuStreamDestroy(s));
 }
 
+/* A 3D copy: a 3x2x2 box (bytes x rows x slices) out of a 4x3x3 volume on the device, into
+ * a packed host buffer; then back, async, into another place of the volume. */
+static void copies_3d(void) {
+    enum { W = 4, H = 3, D = 3 };
+    unsigned char volume[D][H][W], box[2][2][3], back[D][H][W];
+    CUdeviceptr d;
+    CUstream s;
+    for (int z = 0; z < D; z++)
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) volume[z][y][x] = (unsigned char)(100 * z + 10 * y + x);
+    OK(cuMemAlloc(&d, sizeof volume));
+    OK(cuMemcpyHtoD(d, volume, sizeof volume));
+    CUDA_MEMCPY3D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.srcDevice = d;
+    c.srcXInBytes = 1;
+    c.srcY = 1;
+    c.srcZ = 1;
+    c.srcPitch = W;
+    c.srcHeight = H;
+    c.dstMemoryType = CU_MEMORYTYPE_HOST;
+    c.dstHost = box;
+    c.dstPitch = 3;
+    c.dstHeight = 2;
+    c.WidthInBytes = 3;
+    c.Height = 2;
+    c.Depth = 2;
+    OK(cuMemcpy3D(&c));
+    for (int z = 0; z < 2; z++)
+        for (int y = 0; y < 2; y++)
+            for (int x = 0; x < 3; x++) ASSERT(box[z][y][x] == volume[1 + z][1 + y][1 + x]);
+
+    /* Back into slice 0, rows 0-1, bytes 0-2 of a zeroed volume, on a stream. */
+    CUDA_MEMCPY3D r;
+    memset(&r, 0, sizeof r);
+    r.srcMemoryType = CU_MEMORYTYPE_HOST;
+    r.srcHost = box;
+    r.srcPitch = 3;
+    r.srcHeight = 2;
+    r.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    r.dstDevice = d;
+    r.dstPitch = W;
+    r.dstHeight = H;
+    r.WidthInBytes = 3;
+    r.Height = 2;
+    r.Depth = 2;
+    OK(cuMemsetD8(d, 0, sizeof volume));
+    OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    OK(cuMemcpy3DAsync(&r, s));
+    OK(cuStreamSynchronize(s));
+    OK(cuMemcpyDtoH(back, d, sizeof back));
+    for (int z = 0; z < D; z++)
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                unsigned char want = (z < 2 && y < 2 && x < 3) ? box[z][y][x] : 0;
+                ASSERT(back[z][y][x] == want);
+            }
+
+    /* Refused: slices shorter than the copy, mipmap levels, arrays, and a box outside the
+     * allocation. */
+    c.srcHeight = 1;
+    EXPECT(cuMemcpy3D(&c), CUDA_ERROR_INVALID_VALUE);
+    c.srcHeight = H;
+    c.dstLOD = 1;
+    EXPECT(cuMemcpy3D(&c), CUDA_ERROR_INVALID_VALUE);
+    c.dstLOD = 0;
+    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    EXPECT(cuMemcpy3D(&c), CUDA_ERROR_INVALID_VALUE);
+    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    /* Slice 2 is in the volume, slice 3 is not: nothing is copied. */
+    memset(box, 0xEE, sizeof box);
+    c.srcZ = 2;
+    EXPECT(cuMemcpy3D(&c), CUDA_ERROR_INVALID_VALUE);
+    ASSERT(box[0][0][0] == 0xEE && box[1][1][2] == 0xEE);
+    EXPECT(cuMemcpy3D(NULL), CUDA_ERROR_INVALID_VALUE);
+    /* The first version's 32-bit fields cannot describe device memory here. */
+    CUresult (*v1)(const void *) = NULL;
+    OK(cuGetProcAddress("cuMemcpy3D", (void **)&v1, 2000, 0, NULL));
+    EXPECT(v1(&c), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuStreamDestroy(s));
+    OK(cuMemFree(d));
+}
+
 int main(void) {
     CUcontext ctx;
     OK(cuInit(0));
@@ -250,6 +334,7 @@ int main(void) {
     pageable_destination_waits();
     pinned_copies_are_asynchronous();
     synchronous_copies_wait();
+    copies_3d();
     OK(cuCtxDestroy(ctx));
     puts("memory: ok");
     return 0;

@@ -8,11 +8,19 @@
 
 typedef CUresult (*get_proc_v1_t)(const char *, void **, int, cuuint64_t);
 
-/* The CUDA name of an exported symbol: without a _vN suffix. */
-static void base_name(const char *sym, char *out, size_t n) {
+/* The CUDA name of an exported symbol: without a _ptsz / _ptds suffix (returned is whether
+ * it had one: a per-thread default stream variant) and without a _vN suffix. */
+static int base_name(const char *sym, char *out, size_t n) {
+    int per_thread = 0;
     snprintf(out, n, "%s", sym);
     char *v = strrchr(out, '_');
+    if (v && (strcmp(v, "_ptsz") == 0 || strcmp(v, "_ptds") == 0)) {
+        *v = 0;
+        per_thread = 1;
+        v = strrchr(out, '_');
+    }
     if (v && v[1] == 'v' && v[2] >= '0' && v[2] <= '9') *v = 0;
+    return per_thread;
 }
 
 int main(int argc, char **argv) {
@@ -77,10 +85,12 @@ int main(int argc, char **argv) {
         while (fscanf(list, "%255s", sym) == 1) {
             void *want = dlsym(RTLD_DEFAULT, sym);
             ASSERT(want != NULL);
-            base_name(sym, name, sizeof name);
+            cuuint64_t flags = base_name(sym, name, sizeof name)
+                                   ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+                                   : CU_GET_PROC_ADDRESS_DEFAULT;
             int found = 0;
             for (int version = 2000; version <= 13000 && !found; version += 10) {
-                if (cuGetProcAddress(name, &f, version, 0, NULL) == CUDA_SUCCESS && f == want)
+                if (cuGetProcAddress(name, &f, version, flags, NULL) == CUDA_SUCCESS && f == want)
                     found = 1;
             }
             if (!found && v1("cuGetProcAddress", &f, 11030, 0) == CUDA_SUCCESS && f == want)

@@ -8,10 +8,17 @@
 //! event's frontier as its own; the origin stream takes a forked stream's work back the same
 //! way. `cuStreamEndCapture` on the origin stream ends the sequence and makes the graph.
 //!
-//! A graph is immutable once made. Instantiating it gives an executable graph sharing its
-//! nodes; launching one submits every node's work on the launch stream in node order, which
-//! is a dependency order (a node only depends on earlier ones), so each launch is the captured
-//! work submitted again, the branches of a fork running one after the other.
+//! Graphs are also made empty (`cuGraphCreate`) and edited: nodes are added with the work a
+//! call would submit, made by running that call with its submission diverted into the node
+//! ([`graph_add_node`]), so it is checked exactly as on a stream. A node handle names its
+//! graph's sequence number and its index; indices never move (a destroyed node leaves a hole),
+//! so handles stay valid while their node lives. Instantiating copies the graph's nodes into
+//! an executable graph with an order in which each node follows its dependencies (the lowest
+//! index first among the ready ones, which for a captured graph is capture order); launching
+//! one submits every node's work on the launch stream in that order, so each launch is the
+//! work submitted again, independent branches running one after the other. Editing a graph
+//! never changes an executable graph made from it; setting an executable graph's node
+//! parameters changes later launches only.
 //!
 //! Calls that cannot be recorded fail with the reference's codes and invalidate the sequence
 //! they concern: synchronising or querying a capturing stream or its context
@@ -25,7 +32,8 @@
 //! Everything lives in the CUDA face's table (`state.rs`); a process-wide count of sequences
 //! and captured events lets calls skip that lock while nothing captures.
 
-use std::cell::Cell;
+use std::any::Any;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -81,24 +89,50 @@ pub enum NodeKind {
     Host = 3,
     /// `CU_GRAPH_NODE_TYPE_GRAPH`: a graph launched while capturing.
     Graph = 4,
+    /// `CU_GRAPH_NODE_TYPE_EMPTY`.
+    Empty = 5,
     /// `CU_GRAPH_NODE_TYPE_WAIT_EVENT`.
     WaitEvent = 6,
     /// `CU_GRAPH_NODE_TYPE_EVENT_RECORD`.
     EventRecord = 7,
 }
 
+/// What a face keeps with a node it made, to answer parameter queries; opaque to the core.
+pub type NodeParams = Arc<dyn Any + Send + Sync>;
+
 #[derive(Clone)]
 struct Node {
     kind: NodeKind,
     deps: Vec<usize>,
     run: Recipe,
+    params: Option<NodeParams>,
+    /// A child graph node's graph (owned by the node); its work is made at instantiation.
+    child: Option<u64>,
 }
 
-/// A graph's nodes, in a dependency order.
+/// A graph's nodes by index; a destroyed node leaves `None`, so handles stay put.
+#[derive(Clone)]
 struct Graph {
-    /// The capture sequence it came from (0 for `cuGraphCreate`): names its nodes.
+    /// Names its nodes: the capture sequence it came from, or a fresh sequence number.
     sequence: u64,
-    nodes: Vec<Node>,
+    nodes: Vec<Option<Node>>,
+    /// Owned by a child graph node: not for `cuGraphDestroy`.
+    embedded: bool,
+    /// The sequence number of the graph this one was cloned from.
+    cloned_from: Option<u64>,
+}
+
+/// An executable graph: a copy of its graph's nodes and an order to submit them in.
+#[derive(Clone)]
+struct Exec {
+    graph: Graph,
+    order: Vec<usize>,
+    /// The instantiation flags.
+    flags: u64,
+    /// Nodes disabled by `cuGraphNodeSetEnabled`.
+    disabled: HashSet<usize>,
+    /// The shape of each child graph node's graph at instantiation, by node index.
+    children: HashMap<usize, Vec<(usize, NodeKind, Vec<usize>)>>,
 }
 
 struct Sequence {
@@ -127,8 +161,10 @@ pub(crate) struct Captures {
     members: HashMap<u64, Member>,
     /// Events last recorded in a capture, by raw handle: the sequence and its frontier then.
     events: HashMap<u64, (u64, Vec<usize>)>,
-    graphs: HashMap<u64, Arc<Graph>>,
-    execs: HashMap<u64, Arc<Graph>>,
+    graphs: HashMap<u64, Graph>,
+    execs: HashMap<u64, Arc<Exec>>,
+    /// The graph whose nodes a sequence number names.
+    names: HashMap<u64, u64>,
 }
 
 /// Sequences plus captured events of the installed table: 0 lets calls skip the lock.
@@ -137,6 +173,57 @@ static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 thread_local! {
     /// `cuThreadExchangeStreamCaptureMode`: this thread's interaction mode.
     static THREAD_MODE: Cell<u32> = const { Cell::new(CU_STREAM_CAPTURE_MODE_GLOBAL) };
+    /// Set while a call's work is made into a graph node (`cuGraphAdd*Node`): the submissions
+    /// land here, in order, instead of on a stream or in a capture.
+    static RECORDING: RefCell<Option<Vec<(NodeKind, Recipe)>>> = const { RefCell::new(None) };
+}
+
+fn recording() -> bool {
+    RECORDING.with(|r| r.borrow().is_some())
+}
+
+/// Keeps a submission while a node is being made; `false` when none is.
+fn record_here(kind: NodeKind, run: &Recipe) -> bool {
+    RECORDING.with(|r| match r.borrow_mut().as_mut() {
+        Some(slot) => {
+            slot.push((kind, run.clone()));
+            true
+        }
+        None => false,
+    })
+}
+
+/// Runs `body`, a call that submits work, with its submissions diverted: the work it would
+/// have submitted (checked as that call checks it; several submissions become one piece of
+/// work running them in order), or `None` if it had nothing to do.
+fn record_work(body: impl FnOnce() -> CuResultOf<()>) -> CuResultOf<Option<(NodeKind, Recipe)>> {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            RECORDING.with(|r| *r.borrow_mut() = None);
+        }
+    }
+    RECORDING.with(|r| *r.borrow_mut() = Some(Vec::new()));
+    let _reset = Reset;
+    body()?;
+    let mut parts = RECORDING
+        .with(|r| r.borrow_mut().take())
+        .unwrap_or_default();
+    Ok(match parts.len() {
+        0 => None,
+        1 => parts.pop(),
+        _ => {
+            let kind = parts[0].0;
+            let runs: Vec<Recipe> = parts.into_iter().map(|(_, run)| run).collect();
+            let run: Recipe = Arc::new(move |rt, ls| {
+                for run in &runs {
+                    run(rt, ls)?;
+                }
+                Ok(())
+            });
+            Some((kind, run))
+        }
+    })
 }
 
 fn quiet() -> bool {
@@ -217,6 +304,8 @@ impl Captures {
                 kind,
                 deps: std::mem::take(&mut member.frontier),
                 run,
+                params: None,
+                child: None,
             });
             member.frontier = vec![seq.nodes.len() - 1];
         }
@@ -240,6 +329,9 @@ pub(super) fn submit(
     call: &str,
     run: Recipe,
 ) -> CuResultOf<bool> {
+    if record_here(kind, &run) {
+        return Ok(true);
+    }
     if !quiet() {
         let captured = with_captures(rt, |c| {
             c.legacy_use(s, call)?;
@@ -256,6 +348,9 @@ pub(super) fn submit(
 /// Whether `s` is capturing (after the legacy-stream rule): the caller then records a node
 /// through [`submit`] rather than taking its immediate path.
 pub(super) fn capturing(rt: &Runtime, s: &Stream, call: &str) -> CuResultOf<bool> {
+    if recording() {
+        return Ok(true);
+    }
     if quiet() {
         return Ok(false);
     }
@@ -609,11 +704,14 @@ pub fn stream_end_capture(handle: StreamHandle) -> CuResultOf<u64> {
             }
             c.graphs.insert(
                 seq.graph,
-                Arc::new(Graph {
+                Graph {
                     sequence: q,
-                    nodes: seq.nodes,
-                }),
+                    nodes: seq.nodes.into_iter().map(Some).collect(),
+                    embedded: false,
+                    cloned_from: None,
+                },
             );
+            c.names.insert(q, seq.graph);
             Ok(seq.graph)
         })
     })
@@ -631,6 +729,66 @@ fn joined(c: &Captures, q: u64, origin: u64) -> bool {
         }
     }
     before.len() == nodes.len()
+}
+
+/// `CU_STREAM_ADD_CAPTURE_DEPENDENCIES`.
+pub const CU_STREAM_ADD_CAPTURE_DEPENDENCIES: u32 = 0;
+/// `CU_STREAM_SET_CAPTURE_DEPENDENCIES`.
+pub const CU_STREAM_SET_CAPTURE_DEPENDENCIES: u32 = 1;
+
+/// `cuStreamUpdateCaptureDependencies`: adds `nodes` to the nodes the capturing stream's next
+/// node will depend on, or (`SET`) makes them those nodes. The stream must be capturing
+/// (`CUDA_ERROR_ILLEGAL_STATE`); each node must be one this capture made
+/// (`CUDA_ERROR_INVALID_VALUE`).
+pub fn stream_update_capture_dependencies(
+    handle: StreamHandle,
+    nodes: &[u64],
+    flags: u32,
+) -> CuResultOf<()> {
+    let call = "cuStreamUpdateCaptureDependencies";
+    cu(|rt| {
+        let s = capture_stream(rt, handle)?;
+        if flags > CU_STREAM_SET_CAPTURE_DEPENDENCIES {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "{call}: flags {flags:#x} are not a CUstreamUpdateCaptureDependencies_flags"
+                ),
+            );
+        }
+        with_captures(rt, |c| {
+            let Some(m) = c.members.get(&s.handle.as_raw()) else {
+                return fail(
+                    CUDA_ERROR_ILLEGAL_STATE,
+                    format!("{call}: stream {} is not capturing", s.id),
+                );
+            };
+            let q = m.sequence;
+            let made = c.sequences[&q].nodes.len();
+            let mut indices = Vec::with_capacity(nodes.len());
+            for &n in nodes {
+                match split_node(n) {
+                    Some((seq, i)) if seq == q && i < made => indices.push(i),
+                    _ => {
+                        return fail(
+                            CUDA_ERROR_INVALID_VALUE,
+                            format!("{call}: {n:#x} is not a node of the stream's capture"),
+                        )
+                    }
+                }
+            }
+            let m = c.members.get_mut(&s.handle.as_raw()).expect("a member");
+            if flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES {
+                m.frontier.clear();
+            }
+            for i in indices {
+                if !m.frontier.contains(&i) {
+                    m.frontier.push(i);
+                }
+            }
+            Ok(())
+        })
+    })
 }
 
 /// What `cuStreamGetCaptureInfo` reports.
@@ -704,8 +862,8 @@ pub fn thread_exchange_capture_mode(mode: u32) -> CuResultOf<u32> {
 
 // ---- graphs ------------------------------------------------------------------------------------
 
-fn graph(c: &Captures, handle: u64, call: &str) -> CuResultOf<Arc<Graph>> {
-    c.graphs.get(&handle).cloned().ok_or_else(|| {
+fn graph<'a>(c: &'a Captures, handle: u64, call: &str) -> CuResultOf<&'a Graph> {
+    c.graphs.get(&handle).ok_or_else(|| {
         CuError::new(
             CUDA_ERROR_INVALID_VALUE,
             format!("{call}: {handle:#x} is not a live graph"),
@@ -713,7 +871,16 @@ fn graph(c: &Captures, handle: u64, call: &str) -> CuResultOf<Arc<Graph>> {
     })
 }
 
-fn exec(c: &Captures, handle: u64, call: &str) -> CuResultOf<Arc<Graph>> {
+fn graph_mut<'a>(c: &'a mut Captures, handle: u64, call: &str) -> CuResultOf<&'a mut Graph> {
+    c.graphs.get_mut(&handle).ok_or_else(|| {
+        CuError::new(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("{call}: {handle:#x} is not a live graph"),
+        )
+    })
+}
+
+fn exec(c: &Captures, handle: u64, call: &str) -> CuResultOf<Arc<Exec>> {
     c.execs.get(&handle).cloned().ok_or_else(|| {
         CuError::new(
             CUDA_ERROR_INVALID_VALUE,
@@ -722,8 +889,97 @@ fn exec(c: &Captures, handle: u64, call: &str) -> CuResultOf<Arc<Graph>> {
     })
 }
 
-/// `cuGraphCreate(flags)`: an empty graph; `flags` must be 0. (No call adds nodes to it:
-/// graphs are built by capture.)
+/// The sequence and index a node handle names (any handle: it may name nothing).
+fn split_node(handle: u64) -> Option<(u64, usize)> {
+    if handle >> 56 != u64::from(b'N') || handle & 0xFF_FFFF == 0 {
+        return None;
+    }
+    Some((
+        (handle >> 24) & 0xFFFF_FFFF,
+        (handle & 0xFF_FFFF) as usize - 1,
+    ))
+}
+
+fn bad_node<T>(call: &str, handle: u64) -> CuResultOf<T> {
+    fail(
+        CUDA_ERROR_INVALID_VALUE,
+        format!("{call}: {handle:#x} is not a live graph node"),
+    )
+}
+
+/// The graph holding node `handle` and the node's index.
+fn locate(c: &Captures, handle: u64, call: &str) -> CuResultOf<(u64, usize)> {
+    let Some((sequence, index)) = split_node(handle) else {
+        return bad_node(call, handle);
+    };
+    let Some(&g) = c.names.get(&sequence) else {
+        return bad_node(call, handle);
+    };
+    match c.graphs.get(&g).and_then(|g| g.nodes.get(index)) {
+        Some(Some(_)) => Ok((g, index)),
+        _ => bad_node(call, handle),
+    }
+}
+
+/// The index of node `handle` in `g`: `CUDA_ERROR_INVALID_VALUE` if it is not a live node of it.
+fn index_in(g: &Graph, handle: u64, call: &str) -> CuResultOf<usize> {
+    match split_node(handle) {
+        Some((q, i)) if q == g.sequence && matches!(g.nodes.get(i), Some(Some(_))) => Ok(i),
+        _ => fail(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("{call}: {handle:#x} is not a node of the graph"),
+        ),
+    }
+}
+
+impl Graph {
+    fn live(&self) -> impl Iterator<Item = (usize, &Node)> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| n.as_ref().map(|n| (i, n)))
+    }
+
+    fn node(&self, i: usize) -> &Node {
+        self.nodes[i].as_ref().expect("a live node")
+    }
+
+    fn handle(&self, i: usize) -> u64 {
+        node_handle(self.sequence, i)
+    }
+
+    /// Node indices in an order where each node comes after its dependencies (lowest index
+    /// first among the ready ones); `None` if the dependencies form a cycle.
+    fn order(&self) -> Option<Vec<usize>> {
+        let mut waiting: HashMap<usize, usize> =
+            self.live().map(|(i, n)| (i, n.deps.len())).collect();
+        let mut dependents: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, n) in self.live() {
+            for &d in &n.deps {
+                dependents.entry(d).or_default().push(i);
+            }
+        }
+        let mut ready: std::collections::BTreeSet<usize> = waiting
+            .iter()
+            .filter(|(_, &w)| w == 0)
+            .map(|(&i, _)| i)
+            .collect();
+        let mut out = Vec::with_capacity(waiting.len());
+        while let Some(i) = ready.pop_first() {
+            out.push(i);
+            for &j in dependents.get(&i).map_or(&[][..], |v| &v[..]) {
+                let w = waiting.get_mut(&j).expect("a live node");
+                *w -= 1;
+                if *w == 0 {
+                    ready.insert(j);
+                }
+            }
+        }
+        (out.len() == waiting.len()).then_some(out)
+    }
+}
+
+/// `cuGraphCreate(flags)`: an empty graph; `flags` must be 0.
 pub fn graph_create(flags: u32) -> CuResultOf<u64> {
     cu(|rt| {
         current(rt)?;
@@ -735,53 +991,809 @@ pub fn graph_create(flags: u32) -> CuResultOf<u64> {
         }
         with_state(rt, |st| {
             let id = st.new_id(b'G');
-            st.captures.graphs.insert(
+            let c = &mut st.captures;
+            c.next_sequence += 1;
+            let sequence = c.next_sequence;
+            c.graphs.insert(
                 id,
-                Arc::new(Graph {
-                    sequence: 0,
+                Graph {
+                    sequence,
                     nodes: Vec::new(),
-                }),
+                    embedded: false,
+                    cloned_from: None,
+                },
             );
+            c.names.insert(sequence, id);
             Ok(id)
         })
     })
 }
 
-/// `cuGraphDestroy`: executable graphs made from it live on.
+/// `cuGraphDestroy`: its nodes go with it; executable graphs made from it live on.
 pub fn graph_destroy(handle: u64) -> CuResultOf<()> {
     cu(|rt| {
         with_captures(rt, |c| {
-            graph(c, handle, "cuGraphDestroy")?;
-            c.graphs.remove(&handle);
+            if graph(c, handle, "cuGraphDestroy")?.embedded {
+                return fail(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!("cuGraphDestroy: graph {handle:#x} belongs to a child graph node"),
+                );
+            }
+            drop_graph(c, handle);
             Ok(())
         })
     })
 }
 
-/// `cuGraphGetNodes`: the graph's node handles, in its order.
+/// Removes graph `handle` and the child graphs its nodes own.
+fn drop_graph(c: &mut Captures, handle: u64) {
+    if let Some(g) = c.graphs.remove(&handle) {
+        c.names.remove(&g.sequence);
+        for child in g.nodes.into_iter().flatten().filter_map(|n| n.child) {
+            drop_graph(c, child);
+        }
+    }
+}
+
+/// A copy of graph `src` under a fresh handle and sequence number; the child graphs its nodes
+/// own are copied too.
+fn deep_clone(st: &mut State, src: u64, embedded: bool, call: &str) -> CuResultOf<u64> {
+    let mut copy = graph(&st.captures, src, call)?.clone();
+    for n in copy.nodes.iter_mut().flatten() {
+        if let Some(child) = n.child {
+            n.child = Some(deep_clone(st, child, true, call)?);
+        }
+    }
+    let id = st.new_id(b'G');
+    let c = &mut st.captures;
+    c.next_sequence += 1;
+    copy.cloned_from = Some(copy.sequence);
+    copy.sequence = c.next_sequence;
+    copy.embedded = embedded;
+    c.names.insert(copy.sequence, id);
+    c.graphs.insert(id, copy);
+    Ok(id)
+}
+
+/// `cuGraphGetNodes`: the graph's node handles, in creation order.
 pub fn graph_nodes(handle: u64) -> CuResultOf<Vec<u64>> {
     cu(|rt| {
-        let g = with_captures(rt, |c| graph(c, handle, "cuGraphGetNodes"))?;
-        Ok((0..g.nodes.len())
-            .map(|i| node_handle(g.sequence, i))
-            .collect())
+        with_captures(rt, |c| {
+            let g = graph(c, handle, "cuGraphGetNodes")?;
+            Ok(g.live().map(|(i, _)| g.handle(i)).collect())
+        })
     })
 }
 
-/// The kinds of a graph's nodes, and each node's dependencies (indices), in its order.
-pub fn graph_shape(handle: u64) -> CuResultOf<Vec<(NodeKind, Vec<usize>)>> {
+/// `cuGraphGetRootNodes`: the nodes without dependencies, in creation order.
+pub fn graph_root_nodes(handle: u64) -> CuResultOf<Vec<u64>> {
     cu(|rt| {
-        let g = with_captures(rt, |c| graph(c, handle, "cuGraphGetNodes"))?;
-        Ok(g.nodes.iter().map(|n| (n.kind, n.deps.clone())).collect())
+        with_captures(rt, |c| {
+            let g = graph(c, handle, "cuGraphGetRootNodes")?;
+            Ok(g.live()
+                .filter(|(_, n)| n.deps.is_empty())
+                .map(|(i, _)| g.handle(i))
+                .collect())
+        })
     })
 }
+
+/// `cuGraphGetEdges`: every dependency as (from, to), ordered by `to` then by when it was made.
+pub fn graph_edges(handle: u64) -> CuResultOf<Vec<(u64, u64)>> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let g = graph(c, handle, "cuGraphGetEdges")?;
+            Ok(g.live()
+                .flat_map(|(i, n)| n.deps.iter().map(move |&d| (g.handle(d), g.handle(i))))
+                .collect())
+        })
+    })
+}
+
+/// The kinds of a graph's nodes, and each node's dependencies (indices), in creation order.
+pub fn graph_shape(handle: u64) -> CuResultOf<Vec<(NodeKind, Vec<usize>)>> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let g = graph(c, handle, "cuGraphGetNodes")?;
+            Ok(g.live().map(|(_, n)| (n.kind, n.deps.clone())).collect())
+        })
+    })
+}
+
+/// Dependencies given for a new node: live nodes of `g`, none twice.
+fn dependency_indices(g: &Graph, deps: &[u64], call: &str) -> CuResultOf<Vec<usize>> {
+    let mut out = Vec::with_capacity(deps.len());
+    for &d in deps {
+        let i = index_in(g, d, call)?;
+        if out.contains(&i) {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                format!("{call}: dependency {d:#x} is given twice"),
+            );
+        }
+        out.push(i);
+    }
+    Ok(out)
+}
+
+/// Adds a node to graph `handle`, after `deps`, whose work is what `work` submits (checked as
+/// that call checks it; `None` work is an empty node of kind `kind`). `params` is kept for the
+/// face. Returns the node's handle.
+pub fn graph_add_node(
+    handle: u64,
+    deps: &[u64],
+    kind: NodeKind,
+    params: Option<NodeParams>,
+    call: &str,
+    work: impl FnOnce() -> CuResultOf<()>,
+) -> CuResultOf<u64> {
+    cu(|rt| {
+        current(rt)?;
+        with_captures(rt, |c| {
+            dependency_indices(graph(c, handle, call)?, deps, call)
+        })?;
+        Ok(())
+    })?;
+    let recorded = record_work(work)?;
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let g = graph_mut(c, handle, call)?;
+            let deps = dependency_indices(g, deps, call)?;
+            room_for_a_node(g, call)?;
+            g.nodes.push(Some(make_node(kind, deps, recorded, params)));
+            Ok(g.handle(g.nodes.len() - 1))
+        })
+    })
+}
+
+/// Node handles hold an index of 24 bits: a graph holds fewer than 2^24 nodes.
+const MAX_NODES: usize = 0xFF_FFFF;
+
+fn room_for_a_node(g: &Graph, call: &str) -> CuResultOf<()> {
+    room_after(g.nodes.len(), call)
+}
+
+/// Whether a node can follow `len` (destroyed ones included, as their indices stay taken).
+fn room_after(len: usize, call: &str) -> CuResultOf<()> {
+    if len >= MAX_NODES {
+        return fail(
+            CUDA_ERROR_OUT_OF_MEMORY,
+            format!("{call}: a graph holds at most {MAX_NODES} nodes"),
+        );
+    }
+    Ok(())
+}
+
+fn make_node(
+    kind: NodeKind,
+    deps: Vec<usize>,
+    recorded: Option<(NodeKind, Recipe)>,
+    params: Option<NodeParams>,
+) -> Node {
+    let run: Recipe = match recorded {
+        Some((_, run)) => run,
+        None => Arc::new(|_, _| Ok(())),
+    };
+    Node {
+        kind,
+        deps,
+        run,
+        params,
+        child: None,
+    }
+}
+
+/// `cuGraphAddEventRecordNode` / `cuGraphAddEventWaitNode`: a node recording `event` on the
+/// launch stream, or making the launch stream wait for it.
+pub fn graph_add_event_node(
+    handle: u64,
+    deps: &[u64],
+    event: EventHandle,
+    wait: bool,
+) -> CuResultOf<u64> {
+    let call = if wait {
+        "cuGraphAddEventWaitNode"
+    } else {
+        "cuGraphAddEventRecordNode"
+    };
+    cu(|rt| {
+        current(rt)?;
+        with_captures(rt, |c| {
+            dependency_indices(graph(c, handle, call)?, deps, call)
+        })?;
+        let ev = super::api::cuda_event(rt, event)?;
+        let (kind, run) = event_work(ev, wait);
+        let params: NodeParams = Arc::new(event);
+        with_captures(rt, |c| {
+            let g = graph_mut(c, handle, call)?;
+            let deps = dependency_indices(g, deps, call)?;
+            room_for_a_node(g, call)?;
+            g.nodes
+                .push(Some(make_node(kind, deps, Some((kind, run)), Some(params))));
+            Ok(g.handle(g.nodes.len() - 1))
+        })
+    })
+}
+
+/// `cuGraphAddDependencies` (`remove` false) / `cuGraphRemoveDependencies`: `from[i]` → `to[i]`
+/// for each i, all or none. Adding an existing edge or one from a node to itself, or removing
+/// one that does not exist, is `CUDA_ERROR_INVALID_VALUE`.
+pub fn graph_edit_dependencies(
+    handle: u64,
+    from: &[u64],
+    to: &[u64],
+    remove: bool,
+) -> CuResultOf<()> {
+    let call = if remove {
+        "cuGraphRemoveDependencies"
+    } else {
+        "cuGraphAddDependencies"
+    };
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let g = graph_mut(c, handle, call)?;
+            let mut edited = g.clone();
+            for (&f, &t) in from.iter().zip(to) {
+                let (fi, ti) = (index_in(g, f, call)?, index_in(g, t, call)?);
+                let deps = &mut edited.nodes[ti].as_mut().expect("a live node").deps;
+                let at = deps.iter().position(|&d| d == fi);
+                match (remove, at) {
+                    (false, None) if fi != ti => deps.push(fi),
+                    (false, _) => {
+                        return fail(
+                            CUDA_ERROR_INVALID_VALUE,
+                            format!(
+                                "{call}: the edge {f:#x} -> {t:#x} exists already or is a loop"
+                            ),
+                        )
+                    }
+                    (true, Some(k)) => {
+                        deps.remove(k);
+                    }
+                    (true, None) => {
+                        return fail(
+                            CUDA_ERROR_INVALID_VALUE,
+                            format!("{call}: there is no edge {f:#x} -> {t:#x}"),
+                        )
+                    }
+                }
+            }
+            *g = edited;
+            Ok(())
+        })
+    })
+}
+
+/// `cuGraphNodeGetType`.
+pub fn graph_node_type(node: u64) -> CuResultOf<NodeKind> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let (g, i) = locate(c, node, "cuGraphNodeGetType")?;
+            Ok(c.graphs[&g].node(i).kind)
+        })
+    })
+}
+
+/// `cuGraphNodeGetDependencies`: the nodes `node` depends on, in the order the edges were made.
+pub fn graph_node_dependencies(node: u64) -> CuResultOf<Vec<u64>> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let (g, i) = locate(c, node, "cuGraphNodeGetDependencies")?;
+            let g = &c.graphs[&g];
+            Ok(g.node(i).deps.iter().map(|&d| g.handle(d)).collect())
+        })
+    })
+}
+
+/// `cuGraphNodeGetDependentNodes`: the nodes that depend on `node`, in creation order.
+pub fn graph_node_dependents(node: u64) -> CuResultOf<Vec<u64>> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let (g, i) = locate(c, node, "cuGraphNodeGetDependentNodes")?;
+            let g = &c.graphs[&g];
+            Ok(g.live()
+                .filter(|(_, n)| n.deps.contains(&i))
+                .map(|(j, _)| g.handle(j))
+                .collect())
+        })
+    })
+}
+
+/// `cuGraphDestroyNode`: the node and its edges go.
+pub fn graph_destroy_node(node: u64) -> CuResultOf<()> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let (g, i) = locate(c, node, "cuGraphDestroyNode")?;
+            let g = c.graphs.get_mut(&g).expect("located");
+            let gone = g.nodes[i].take().expect("a live node");
+            for n in g.nodes.iter_mut().flatten() {
+                n.deps.retain(|&d| d != i);
+            }
+            if let Some(child) = gone.child {
+                drop_graph(c, child);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// `cuGraphClone`: a new graph with the same nodes, edges and parameters (child graphs
+/// copied too).
+pub fn graph_clone(handle: u64) -> CuResultOf<u64> {
+    cu(|rt| with_state(rt, |st| deep_clone(st, handle, false, "cuGraphClone")))
+}
+
+/// `cuGraphAddChildGraphNode`: a node running a copy of graph `child` (taken now) at each
+/// launch, after `deps`.
+pub fn graph_add_child_node(handle: u64, deps: &[u64], child: u64) -> CuResultOf<u64> {
+    let call = "cuGraphAddChildGraphNode";
+    cu(|rt| {
+        current(rt)?;
+        with_state(rt, |st| {
+            let g = graph(&st.captures, handle, call)?;
+            let deps = dependency_indices(g, deps, call)?;
+            room_for_a_node(g, call)?;
+            let copy = deep_clone(st, child, true, call)?;
+            let g = graph_mut(&mut st.captures, handle, call)?;
+            let mut node = make_node(NodeKind::Graph, deps, None, None);
+            node.child = Some(copy);
+            g.nodes.push(Some(node));
+            Ok(g.handle(g.nodes.len() - 1))
+        })
+    })
+}
+
+/// `cuGraphChildGraphNodeGetGraph`: the graph a child graph node owns (edits to it show in
+/// executable graphs instantiated later). A graph launch recorded by capture has none:
+/// `CUDA_ERROR_NOT_SUPPORTED`.
+pub fn graph_child_graph(node: u64) -> CuResultOf<u64> {
+    let call = "cuGraphChildGraphNodeGetGraph";
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let (g, i) = locate(c, node, call)?;
+            let n = c.graphs[&g].node(i);
+            kind_check(n.kind, NodeKind::Graph, call)?;
+            n.child.ok_or_else(|| {
+                CuError::new(
+                    CUDA_ERROR_NOT_SUPPORTED,
+                    format!("{call}: a graph launch recorded by stream capture keeps no graph"),
+                )
+            })
+        })
+    })
+}
+
+/// `cuGraphExecChildGraphNodeSetParams`: later launches run a copy of `child`, which must have
+/// the nodes (in order), kinds and edges the node's graph had at instantiation
+/// (`CUDA_ERROR_INVALID_VALUE` otherwise).
+pub fn graph_exec_child_set(exec_handle: u64, node: u64, child: u64) -> CuResultOf<()> {
+    let call = "cuGraphExecChildGraphNodeSetParams";
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let (_, i) = target_index(c, Target::Exec(exec_handle), node, NodeKind::Graph, call)?;
+            let x = exec(c, exec_handle, call)?;
+            let Some(before) = x.children.get(&i) else {
+                return fail(
+                    CUDA_ERROR_NOT_SUPPORTED,
+                    format!("{call}: a graph launch recorded by stream capture keeps no graph"),
+                );
+            };
+            let g = graph(c, child, call)?;
+            if shape(g) != *before {
+                return fail(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!(
+                        "{call}: graph {child:#x} differs in nodes or edges from the node's graph"
+                    ),
+                );
+            }
+            let Some(fresh) = build_exec(c, g, 0) else {
+                return fail(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!("{call}: a child graph's dependencies form a cycle"),
+                );
+            };
+            let x = Arc::make_mut(c.execs.get_mut(&exec_handle).expect("checked"));
+            x.graph.nodes[i].as_mut().expect("a live node").run = exec_recipe(Arc::new(fresh));
+            Ok(())
+        })
+    })
+}
+
+/// `cuGraphDebugDotPrint`'s text: the graph in Graphviz DOT, one vertex per node (labelled with
+/// its index and kind), one arrow per edge, each child graph node's graph as a cluster.
+pub fn graph_dot(handle: u64) -> CuResultOf<String> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let g = graph(c, handle, "cuGraphDebugDotPrint")?;
+            let mut out = format!("digraph \"graph_{handle:#x}\" {{\n");
+            dot_body(c, g, &mut out, "  ");
+            out.push_str("}\n");
+            Ok(out)
+        })
+    })
+}
+
+fn dot_body(c: &Captures, g: &Graph, out: &mut String, indent: &str) {
+    use std::fmt::Write;
+    for (i, n) in g.live() {
+        let h = g.handle(i);
+        let _ = writeln!(out, "{indent}\"{h:#x}\" [label=\"{i}: {:?}\"];", n.kind);
+        if let Some(child) = n.child.and_then(|h| c.graphs.get(&h)) {
+            let _ = writeln!(out, "{indent}subgraph \"cluster_{h:#x}\" {{");
+            dot_body(c, child, out, &format!("{indent}  "));
+            let _ = writeln!(out, "{indent}}}");
+        }
+    }
+    for (i, n) in g.live() {
+        for &d in &n.deps {
+            let _ = writeln!(
+                out,
+                "{indent}\"{:#x}\" -> \"{:#x}\";",
+                g.handle(d),
+                g.handle(i)
+            );
+        }
+    }
+}
+
+fn shape(g: &Graph) -> Vec<(usize, NodeKind, Vec<usize>)> {
+    g.live().map(|(i, n)| (i, n.kind, n.deps.clone())).collect()
+}
+
+/// An executable copy of `g`: its order, and each child graph node's work made from its
+/// graph as it is now. `None` if the dependencies of `g` or of a child graph form a cycle.
+fn build_exec(c: &Captures, g: &Graph, flags: u64) -> Option<Exec> {
+    let mut copy = g.clone();
+    let order = copy.order()?;
+    let mut children = HashMap::new();
+    for (i, slot) in copy.nodes.iter_mut().enumerate() {
+        let Some(n) = slot else { continue };
+        if let Some(child) = n.child.and_then(|h| c.graphs.get(&h)) {
+            n.run = exec_recipe(Arc::new(build_exec(c, child, 0)?));
+            children.insert(i, shape(child));
+        }
+    }
+    Some(Exec {
+        graph: copy,
+        order,
+        flags,
+        disabled: HashSet::new(),
+        children,
+    })
+}
+
+/// Submits an executable graph's nodes, in its order, skipping disabled ones.
+fn exec_recipe(x: Arc<Exec>) -> Recipe {
+    Arc::new(move |rt, ls| {
+        for &i in &x.order {
+            if !x.disabled.contains(&i) {
+                (x.graph.node(i).run)(rt, ls)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `cuGraphNodeFindInClone`: the node of clone `handle` made from `original`.
+pub fn graph_node_find_in_clone(original: u64, handle: u64) -> CuResultOf<u64> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let call = "cuGraphNodeFindInClone";
+            let (from, i) = locate(c, original, call)?;
+            let g = graph(c, handle, call)?;
+            let from = &c.graphs[&from];
+            // A clone keeps its original's indices.
+            if g.cloned_from != Some(from.sequence) || !matches!(g.nodes.get(i), Some(Some(_))) {
+                return fail(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!("{call}: {original:#x} has no counterpart in graph {handle:#x}"),
+                );
+            }
+            Ok(g.handle(i))
+        })
+    })
+}
+
+/// A node's kind and the parameters its face kept (`None` for captured nodes).
+pub fn graph_node_params(node: u64) -> CuResultOf<(NodeKind, Option<NodeParams>)> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let (g, i) = locate(c, node, "cuGraphNodeGetParams")?;
+            let n = c.graphs[&g].node(i);
+            Ok((n.kind, n.params.clone()))
+        })
+    })
+}
+
+fn kind_check(have: NodeKind, want: NodeKind, call: &str) -> CuResultOf<()> {
+    if have != want {
+        return fail(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("{call}: the node is a {have:?} node, not a {want:?} node"),
+        );
+    }
+    Ok(())
+}
+
+/// Where a node's parameters are set: a graph's node, or an executable graph's copy of it.
+#[derive(Clone, Copy)]
+enum Target {
+    Graph,
+    Exec(u64),
+}
+
+/// The index of node `node` in the target, checked to be a live node of kind `kind`.
+fn target_index(
+    c: &Captures,
+    target: Target,
+    node: u64,
+    kind: NodeKind,
+    call: &str,
+) -> CuResultOf<(u64, usize)> {
+    let (owner, i, have) = match target {
+        Target::Graph => {
+            let (g, i) = locate(c, node, call)?;
+            (g, i, c.graphs[&g].node(i).kind)
+        }
+        Target::Exec(x_handle) => {
+            let x = exec(c, x_handle, call)?;
+            match split_node(node) {
+                Some((q, i)) if q == x.graph.sequence => match x.graph.nodes.get(i) {
+                    Some(Some(n)) => (x_handle, i, n.kind),
+                    _ => return bad_node(call, node),
+                },
+                _ => return bad_node(call, node),
+            }
+        }
+    };
+    kind_check(have, kind, call)?;
+    Ok((owner, i))
+}
+
+/// Replaces a node's work and parameters, keeping its edges.
+fn set_node(
+    target: Target,
+    node: u64,
+    kind: NodeKind,
+    params: NodeParams,
+    recorded: Option<(NodeKind, Recipe)>,
+    call: &str,
+) -> CuResultOf<()> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let (owner, i) = target_index(c, target, node, kind, call)?;
+            let slot = match target {
+                Target::Graph => &mut c.graphs.get_mut(&owner).expect("located").nodes[i],
+                Target::Exec(_) => {
+                    &mut Arc::make_mut(c.execs.get_mut(&owner).expect("checked"))
+                        .graph
+                        .nodes[i]
+                }
+            };
+            let n = slot.as_mut().expect("a live node");
+            *n = make_node(kind, std::mem::take(&mut n.deps), recorded, Some(params));
+            Ok(())
+        })
+    })
+}
+
+fn set_params(
+    target: Target,
+    node: u64,
+    kind: NodeKind,
+    params: NodeParams,
+    call: &str,
+    work: impl FnOnce() -> CuResultOf<()>,
+) -> CuResultOf<()> {
+    cu(|rt| {
+        current(rt)?;
+        with_captures(rt, |c| {
+            target_index(c, target, node, kind, call).map(|_| ())
+        })
+    })?;
+    let recorded = record_work(work)?;
+    set_node(target, node, kind, params, recorded, call)
+}
+
+/// Sets the parameters of node `node` (of kind `kind`) of a graph: its work becomes what
+/// `work` submits, checked as that call checks it.
+pub fn graph_node_set_params(
+    node: u64,
+    kind: NodeKind,
+    params: NodeParams,
+    call: &str,
+    work: impl FnOnce() -> CuResultOf<()>,
+) -> CuResultOf<()> {
+    set_params(Target::Graph, node, kind, params, call, work)
+}
+
+/// Sets the parameters of the node of executable graph `exec` made from `node`: later launches
+/// run the new work; launches already submitted keep the old.
+pub fn graph_exec_node_set_params(
+    exec_handle: u64,
+    node: u64,
+    kind: NodeKind,
+    params: NodeParams,
+    call: &str,
+    work: impl FnOnce() -> CuResultOf<()>,
+) -> CuResultOf<()> {
+    set_params(Target::Exec(exec_handle), node, kind, params, call, work)
+}
+
+fn event_work(ev: Arc<Event>, wait: bool) -> (NodeKind, Recipe) {
+    if wait {
+        (
+            NodeKind::WaitEvent,
+            Arc::new(move |rt, ls| Ok(rt.wait_on(ls, &ev, None)?)),
+        )
+    } else {
+        (
+            NodeKind::EventRecord,
+            Arc::new(move |rt, ls| Ok(rt.record_on(&ev, ls)?)),
+        )
+    }
+}
+
+/// `cuGraph{EventRecord,EventWait}NodeSetEvent` (`exec` `None`) and their
+/// `cuGraphExec*NodeSetEvent` forms: the node records, or waits for, `event` from then on.
+pub fn graph_event_node_set_event(
+    exec_handle: Option<u64>,
+    node: u64,
+    event: EventHandle,
+    wait: bool,
+    call: &str,
+) -> CuResultOf<()> {
+    let target = exec_handle.map_or(Target::Graph, Target::Exec);
+    let kind = if wait {
+        NodeKind::WaitEvent
+    } else {
+        NodeKind::EventRecord
+    };
+    let ev = cu(|rt| {
+        current(rt)?;
+        with_captures(rt, |c| target_index(c, target, node, kind, call))?;
+        super::api::cuda_event(rt, event)
+    })?;
+    set_node(
+        target,
+        node,
+        kind,
+        Arc::new(event),
+        Some(event_work(ev, wait)),
+        call,
+    )
+}
+
+/// `cuGraphNodeSetEnabled`: a disabled kernel, memcpy or memset node of an executable graph
+/// does nothing at later launches (its edges still order the others). Other kinds are
+/// `CUDA_ERROR_INVALID_VALUE`.
+pub fn graph_node_set_enabled(exec_handle: u64, node: u64, enabled: bool) -> CuResultOf<()> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let i = enable_index(c, exec_handle, node, "cuGraphNodeSetEnabled")?;
+            let x = Arc::make_mut(c.execs.get_mut(&exec_handle).expect("checked"));
+            if enabled {
+                x.disabled.remove(&i);
+            } else {
+                x.disabled.insert(i);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// `cuGraphNodeGetEnabled`.
+pub fn graph_node_get_enabled(exec_handle: u64, node: u64) -> CuResultOf<bool> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let i = enable_index(c, exec_handle, node, "cuGraphNodeGetEnabled")?;
+            Ok(!c.execs[&exec_handle].disabled.contains(&i))
+        })
+    })
+}
+
+fn enable_index(c: &Captures, exec_handle: u64, node: u64, call: &str) -> CuResultOf<usize> {
+    let x = exec(c, exec_handle, call)?;
+    let i = match split_node(node) {
+        Some((q, i)) if q == x.graph.sequence && matches!(x.graph.nodes.get(i), Some(Some(_))) => i,
+        _ => return bad_node(call, node),
+    };
+    match x.graph.node(i).kind {
+        NodeKind::Kernel | NodeKind::Memcpy | NodeKind::Memset => Ok(i),
+        other => fail(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("{call}: only kernel, memcpy and memset nodes can be disabled, not a {other:?} node"),
+        ),
+    }
+}
+
+/// `cuGraphExecGetFlags`: the flags the executable graph was instantiated with.
+pub fn graph_exec_get_flags(exec_handle: u64) -> CuResultOf<u64> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            Ok(exec(c, exec_handle, "cuGraphExecGetFlags")?.flags)
+        })
+    })
+}
+
+/// `cuGraphExecUpdate`: the executable graph takes `graph`'s node parameters when the two have
+/// the same nodes (by index), of the same kinds, with the same edges. Otherwise nothing changes
+/// and the error is `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE` with the `CUgraphExecUpdateResult`
+/// (`2` topology changed, `3` a node's type changed) and the first node concerned (0 if none).
+pub fn graph_exec_update(exec_handle: u64, handle: u64) -> Result<(), (CuError, u32, u64)> {
+    let plain = |e: CuError| (e, 1, 0);
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let call = "cuGraphExecUpdate";
+            let x = exec(c, exec_handle, call)?;
+            let g = graph(c, handle, call)?;
+            let fail_with = |result: u32, node: u64, what: &str| {
+                Ok(Err((
+                    CuError::new(
+                        CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE,
+                        format!("{call}: {what}"),
+                    ),
+                    result,
+                    node,
+                )))
+            };
+            if x.graph.nodes.len() != g.nodes.len() {
+                return fail_with(2, 0, "the graphs have different nodes");
+            }
+            for (i, (a, b)) in x.graph.nodes.iter().zip(&g.nodes).enumerate() {
+                match (a, b) {
+                    (None, None) => {}
+                    (Some(a), Some(b)) if a.kind != b.kind => {
+                        return fail_with(3, g.handle(i), "a node's type changed")
+                    }
+                    (Some(a), Some(b))
+                        if a.deps.len() == b.deps.len()
+                            && a.deps.iter().all(|d| b.deps.contains(d)) => {}
+                    _ => return fail_with(2, 0, "the graphs' nodes or edges differ"),
+                }
+            }
+            for (&i, before) in &x.children {
+                let now = g.node(i).child.and_then(|h| c.graphs.get(&h)).map(shape);
+                if now.as_ref() != Some(before) {
+                    return fail_with(2, g.handle(i), "a child graph's nodes or edges differ");
+                }
+            }
+            let Some(fresh) = build_exec(c, g, 0) else {
+                return fail_with(2, 0, "a child graph's dependencies form a cycle");
+            };
+            let x = Arc::make_mut(c.execs.get_mut(&exec_handle).expect("checked"));
+            for (mine, theirs) in x.graph.nodes.iter_mut().zip(fresh.graph.nodes) {
+                if let (Some(mine), Some(theirs)) = (mine.as_mut(), theirs) {
+                    mine.run = theirs.run;
+                    mine.params = theirs.params;
+                }
+            }
+            Ok(Ok(()))
+        })
+    })
+    .map_err(plain)?
+}
+
+/// `CUDA_GRAPH_INSTANTIATE_ERROR`: a `CUgraphInstantiateResult`.
+pub const CUDA_GRAPH_INSTANTIATE_ERROR: u32 = 1;
+/// `CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE`.
+pub const CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE: u32 = 2;
 
 /// `cuGraphInstantiateWithFlags`: an executable graph of the graph as it is. Unknown flags and
 /// `DEVICE_LAUNCH` with `AUTO_FREE_ON_LAUNCH` are `CUDA_ERROR_INVALID_VALUE`; `DEVICE_LAUNCH`
 /// otherwise is `CUDA_ERROR_NOT_SUPPORTED` (nothing launches from the device). The other flags
 /// have nothing to act on: graphs here allocate no memory, have no priorities, and need no
-/// upload.
+/// upload. Dependencies forming a cycle are `CUDA_ERROR_INVALID_VALUE`.
 pub fn graph_instantiate(handle: u64, flags: u64) -> CuResultOf<u64> {
+    graph_instantiate_with_result(handle, flags).map_err(|(e, _)| e)
+}
+
+/// As [`graph_instantiate`]; a failure also gives its `CUgraphInstantiateResult`
+/// (`CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE` for a cycle, `CUDA_GRAPH_INSTANTIATE_ERROR`
+/// otherwise).
+pub fn graph_instantiate_with_result(handle: u64, flags: u64) -> Result<u64, (CuError, u32)> {
+    let error = |e: CuError| (e, CUDA_GRAPH_INSTANTIATE_ERROR);
     cu(|rt| {
         current(rt)?;
         let known = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH
@@ -808,11 +1820,21 @@ pub fn graph_instantiate(handle: u64, flags: u64) -> CuResultOf<u64> {
                     "cuGraphInstantiate: the emulated device does not launch graphs from the device",
                 );
             }
+            let Some(x) = build_exec(&st.captures, g, flags) else {
+                return Ok(Err((
+                    CuError::new(
+                        CUDA_ERROR_INVALID_VALUE,
+                        "cuGraphInstantiate: the graph's dependencies form a cycle",
+                    ),
+                    CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE,
+                )));
+            };
             let id = st.new_id(b'X');
-            st.captures.execs.insert(id, g);
-            Ok(id)
+            st.captures.execs.insert(id, Arc::new(x));
+            Ok(Ok(id))
         })
     })
+    .map_err(error)?
 }
 
 /// `cuGraphExecDestroy`.
@@ -833,19 +1855,14 @@ fn launch_stream(rt: &Runtime, handle: StreamHandle, call: &str) -> CuResultOf<A
     Ok(rt.stream_for_work(Some(s), call)?)
 }
 
-/// `cuGraphLaunch`: submits every node's work on the stream in the graph's order; later work
-/// on the stream runs after all of it. On a capturing stream the launch is itself captured.
+/// `cuGraphLaunch`: submits every node's work on the stream in the executable graph's order
+/// (each node after its dependencies); later work on the stream runs after all of it. On a
+/// capturing stream the launch is itself captured.
 pub fn graph_launch(handle: u64, stream: StreamHandle) -> CuResultOf<()> {
     cu(|rt| {
-        let g = with_captures(rt, |c| exec(c, handle, "cuGraphLaunch"))?;
+        let x = with_captures(rt, |c| exec(c, handle, "cuGraphLaunch"))?;
         let s = launch_stream(rt, stream, "cuGraphLaunch")?;
-        let run: Recipe = Arc::new(move |rt, ls| {
-            for node in &g.nodes {
-                (node.run)(rt, ls)?;
-            }
-            Ok(())
-        });
-        submit(rt, &s, NodeKind::Graph, "cuGraphLaunch", run)?;
+        submit(rt, &s, NodeKind::Graph, "cuGraphLaunch", exec_recipe(x))?;
         Ok(())
     })
 }
@@ -857,4 +1874,26 @@ pub fn graph_upload(handle: u64, stream: StreamHandle) -> CuResultOf<()> {
         launch_stream(rt, stream, "cuGraphUpload")?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_handles_round_trip_and_graphs_are_bounded() {
+        for (sequence, index) in [(1, 0), (77, 12345), (0xFFFF_FFFF, MAX_NODES - 1)] {
+            assert_eq!(
+                split_node(node_handle(sequence, index)),
+                Some((sequence, index))
+            );
+        }
+        assert_eq!(split_node(0), None);
+        assert_eq!(split_node(u64::from(b'N') << 56), None);
+        assert!(room_after(MAX_NODES - 1, "t").is_ok());
+        assert_eq!(
+            room_after(MAX_NODES, "t").unwrap_err().code(),
+            CUDA_ERROR_OUT_OF_MEMORY
+        );
+    }
 }

@@ -75,8 +75,18 @@ pub enum Direction {
 pub enum Mode {
     /// The synchronous form: ordered on the legacy stream.
     Sync,
+    /// The synchronous form of a `_ptds` call: ordered on the calling thread's per-thread
+    /// default stream, so it does not wait for other blocking streams.
+    PerThreadSync,
     /// The `Async` form.
     Async(StreamHandle),
+}
+
+impl Mode {
+    /// Whether the call returns only once its work has run.
+    pub fn is_sync(self) -> bool {
+        !matches!(self, Mode::Async(_))
+    }
 }
 
 /// Classifies `[ptr, ptr + len)`; a range that overruns a runtime allocation or touches freed
@@ -115,6 +125,7 @@ fn device_side(kind: MemKind, ptr: usize, what: &str, call: &str) -> CuResultOf<
 fn target_stream(rt: &Runtime, mode: Mode, call: &str) -> CuResultOf<Arc<Stream>> {
     let handle = match mode {
         Mode::Sync => StreamHandle::NULL,
+        Mode::PerThreadSync => super::CU_STREAM_PER_THREAD,
         Mode::Async(s) => s,
     };
     let s = stream_of(rt, resolve(rt, handle)?)?;
@@ -438,7 +449,7 @@ fn plan(src: MemKind, dst: MemKind, mode: Mode) -> Plan {
         (_, Pageable, _) => Plan::QueueAndWait,
         (Pageable, _, Mode::Async(_)) => Plan::Stage,
         (Device, Device, _) => Plan::Queue,
-        (_, _, Mode::Sync) => Plan::QueueAndWait,
+        (_, _, Mode::Sync | Mode::PerThreadSync) => Plan::QueueAndWait,
         (_, _, Mode::Async(_)) => Plan::Queue,
     }
 }
@@ -699,6 +710,82 @@ pub struct Side2D {
     pub memory_type: u32,
 }
 
+/// The checks of a 2D copy: the memory kinds and extents of both sides, or `None` when there is
+/// nothing to copy.
+fn check_2d(
+    rt: &Runtime,
+    src: Side2D,
+    dst: Side2D,
+    width: usize,
+    height: usize,
+    call: &str,
+) -> CuResultOf<Option<(MemKind, MemKind, usize, usize)>> {
+    for side in [&src, &dst] {
+        match side.memory_type {
+            CU_MEMORYTYPE_HOST | CU_MEMORYTYPE_DEVICE | CU_MEMORYTYPE_UNIFIED => {}
+            CU_MEMORYTYPE_ARRAY => {
+                return fail(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!(
+                        "{call}: no CUDA array exists on the emulated device (cuArrayCreate \
+                             is not supported), so the array side is invalid"
+                    ),
+                )
+            }
+            other => {
+                return fail(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!("{call}: {other} is not a CUmemorytype"),
+                )
+            }
+        }
+        if side.ptr == 0 || (height > 1 && side.pitch < width) {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                format!(
+                    "{call}: a NULL pointer, or a pitch ({}) below the width ({width})",
+                    side.pitch
+                ),
+            );
+        }
+    }
+    if width == 0 || height == 0 {
+        return Ok(None);
+    }
+    let extent = |s: &Side2D| {
+        (height - 1)
+            .checked_mul(s.pitch)
+            .and_then(|n| n.checked_add(width))
+    };
+    let (Some(src_len), Some(dst_len)) = (extent(&src), extent(&dst)) else {
+        return fail(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("{call}: the copy's extent overflows"),
+        );
+    };
+    let src_kind = classify(rt, src.ptr, src_len, "copy source")?;
+    let dst_kind = classify(rt, dst.ptr, dst_len, "copy destination")?;
+    if src.memory_type == CU_MEMORYTYPE_DEVICE {
+        device_side(src_kind, src.ptr, "source", call)?;
+    }
+    if dst.memory_type == CU_MEMORYTYPE_DEVICE {
+        device_side(dst_kind, dst.ptr, "destination", call)?;
+    }
+    Ok(Some((src_kind, dst_kind, src_len, dst_len)))
+}
+
+/// Checks a 2D copy as [`memcpy_2d`] would, without copying: lets a call made of several 2D
+/// copies refuse before any of them runs.
+pub fn memcpy_2d_check(
+    src: Side2D,
+    dst: Side2D,
+    width: usize,
+    height: usize,
+    call: &'static str,
+) -> CuResultOf<()> {
+    cu(|rt| check_2d(rt, src, dst, width, height, call).map(|_| ()))
+}
+
 /// `cuMemcpy2D`/`cuMemcpy2DAsync`: `height` rows of `width` bytes. No CUDA array can exist
 /// (`cuArrayCreate` is not supported), so an array side names an invalid array.
 /// A pageable host side makes the call wait for the copy.
@@ -715,57 +802,11 @@ pub unsafe fn memcpy_2d(
 ) -> CuResultOf<()> {
     cu(|rt| {
         let stream = target_stream(rt, mode, call)?;
-        for side in [&src, &dst] {
-            match side.memory_type {
-                CU_MEMORYTYPE_HOST | CU_MEMORYTYPE_DEVICE | CU_MEMORYTYPE_UNIFIED => {}
-                CU_MEMORYTYPE_ARRAY => {
-                    return fail(
-                        CUDA_ERROR_INVALID_VALUE,
-                        format!(
-                            "{call}: no CUDA array exists on the emulated device (cuArrayCreate \
-                             is not supported), so the array side is invalid"
-                        ),
-                    )
-                }
-                other => {
-                    return fail(
-                        CUDA_ERROR_INVALID_VALUE,
-                        format!("{call}: {other} is not a CUmemorytype"),
-                    )
-                }
-            }
-            if side.ptr == 0 || (height > 1 && side.pitch < width) {
-                return fail(
-                    CUDA_ERROR_INVALID_VALUE,
-                    format!(
-                        "{call}: a NULL pointer, or a pitch ({}) below the width ({width})",
-                        side.pitch
-                    ),
-                );
-            }
-        }
-        if width == 0 || height == 0 {
+        let Some((src_kind, dst_kind, src_len, dst_len)) =
+            check_2d(rt, src, dst, width, height, call)?
+        else {
             return Ok(());
-        }
-        let extent = |s: &Side2D| {
-            (height - 1)
-                .checked_mul(s.pitch)
-                .and_then(|n| n.checked_add(width))
         };
-        let (Some(src_len), Some(dst_len)) = (extent(&src), extent(&dst)) else {
-            return fail(
-                CUDA_ERROR_INVALID_VALUE,
-                format!("{call}: the copy's extent overflows"),
-            );
-        };
-        let src_kind = classify(rt, src.ptr, src_len, "copy source")?;
-        let dst_kind = classify(rt, dst.ptr, dst_len, "copy destination")?;
-        if src.memory_type == CU_MEMORYTYPE_DEVICE {
-            device_side(src_kind, src.ptr, "source", call)?;
-        }
-        if dst.memory_type == CU_MEMORYTYPE_DEVICE {
-            device_side(dst_kind, dst.ptr, "destination", call)?;
-        }
         let mut plan = plan(src_kind, dst_kind, mode);
         if plan == Plan::Stage {
             // A pageable source: consumed before the call returns.
@@ -1041,7 +1082,7 @@ pub unsafe fn memset(
             })
         };
         let captured = capture::submit(rt, &stream, NodeKind::Memset, call, run)?;
-        if mode == Mode::Sync && !captured {
+        if mode.is_sync() && !captured {
             wait_for(rt, &stream)?;
         }
         Ok(())

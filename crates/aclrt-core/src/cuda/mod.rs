@@ -18,14 +18,22 @@ mod state;
 
 pub use api::*;
 pub use capture::{
-    graph_create, graph_destroy, graph_exec_destroy, graph_instantiate, graph_launch, graph_nodes,
-    graph_shape, graph_upload, stream_begin_capture, stream_capture_info, stream_end_capture,
-    thread_exchange_capture_mode, CaptureInfo, NodeKind,
-    CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH,
-    CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD, CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY,
-    CU_STREAM_CAPTURE_MODE_GLOBAL, CU_STREAM_CAPTURE_MODE_RELAXED,
-    CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, CU_STREAM_CAPTURE_STATUS_ACTIVE,
-    CU_STREAM_CAPTURE_STATUS_INVALIDATED, CU_STREAM_CAPTURE_STATUS_NONE,
+    graph_add_child_node, graph_add_event_node, graph_add_node, graph_child_graph, graph_clone,
+    graph_create, graph_destroy, graph_destroy_node, graph_dot, graph_edges,
+    graph_edit_dependencies, graph_event_node_set_event, graph_exec_child_set, graph_exec_destroy,
+    graph_exec_get_flags, graph_exec_node_set_params, graph_exec_update, graph_instantiate,
+    graph_instantiate_with_result, graph_launch, graph_node_dependencies, graph_node_dependents,
+    graph_node_find_in_clone, graph_node_get_enabled, graph_node_params, graph_node_set_enabled,
+    graph_node_set_params, graph_node_type, graph_nodes, graph_root_nodes, graph_shape,
+    graph_upload, stream_begin_capture, stream_capture_info, stream_end_capture,
+    stream_update_capture_dependencies, thread_exchange_capture_mode, CaptureInfo, NodeKind,
+    NodeParams, CUDA_GRAPH_INSTANTIATE_ERROR, CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH,
+    CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH, CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD,
+    CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY, CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE,
+    CU_STREAM_ADD_CAPTURE_DEPENDENCIES, CU_STREAM_CAPTURE_MODE_GLOBAL,
+    CU_STREAM_CAPTURE_MODE_RELAXED, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+    CU_STREAM_CAPTURE_STATUS_ACTIVE, CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+    CU_STREAM_CAPTURE_STATUS_NONE, CU_STREAM_SET_CAPTURE_DEPENDENCIES,
 };
 pub use codes::{CuError, CuResult, CuResultOf};
 pub use context::*;

@@ -426,6 +426,15 @@ pub fn func_get_name(f: u64) -> CuResultOf<String> {
     cu(|rt| Ok(function(rt, f, "cuFuncGetName")?.name))
 }
 
+/// The sizes of the arguments kernel `f` declares (empty for a kernel without a descriptor).
+pub fn func_arg_sizes(f: u64) -> CuResultOf<Vec<usize>> {
+    cu(|rt| {
+        Ok(function(rt, f, "cuFuncGetParamInfo")?
+            .arg_sizes
+            .unwrap_or_default())
+    })
+}
+
 /// Grid, block and shared memory of a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaunchDims {
