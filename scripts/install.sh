@@ -10,7 +10,8 @@
 #                                      CMAKE_PREFIX_PATH, PYTHONPATH
 #   bin/aclrt                          the command line tool (demo, trace summary/render)
 #   runtime/include/acl/*.h            acl.h, acl_base.h, acl_rt.h, acl_ext.h, error_codes/
-#   runtime/lib64/libascendcl.so       (+ libascendcl.a; libacl_rt.so and libruntime.so, links to it)
+#   runtime/lib64/libascendcl.so       (+ libascendcl.a; libacl_rt.so, libacl_rt_impl.so and
+#                                      libruntime.so, links to it)
 #   runtime/lib64/pkgconfig/ascendcl.pc
 #   runtime/lib64/cmake/ascendcl/      find_package(ascendcl) with CMAKE_PREFIX_PATH=PREFIX (also
 #                                      as share/cmake/ascendcl)
@@ -63,8 +64,10 @@ mkdir -p "$rt/include" "$rt/lib64/pkgconfig" "$rt/lib64/cmake/ascendcl" "$prefix
 cp -R include/acl "$rt/include/acl"
 install -m 0755 "$built/libascendcl.so" "$rt/lib64/libascendcl.so"
 install -m 0644 "$built/libascendcl.a" "$rt/lib64/libascendcl.a"
-# Build scripts of other projects link -lacl_rt or -lruntime: the same library.
+# Build scripts of other projects link -lacl_rt, -lacl_rt_impl (the vendor's runtime splits its
+# interface and implementation in two) or -lruntime: the same library.
 ln -sfn libascendcl.so "$rt/lib64/libacl_rt.so"
+ln -sfn libascendcl.so "$rt/lib64/libacl_rt_impl.so"
 ln -sfn libascendcl.so "$rt/lib64/libruntime.so"
 ln -sfn runtime/include "$prefix/include"
 ln -sfn runtime/lib64 "$prefix/lib64"
