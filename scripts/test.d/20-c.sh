@@ -140,6 +140,15 @@ for f in version.cfg set_env.sh bin/setenv.bash bin/aclrt runtime/version.info \
     tikcpp/ascendc_kernel_cmake/ascendc.cmake "$arch-linux/tikcpp/ascendc_kernel_cmake/ascendc.cmake"; do
     [ -e "$prefix/$f" ] || { echo "!!! install lacks $f"; failed=1; }
 done
+# Installing again over an unchanged tree keeps the timestamps builds depend on.
+stamps() {
+    stat -c '%n %y' "$prefix/include/acl/acl.h" "$prefix/lib64/libascendcl.so" \
+        "$prefix/tikcpp/ascendc_kernel_cmake/ascendc.cmake" "$prefix/lib64/cmake/ascendcl/ascendclConfig.cmake"
+}
+before="$(stamps)" # %y: to the nanosecond, so any rewrite shows
+ACLRT_PROFILE=debug ACLRT_NO_BUILD=1 ACLRT_NO_PYTHON=1 scripts/install.sh "$prefix" >/dev/null
+[ "$(stamps)" = "$before" ] ||
+    { echo "!!! installing again changed the timestamps of unchanged files:"; stamps; failed=1; }
 cmp -s "$prefix/set_env.sh" "$prefix/bin/setenv.bash" ||
     { echo "!!! set_env.sh and bin/setenv.bash differ"; failed=1; }
 (
