@@ -8,7 +8,7 @@
 # example/set_sample_env.sh) and run by it, with three differences, all in the build harness:
 #   - device kernels (example/kernel_func/*.cpp, the quickstart's vector_add_kernel.cpp) are
 #     replaced by host stand-ins from tests/vendor-samples/kernels/, with the same functions;
-#   - the script's "rm -rf build" is left out, so builds are kept (under target/) between runs;
+#   - the script's "rm -rf build" leaves build/ out, so builds are kept (under target/);
 #   - make and cmake --build run with -j2 instead of -j$(nproc) or an unbounded -j.
 # ACLRT_VENDOR_SAMPLES_CLEAN=1 starts every build from nothing. A sample that links a library
 # outside the runtime (operators, tdt, dump, profiling) is listed, not built. The emulated
@@ -142,6 +142,14 @@ line_regex() {
 
 pass_list="$(grep -v '^[[:space:]]*\(#\|$\)' "$data/expected-pass.txt" 2>/dev/null | awk '{print $1}')"
 
+# The sample script $1 as the harness runs it: builds kept, parallelism capped (see the top).
+harness_script() {
+    sed -e '/^[[:space:]]*rm -rf "\?\${\?BUILD_DIR}\?"\?[[:space:]]*$/d' \
+        -e '/^[[:space:]]*rm -rf "\?build"\?[[:space:]]*$/d' -e 's/^\([[:space:]]*rm -rf\) build /\1 /' \
+        -e 's/-j"\?\$(nproc)"\?/-j2/g' -e 's/\(cmake --build [^ ]*\) -j[[:space:]]*$/\1 -j2/' \
+        -e 's/\(cmake --build [^ ]*\) -j\([[:space:]]\)/\1 -j2\2/' "$1"
+}
+
 # Builds and runs sample $1 (its folder under example/); writes its result line to $2.
 run_sample() {
     local s="$1" out="$2" dir="$ex/$1" log="$logs/${1//\//__}.log" started=$SECONDS
@@ -165,16 +173,30 @@ run_sample() {
         status="NOT-RUNTIME"
         reason="links${missing_libs}"
         [ -n "$missing_fns" ] && reason="$reason; calls $missing_fns"
-    elif [ ! -f "$dir/run.sh" ]; then
-        status="NOT-RUN"
-        reason="server and client on two hosts (run_server.sh, run_client.sh)"
     else
-        # The sample's run.sh: builds kept, parallelism capped (see the top of this file).
-        sed -e '/^[[:space:]]*rm -rf "\?\${\?BUILD_DIR}\?"\?[[:space:]]*$/d' \
-            -e '/^[[:space:]]*rm -rf "\?build"\?[[:space:]]*$/d' \
-            -e 's/-j"\?\$(nproc)"\?/-j2/g' -e 's/\(cmake --build [^ ]*\) -j[[:space:]]*$/\1 -j2/' \
-            -e 's/\(cmake --build [^ ]*\) -j\([[:space:]]\)/\1 -j2\2/' \
-            "$dir/run.sh" > "$dir/.aclrt-run.sh"
+        if [ -f "$dir/run.sh" ]; then
+            harness_script "$dir/run.sh" > "$dir/.aclrt-run.sh"
+        else
+            # A server and a client, meant for two hosts, run here on one: the server on its
+            # default port, the client, once the server is bound (or has exited), to 127.0.0.1.
+            # Their scripts ask for the address and port on stdin.
+            harness_script "$dir/run_server.sh" > "$dir/.aclrt-run_server.sh"
+            harness_script "$dir/run_client.sh" > "$dir/.aclrt-run_client.sh"
+            cat > "$dir/.aclrt-run.sh" <<'RUN'
+bash .aclrt-run_server.sh <<<"" > .aclrt-server.log 2>&1 &
+server=$!
+# Bound to UDP port 8888 (0x22B8), as /proc/net/udp shows: the server's output is buffered.
+while kill -0 "$server" 2>/dev/null && ! grep -q ':22B8 0*:0000 07' /proc/net/udp /proc/net/udp6; do
+    sleep 0.1
+done
+printf '127.0.0.1\n\n' | bash .aclrt-run_client.sh
+client=$?
+wait "$server"
+server_rc=$?
+cat .aclrt-server.log
+[ "$client" = 0 ] && [ "$server_rc" = 0 ]
+RUN
+        fi
         (cd "$dir" && timeout -k 5 "$run_timeout" bash .aclrt-run.sh) >"$log" 2>&1 </dev/null
         rc=$?
         # Marks a finished build; one cut short gets the longer limit next time.
@@ -183,7 +205,7 @@ run_sample() {
         else
             rm -f "$dir/.aclrt-built"
         fi
-        if [ $rc != 0 ] && grep -q -E '(\*\*\* \[|CMake Error|undefined reference|: (fatal )?error:)' "$log"; then
+        if [ $rc != 0 ] && grep -q -E '(\*\*\* \[.*\] Error|CMake Error|undefined reference|: (fatal )?error:)' "$log"; then
             status="BUILD-FAIL"
             undef="$(grep -o "undefined reference to \`[A-Za-z0-9_]*'" "$log" | sed "s/.*\`\(.*\)'/\1/" |
                 sort -u | tr '\n' ' ' | sed 's/ $//')"
