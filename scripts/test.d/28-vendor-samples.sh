@@ -270,7 +270,7 @@ rm -f "$work/results"/*
 mapfile -t samples < <(cd "$ex" && find . -name run.sh -o -name run_server.sh | xargs -n1 dirname |
     sed 's|^\./||' | sort -u)
 # Several samples at once: most of a run is waiting on emulated kernels (the long one takes
-# 1.2 s) or on a timeout; each build uses two jobs.
+# 2 s) or on a timeout; each build uses two jobs.
 jobs_max="${ACLRT_VENDOR_SAMPLES_JOBS:-4}"
 running=0
 for s in "${samples[@]}"; do
