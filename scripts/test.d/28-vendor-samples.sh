@@ -251,6 +251,10 @@ RUN
             elif [ $rc = 0 ]; then
                 status="OUTPUT"
                 reason="$matched/$expected README lines; first missing: ${unmatched:0:90}"
+                # run.sh pipes the program through tee, which hides its exit status; an abort
+                # also loses its buffered output.
+                last="$(grep -m1 -E '^terminate called|Segmentation fault|Aborted' "$log")"
+                [ -n "$last" ] && reason="$reason; the program died: $last"
             else
                 status="RUN-FAIL"
                 reason="exit $rc; $matched/$expected README lines"
