@@ -10,7 +10,8 @@
 #                                      CMAKE_PREFIX_PATH, PYTHONPATH
 #   bin/aclrt                          the command line tool (demo, trace summary/render)
 #   runtime/include/acl/*.h            acl.h, acl_base.h, acl_rt.h, acl_ext.h, error_codes/
-#   runtime/lib64/libascendcl.so       (+ libascendcl.a; libacl_rt.so and libruntime.so, links to it)
+#   runtime/lib64/libascendcl.so       (+ libascendcl.a; libacl_rt.so, libacl_rt_impl.so and
+#                                      libruntime.so, links to it)
 #   runtime/lib64/pkgconfig/ascendcl.pc
 #   runtime/lib64/cmake/ascendcl/      find_package(ascendcl) with CMAKE_PREFIX_PATH=PREFIX (also
 #                                      as share/cmake/ascendcl)
@@ -60,11 +61,14 @@ prefix="$(cd "$prefix" && pwd)"
 rt="$prefix/runtime"
 rm -rf "$rt/include/acl"
 mkdir -p "$rt/include" "$rt/lib64/pkgconfig" "$rt/lib64/cmake/ascendcl" "$prefix/bin"
-cp -R include/acl "$rt/include/acl"
-install -m 0755 "$built/libascendcl.so" "$rt/lib64/libascendcl.so"
-install -m 0644 "$built/libascendcl.a" "$rt/lib64/libascendcl.a"
-# Build scripts of other projects link -lacl_rt or -lruntime: the same library.
+# Timestamps kept (-p): reinstalling unchanged files rebuilds nothing that depends on them.
+cp -Rp include/acl "$rt/include/acl"
+install -p -m 0755 "$built/libascendcl.so" "$rt/lib64/libascendcl.so"
+install -p -m 0644 "$built/libascendcl.a" "$rt/lib64/libascendcl.a"
+# Build scripts of other projects link -lacl_rt, -lacl_rt_impl (the vendor's runtime splits its
+# interface and implementation in two) or -lruntime: the same library.
 ln -sfn libascendcl.so "$rt/lib64/libacl_rt.so"
+ln -sfn libascendcl.so "$rt/lib64/libacl_rt_impl.so"
 ln -sfn libascendcl.so "$rt/lib64/libruntime.so"
 ln -sfn runtime/include "$prefix/include"
 ln -sfn runtime/lib64 "$prefix/lib64"
@@ -72,16 +76,24 @@ mkdir -p "$prefix/$arch-linux"
 ln -sfn ../runtime/include "$prefix/$arch-linux/include"
 ln -sfn ../runtime/lib64 "$prefix/$arch-linux/lib64"
 install -m 0755 "$built/aclrt" "$prefix/bin/aclrt"
-sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$acl_version|g" pkgconfig/ascendcl.pc.in \
-    > "$rt/lib64/pkgconfig/ascendcl.pc"
+# Writes stdin to file $1 unless it already holds exactly that: an unchanged file keeps its
+# timestamp, so builds that include it (CMake files) do not configure again.
+write_file() {
+    local tmp="$1.tmp.$$"
+    cat > "$tmp"
+    if cmp -s "$tmp" "$1"; then rm -f "$tmp"; else mv -f "$tmp" "$1"; fi
+}
+sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$acl_version|g" pkgconfig/ascendcl.pc.in |
+    write_file "$rt/lib64/pkgconfig/ascendcl.pc"
 for f in ascendclConfig ascendclConfigVersion; do
     sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$acl_version|g" \
         -e "s|@VERSION_MAJOR@|${acl_version%%.*}|g" \
-        "cmake/$f.cmake.in" > "$rt/lib64/cmake/ascendcl/$f.cmake"
+        "cmake/$f.cmake.in" | write_file "$rt/lib64/cmake/ascendcl/$f.cmake"
 done
 # Kernel libraries of CANN sample builds (ASCENDC_CMAKE_DIR): host code on the emulated device.
 mkdir -p "$prefix/tikcpp/ascendc_kernel_cmake"
-sed -e "s|@PREFIX@|$prefix|g" cmake/ascendc.cmake.in > "$prefix/tikcpp/ascendc_kernel_cmake/ascendc.cmake"
+sed -e "s|@PREFIX@|$prefix|g" cmake/ascendc.cmake.in |
+    write_file "$prefix/tikcpp/ascendc_kernel_cmake/ascendc.cmake"
 ln -sfn ../tikcpp "$prefix/$arch-linux/tikcpp"
 # CMake looks in PREFIX/share/cmake on every platform (lib64 only on some).
 mkdir -p "$prefix/share/cmake"
