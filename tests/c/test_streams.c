@@ -38,33 +38,39 @@ static void basics(void)
 
     EXPECT_OK(aclrtStreamQuery(s, &st));
     CHECK(st == ACL_STREAM_STATUS_COMPLETE);
-    REQUIRE_OK(aclxLaunchHostKernel(s, sleep_kernel, &sleep, "sleep"));
+    gate_t held = GATE_INIT;
+    REQUIRE_OK(aclxLaunchHostKernel(s, gate_kernel, &held, "gate"));
     EXPECT_OK(aclrtStreamQuery(s, &st));
     CHECK(st == ACL_STREAM_STATUS_NOT_READY);
     EXPECT_CODE(aclrtSynchronizeStreamWithTimeout(s, 0), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT_CODE(aclrtSynchronizeStreamWithTimeout(s, -5), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT_CODE(aclrtSynchronizeStreamWithTimeout(s, 1), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    gate_open(&held);
     EXPECT_OK(aclrtSynchronizeStreamWithTimeout(s, -1));
     EXPECT_OK(aclrtStreamQuery(s, &st));
     CHECK(st == ACL_STREAM_STATUS_COMPLETE);
 
     /* Device synchronisation covers every stream of the context, the default one included. */
-    REQUIRE_OK(aclxLaunchHostKernel(hi, sleep_kernel, &sleep, "sleep"));
-    REQUIRE_OK(aclxLaunchHostKernel(NULL, sleep_kernel, &sleep, "sleep"));
+    gate_t both = GATE_INIT;
+    REQUIRE_OK(aclxLaunchHostKernel(hi, gate_kernel, &both, "gate"));
+    REQUIRE_OK(aclxLaunchHostKernel(NULL, gate_kernel, &both, "gate"));
     EXPECT_CODE(aclrtSynchronizeDeviceWithTimeout(0), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT_CODE(aclrtSynchronizeDeviceWithTimeout(1), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    gate_open(&both);
     EXPECT_OK(aclrtSynchronizeDevice());
     EXPECT_OK(aclrtStreamQuery(NULL, &st));
     CHECK(st == ACL_STREAM_STATUS_COMPLETE);
 
-    /* Destroy waits for pending work; the force variant discards queued tasks. */
+    /* Destroy waits for pending work; the force variant returns at once and the work already
+     * queued still runs (a device synchronise waits for it). */
     atomic_store(&g_ran, 0);
     REQUIRE_OK(aclxLaunchHostKernel(s, sleep_kernel, &sleep, "sleep"));
     REQUIRE_OK(aclxLaunchHostKernel(s, count_kernel, NULL, "count"));
     EXPECT_OK(aclrtDestroyStream(s));
     CHECK(atomic_load(&g_ran) == 1);
     atomic_store(&g_ran, 0);
-    REQUIRE_OK(aclxLaunchHostKernel(lo, sleep_kernel, &sleep, "sleep"));
+    gate_t first = GATE_INIT;
+    REQUIRE_OK(aclxLaunchHostKernel(lo, gate_kernel, &first, "gate"));
     {
         int i;
         for (i = 0; i < 10; i++) {
@@ -72,9 +78,12 @@ static void basics(void)
         }
     }
     EXPECT_OK(aclrtDestroyStreamForce(lo));
-    sleep_ms(100);
     CHECK(atomic_load(&g_ran) == 0);
     EXPECT_CODE(aclrtSynchronizeStream(lo), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclxLaunchHostKernel(lo, count_kernel, NULL, "late"), ACL_ERROR_RT_INVALID_HANDLE);
+    gate_open(&first);
+    EXPECT_OK(aclrtSynchronizeDevice());
+    CHECK(atomic_load(&g_ran) == 10);
     EXPECT_OK(aclrtDestroyStream(hi));
 }
 

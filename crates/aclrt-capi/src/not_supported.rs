@@ -740,7 +740,6 @@ not_supported! {
     ) -> aclError;
     fn aclmdlRITaskGetType(task: aclmdlRITask, r#type: *mut aclmdlRITaskType) -> aclError;
     fn aclmdlRITaskGetSeqId(task: aclmdlRITask, id: *mut u32) -> aclError;
-    fn aclrtCheckArchCompatibility(socVersion: *const c_char, canCompatible: *mut i32) -> aclError;
     fn aclmdlRIAbort(modelRI: aclmdlRI) -> aclError;
     fn aclmdlRICondHandleCreate(
         modelRI: aclmdlRI,
@@ -869,6 +868,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 192);
+        assert_eq!(NOT_SUPPORTED.len(), 176);
     }
 }

@@ -33,6 +33,10 @@ pub(crate) struct ContextOf<Stream> {
     /// streams; a stream holds its context; the cycle is broken when a stream is destroyed
     /// (removed here) and when the context is destroyed (list cleared).
     streams: Mutex<Vec<Arc<Stream>>>,
+    /// Streams destroyed by `aclrtDestroyStreamForce` whose queued work still runs: their
+    /// handles are dead, their workers not yet joined. Reaped once idle; the context's own
+    /// destroy (a device reset, `aclFinalize`) takes the rest.
+    draining: Mutex<Vec<Arc<Stream>>>,
     /// Set once by the first failure on a stream in stop-on-failure mode.
     stopped: OnceLock<Failure>,
     destroyed: AtomicBool,
@@ -54,6 +58,7 @@ impl<Stream: Member> ContextOf<Stream> {
             policy,
             default_stream: OnceLock::new(),
             streams: Mutex::new(Vec::new()),
+            draining: Mutex::new(Vec::new()),
             stopped: OnceLock::new(),
             destroyed: AtomicBool::new(false),
             sys_params: Default::default(),
@@ -99,6 +104,33 @@ impl<Stream: Member> ContextOf<Stream> {
         let mut streams = lock(&self.streams);
         self.destroyed.store(true, Ordering::Release);
         std::mem::take(&mut *streams)
+    }
+
+    /// Keeps a force-destroyed stream until its queued work has run; `false` (nothing kept)
+    /// once the context is being destroyed, whose teardown would not see it.
+    #[must_use]
+    pub(crate) fn add_draining(&self, stream: Arc<Stream>) -> bool {
+        let mut draining = lock(&self.draining);
+        if self.is_destroyed() {
+            return false;
+        }
+        draining.push(stream);
+        true
+    }
+
+    /// Takes the draining streams for which `done` holds.
+    pub(crate) fn take_draining_where(&self, done: impl Fn(&Stream) -> bool) -> Vec<Arc<Stream>> {
+        let mut draining = lock(&self.draining);
+        let (taken, kept) = std::mem::take(&mut *draining)
+            .into_iter()
+            .partition(|s| done(s));
+        *draining = kept;
+        taken
+    }
+
+    /// The streams whose queued work still runs after a forced destroy.
+    pub(crate) fn draining(&self) -> Vec<Arc<Stream>> {
+        lock(&self.draining).clone()
     }
 
     pub(crate) fn stopped(&self) -> Option<&Failure> {

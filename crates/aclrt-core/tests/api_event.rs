@@ -417,14 +417,17 @@ fn synchronise_event_rules() {
             ACL_ERROR_RT_PARAM_INVALID
         );
     }
-    launch(s, sleeper(300));
+    // The record waits behind a kernel held at a gate until the timeout has been seen.
+    let gate = Arc::new(AtomicBool::new(false));
+    launch(s, gated(&gate));
     api::record_event(ev, s).unwrap();
     let t0 = Instant::now();
     assert_eq!(
         code(api::synchronize_event_with_timeout(ev, 30)),
         ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
     );
-    assert!(t0.elapsed() < Duration::from_millis(250));
+    assert!(t0.elapsed() >= Duration::from_millis(30));
+    gate.store(true, Ordering::SeqCst);
     api::synchronize_event_with_timeout(ev, 5_000).unwrap();
     // A failure the record captured is reported by the event and then cleared for the stream.
     launch(s, failing(ACL_ERROR_RT_AICORE_EXCEPTION));

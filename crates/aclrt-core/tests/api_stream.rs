@@ -122,37 +122,91 @@ fn destroy_rules() {
 }
 
 #[test]
-fn destroy_force_discards_queued_tasks_but_finishes_the_running_one() {
+fn destroy_force_returns_at_once_and_queued_tasks_still_run() {
     let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
-    let started = Arc::new(AtomicBool::new(false));
-    let first = Arc::new(AtomicBool::new(false));
-    let second = Arc::new(AtomicBool::new(false));
-    let (st, f) = (started.clone(), first.clone());
+    // The first task holds the stream at a gate the test opens only after the destroy
+    // returned: were the destroy to wait for it, the test would never get there.
+    let gate: Arc<(std::sync::Mutex<bool>, std::sync::Condvar)> = Arc::default();
+    let ran: Arc<std::sync::Mutex<Vec<u32>>> = Arc::default();
+    let (g, r) = (gate.clone(), ran.clone());
     launch(
         s,
         kernel(move || {
-            st.store(true, Ordering::SeqCst);
-            std::thread::sleep(Duration::from_millis(150));
-            f.store(true, Ordering::SeqCst);
+            let mut open = g.0.lock().unwrap();
+            while !*open {
+                open = g.1.wait(open).unwrap();
+            }
+            r.lock().unwrap().push(1);
         }),
     );
-    let sc = second.clone();
-    launch(s, kernel(move || sc.store(true, Ordering::SeqCst)));
-    let t0 = Instant::now();
-    while !started.load(Ordering::SeqCst) {
-        assert!(t0.elapsed() < Duration::from_secs(10));
-        std::thread::yield_now();
-    }
+    let r = ran.clone();
+    launch(s, kernel(move || r.lock().unwrap().push(2)));
+    let ev = api::create_event().unwrap();
+    api::record_event(ev, s).unwrap();
     api::destroy_stream_force(s).unwrap();
-    assert!(
-        first.load(Ordering::SeqCst),
-        "the running task was cut short"
-    );
-    std::thread::sleep(Duration::from_millis(50));
-    assert!(!second.load(Ordering::SeqCst), "a queued task ran");
+    // The handle is dead at once; nothing has run yet.
     assert_eq!(code(api::stream_query(s)), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_eq!(
+        code(api::launch_kernel(
+            s,
+            "late",
+            Default::default(),
+            kernel(|| {})
+        )),
+        ACL_ERROR_RT_INVALID_HANDLE,
+        "a destroyed stream takes no work"
+    );
+    assert!(ran.lock().unwrap().is_empty());
+    *gate.0.lock().unwrap() = true;
+    gate.1.notify_all();
+    // Both queued tasks run, in order, and the record after them completes.
+    api::synchronize_event(ev).unwrap();
+    assert_eq!(*ran.lock().unwrap(), [1, 2]);
+    api::destroy_event(ev).unwrap();
+}
+
+#[test]
+fn work_left_by_destroy_force_is_waited_for_by_device_sync_and_context_destroy() {
+    let _serial = common::exclusive();
+    setup();
+    let done = Arc::new(AtomicBool::new(false));
+    let s = api::create_stream().unwrap();
+    let d = done.clone();
+    launch(
+        s,
+        kernel(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            d.store(true, Ordering::SeqCst);
+        }),
+    );
+    api::destroy_stream_force(s).unwrap();
+    api::synchronize_device().unwrap();
+    assert!(
+        done.load(Ordering::SeqCst),
+        "device synchronise returned first"
+    );
+
+    // Destroying the context (as a device reset does for its default one) waits too.
+    done.store(false, Ordering::SeqCst);
+    let ctx = api::create_context(0).unwrap();
+    let s = api::create_stream().unwrap();
+    let d = done.clone();
+    launch(
+        s,
+        kernel(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            d.store(true, Ordering::SeqCst);
+        }),
+    );
+    api::destroy_stream_force(s).unwrap();
+    api::destroy_context(ctx).unwrap();
+    assert!(
+        done.load(Ordering::SeqCst),
+        "context destroy returned first"
+    );
+    api::set_device(0).unwrap();
 }
 
 #[test]
@@ -173,7 +227,9 @@ fn synchronise_timeouts() {
     // Nothing pending: any valid timeout succeeds.
     api::synchronize_stream_with_timeout(s, 1).unwrap();
     api::synchronize_stream_with_timeout(s, -1).unwrap();
-    launch(s, sleeper(300));
+    // A kernel held at a gate until both timeouts have been seen.
+    let gate = Arc::new(AtomicBool::new(false));
+    launch(s, gated(&gate));
     assert_eq!(api::stream_query(s).unwrap(), ACL_STREAM_STATUS_NOT_READY);
     let t0 = Instant::now();
     assert_eq!(
@@ -181,14 +237,13 @@ fn synchronise_timeouts() {
         ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     );
     assert!(t0.elapsed() >= Duration::from_millis(30));
-    assert!(t0.elapsed() < Duration::from_millis(250));
     assert_eq!(
         code(api::synchronize_device_with_timeout(30)),
         ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     );
+    gate.store(true, Ordering::SeqCst);
     api::synchronize_device_with_timeout(5_000).unwrap();
     assert_eq!(api::stream_query(s).unwrap(), ACL_STREAM_STATUS_COMPLETE);
-    assert!(t0.elapsed() >= Duration::from_millis(300));
 }
 
 #[test]

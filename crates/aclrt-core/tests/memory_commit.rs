@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
-
 use aclrt::api;
 use aclrt::consts::*;
 use aclrt::Config;
@@ -40,24 +38,23 @@ fn setup_with(device_memory: u64) {
 }
 
 #[test]
-fn a_2_gib_allocation_is_fast_and_costs_only_the_pages_written() {
+fn a_2_gib_allocation_costs_only_the_pages_written() {
     let _serial = common::exclusive();
     setup_with(8 << 30);
     let before = rss();
-    // The fastest of a few tries, so a preempted test thread cannot fail the bound.
-    let mut fastest = Duration::MAX;
+    // Reserving commits nothing: what the allocation costs is what is written (the speed of
+    // it is the bench's to measure, not a test's).
     for _ in 0..3 {
-        let t0 = Instant::now();
         let p = api::malloc(2 * GIB, ACL_MEM_MALLOC_HUGE_FIRST).unwrap();
-        fastest = fastest.min(t0.elapsed());
         api::free(p).unwrap();
     }
-    assert!(
-        fastest < Duration::from_millis(10),
-        "allocating 2 GiB took {fastest:?}"
-    );
     let p = api::malloc(2 * GIB, ACL_MEM_MALLOC_HUGE_FIRST).unwrap();
     let after_alloc = rss();
+    assert!(
+        after_alloc < before + 16 * MIB,
+        "a 2 GiB allocation nothing wrote to costs {} MiB",
+        after_alloc.saturating_sub(before) / MIB
+    );
     assert!(
         after_alloc < before + 16 * MIB,
         "allocating 2 GiB grew RSS by {} MiB",
@@ -108,16 +105,13 @@ fn a_2_gib_allocation_is_fast_and_costs_only_the_pages_written() {
     }
     assert!(probe.iter().all(|&b| b == 0x5A));
     // Freeing gives the written pages back.
-    let t0 = Instant::now();
     api::free(p).unwrap();
-    let took = t0.elapsed();
     let after_free = rss();
     assert!(
         after_free < after_alloc + 8 * MIB,
         "RSS still {} MiB above the start after free",
         (after_free.saturating_sub(before)) / MIB
     );
-    assert!(took < Duration::from_secs(1), "free took {took:?}");
 }
 
 #[test]
@@ -125,13 +119,7 @@ fn host_allocations_are_lazy_too() {
     let _serial = common::exclusive();
     setup();
     let before = rss();
-    let t0 = Instant::now();
     let h = api::malloc_host(GIB).unwrap();
-    assert!(
-        t0.elapsed() < Duration::from_millis(10),
-        "{:?}",
-        t0.elapsed()
-    );
     assert!(rss() < before + 16 * MIB);
     // SAFETY: the first byte of a live 1 GiB host allocation.
     assert_eq!(unsafe { *(h as *const u8) }, 0);

@@ -139,6 +139,17 @@ impl Runtime {
     /// id given back to the device. The caller that removes the handle is the one that does
     /// it: `false` (and nothing done) when another call got there first.
     pub(crate) fn retire_stream(&self, stream: &Arc<Stream>, discard: bool) -> bool {
+        if !self.close_stream(stream, discard) {
+            return false;
+        }
+        self.join_stream(stream);
+        true
+    }
+
+    /// The first half of [`Runtime::retire_stream`]: handle dead, callbacks unsubscribed, no
+    /// new work taken (`discard`: queued work dropped). `false` when another call got there
+    /// first.
+    pub(crate) fn close_stream(&self, stream: &Arc<Stream>, discard: bool) -> bool {
         if self.streams.get(stream.handle.as_raw()).is_none() {
             return false;
         }
@@ -153,10 +164,23 @@ impl Runtime {
             self.reports.unsubscribe(&sub, stream.handle);
         }
         stream.close(discard);
+        true
+    }
+
+    /// The second half: waits for the closed stream's worker to finish what is left and
+    /// gives its id back to the device.
+    pub(crate) fn join_stream(&self, stream: &Stream) {
         crate::sync::order::assert_none_held("joining a stream worker");
         stream.join_worker();
         stream.context.device.release_stream(stream.id);
-        true
+    }
+
+    /// Joins the streams of `ctx` that a forced destroy left draining and that have run
+    /// everything they had (their workers exit at once).
+    pub(crate) fn reap_drained(&self, ctx: &Context) {
+        for s in ctx.take_draining_where(|s| s.is_idle()) {
+            self.join_stream(&s);
+        }
     }
 
     /// Destroys a context and all its streams; with `wait`, pending work finishes first. The
@@ -167,13 +191,19 @@ impl Runtime {
             return false;
         }
         let streams = ctx.close_and_take_streams();
+        // Streams left draining by a forced destroy: their handles are already dead.
+        let draining = ctx.take_draining_where(|_| true);
         if wait {
-            for s in &streams {
+            for s in streams.iter().chain(&draining) {
                 s.wait_idle(None);
             }
         }
         for s in &streams {
             self.retire_stream(s, !wait);
+        }
+        for s in &draining {
+            s.close(!wait);
+            self.join_stream(s);
         }
         if thread_state::current_context(self.serial) == Some(ctx.handle) {
             thread_state::set_current_context(self.serial, None);
@@ -311,7 +341,9 @@ impl Runtime {
         let ctx = self.current_context()?;
         let deadline = sync_timeout(timeout_ms)?;
         not_in_callback("aclrtSynchronizeDevice")?;
-        let streams = ctx.streams();
+        // Work a forced destroy left queued is the device's too.
+        let mut streams = ctx.streams();
+        streams.extend(ctx.draining());
         let targets: Vec<u64> = streams.iter().map(|s| s.submitted()).collect();
         let waits_for = || {
             let last = |(s, upto): (&Arc<crate::stream::Stream>, &u64)| {

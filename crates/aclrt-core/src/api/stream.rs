@@ -64,6 +64,8 @@ impl Runtime {
         legacy_sync: LegacySync,
     ) -> Result<StreamHandle> {
         let creating = self.creating()?;
+        // Streams a forced destroy left running that have finished give their ids back first.
+        self.reap_drained(ctx);
         let Some(id) = ctx.device.acquire_stream() else {
             bail!(
                 ACL_ERROR_RT_NO_STREAM_RESOURCE,
@@ -101,7 +103,7 @@ impl Runtime {
         Ok(stream.handle)
     }
 
-    fn destroy(&self, handle: StreamHandle, discard: bool, name: &str) -> Result<()> {
+    fn destroy(&self, handle: StreamHandle, force: bool, name: &str) -> Result<()> {
         if handle.is_null() {
             bail!(
                 ACL_ERROR_INVALID_PARAM,
@@ -116,7 +118,7 @@ impl Runtime {
             );
         }
         let _teardown = self.teardown();
-        if !discard {
+        if !force {
             let last = stream
                 .submitted()
                 .checked_sub(1)
@@ -129,7 +131,7 @@ impl Runtime {
         }
         // Exactly one destroy of a stream wins (another destroy, a device reset, a context
         // destroy or aclFinalize may race this one); the others find the handle dead.
-        if !self.retire_stream(&stream, discard) {
+        if !self.close_stream(&stream, false) {
             bail!(
                 ACL_ERROR_RT_INVALID_HANDLE,
                 "{name}: {handle:?} was destroyed by another call meanwhile"
@@ -137,6 +139,17 @@ impl Runtime {
         }
         stream.context.remove_stream(&stream);
         self.pools.forget_stream(handle.as_raw());
+        if force {
+            // Queued work still runs, as it does on the device; the context keeps the stream
+            // until it has, unless the context is being destroyed (then it is torn down now).
+            self.reap_drained(&stream.context);
+            if !stream.context.add_draining(stream.clone()) {
+                stream.close(true);
+                self.join_stream(&stream);
+            }
+        } else {
+            self.join_stream(&stream);
+        }
         Ok(())
     }
 
@@ -145,7 +158,9 @@ impl Runtime {
         self.destroy(handle, false, "aclrtDestroyStream")
     }
 
-    /// `aclrtDestroyStreamForce`: discards queued tasks (a running one finishes) and destroys.
+    /// `aclrtDestroyStreamForce`: destroys at once, without waiting: the handle is dead on
+    /// return, and work already queued still runs (the context keeps the stream until it has;
+    /// a device reset or `aclFinalize` waits for it, as for any stream).
     pub fn destroy_stream_force(&self, handle: StreamHandle) -> Result<()> {
         self.destroy(handle, true, "aclrtDestroyStreamForce")
     }

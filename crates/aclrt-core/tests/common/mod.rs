@@ -123,3 +123,36 @@ impl Drop for Reporter {
         }
     }
 }
+
+/// Launches on each stream a kernel that waits (up to 10 s in all) until the kernels of every
+/// stream have arrived; returns the most that were ever running at once.
+pub fn all_inside(streams: &[aclrt::StreamHandle]) -> usize {
+    let n = streams.len();
+    // (arrived so far, inside now, most inside at once)
+    type Counts = (usize, usize, usize);
+    let state: Arc<(std::sync::Mutex<Counts>, std::sync::Condvar)> = Arc::default();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    for &s in streams {
+        let st = state.clone();
+        launch(
+            s,
+            Box::new(move || {
+                let mut g = st.0.lock().unwrap();
+                g.0 += 1;
+                g.1 += 1;
+                g.2 = g.2.max(g.1);
+                st.1.notify_all();
+                while g.0 < n && std::time::Instant::now() < deadline {
+                    g = st.1.wait_timeout(g, Duration::from_millis(50)).unwrap().0;
+                }
+                g.1 -= 1;
+                Ok(())
+            }),
+        );
+    }
+    for &s in streams {
+        api::synchronize_stream(s).unwrap();
+    }
+    let most = state.0.lock().unwrap().2;
+    most
+}
