@@ -57,6 +57,26 @@ static void device_ids(void)
     EXPECT_CODE(aclrtDeviceGetBareTgid(NULL), ACL_ERROR_INVALID_PARAM);
 }
 
+static void arch_compatibility(void)
+{
+    int32_t ok = -1;
+
+    EXPECT_OK(aclrtCheckArchCompatibility("Ascend910B3", &ok));
+    EXPECT_CODE(ok, 1);
+    /* Another A2 chip shares the architecture; a 310P does not. */
+    EXPECT_OK(aclrtCheckArchCompatibility("Ascend910B1", &ok));
+    EXPECT_CODE(ok, 1);
+    EXPECT_OK(aclrtCheckArchCompatibility("Ascend310P3", &ok));
+    EXPECT_CODE(ok, 0);
+    EXPECT_CODE(aclrtCheckArchCompatibility("", &ok), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCheckArchCompatibility("Ascend9999", &ok), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCheckArchCompatibility(NULL, &ok), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCheckArchCompatibility("Ascend910B3", NULL), ACL_ERROR_RT_PARAM_INVALID);
+    int64_t arch = 0;
+    EXPECT_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_NPU_ARCH, &arch));
+    EXPECT_CODE(arch, 2201);
+}
+
 static void primary_context_state(void)
 {
     int32_t active = -1;
@@ -250,6 +270,7 @@ int main(void)
     REQUIRE_OK(aclxConfigureDevices(2, 64 << 20));
     REQUIRE_OK(aclInit(NULL));
     device_ids();
+    arch_compatibility();
     primary_context_state();
     last_task_id();
     overflow();

@@ -231,6 +231,29 @@ pub unsafe extern "C" fn aclrtDevicePeerAccessStatus(
     }
 }
 
+/// `aclrtCheckArchCompatibility`: as the vendor's runtime checks them, a NULL `socVersion` or
+/// `canCompatible` is `107000` (not `100000`).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCheckArchCompatibility(
+    socVersion: *const c_char,
+    canCompatible: *mut i32,
+) -> aclError {
+    entry("aclrtCheckArchCompatibility", |rt| {
+        if socVersion.is_null() || canCompatible.is_null() {
+            return Err(aclrt::Error::new(
+                aclrt::codes::ACL_ERROR_RT_PARAM_INVALID,
+                "aclrtCheckArchCompatibility: socVersion and canCompatible must not be NULL",
+            ));
+        }
+        // SAFETY: a non-NULL socVersion is a C string, the C caller's contract.
+        let name = unsafe { std::ffi::CStr::from_ptr(socVersion) }.to_string_lossy();
+        let compatible = rt.check_arch_compatibility(&name)?;
+        // SAFETY: checked non-NULL; writable by the C caller's contract.
+        unsafe { put(canCompatible, compatible) };
+        Ok(())
+    })
+}
+
 /// The device id mapping calls: each writes the id `map` gives for `id` to `out`.
 ///
 /// # Safety

@@ -55,6 +55,7 @@ mod policy;
 pub mod res_limit;
 pub mod runtime;
 pub mod settings;
+mod soc_arch;
 mod stream;
 pub mod sync;
 mod task_info;

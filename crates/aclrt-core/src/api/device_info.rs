@@ -21,8 +21,9 @@ pub const EMULATED_SOC_NAME: &str = "Ascend910B3";
 /// Environment variable: the SoC name to report instead of [`EMULATED_SOC_NAME`] (read by each
 /// `aclrtGetSocName`; empty means the default).
 pub const ENV_SOC_NAME: &str = "ACLRT_SOC_NAME";
-/// The NPU architecture version of the emulated chip (`ACL_DEV_ATTR_NPU_ARCH`): the vendor's
-/// value for its A2 training and inference products.
+/// The NPU architecture version of the default emulated chip (`ACL_DEV_ATTR_NPU_ARCH`): the
+/// vendor's value for its A2 training and inference products. With `ACLRT_SOC_NAME` set, the
+/// architecture of that SoC (the vendor's platform table), where known.
 pub const EMULATED_NPU_ARCH: i64 = 2201;
 pub use crate::device::{EMULATED_AICORE_NUM, EMULATED_VECTOR_CORE_NUM};
 /// AI CPU count (`ACL_DEV_ATTR_AICPU_CORE_NUM`).
@@ -116,7 +117,7 @@ impl Runtime {
                 "aclrtGetDeviceInfo: attribute {attr} is reported only by other products than \
                  the emulated {EMULATED_SOC_NAME}"
             ),
-            vc::ACL_DEV_ATTR_NPU_ARCH => EMULATED_NPU_ARCH,
+            vc::ACL_DEV_ATTR_NPU_ARCH => npu_arch_of_soc(),
             other => bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
                 "aclrtGetDeviceInfo: {other} is not an aclrtDevAttr"
@@ -272,6 +273,26 @@ pub(crate) fn soc_name() -> String {
         .ok()
         .filter(|name| !name.is_empty())
         .unwrap_or_else(|| EMULATED_SOC_NAME.to_owned())
+}
+
+/// The NPU architecture of the SoC the emulated device presents itself as.
+fn npu_arch_of_soc() -> i64 {
+    crate::soc_arch::npu_arch(&soc_name()).unwrap_or(EMULATED_NPU_ARCH)
+}
+
+impl Runtime {
+    /// `aclrtCheckArchCompatibility`: whether operators built for `soc_version` run on the
+    /// emulated chip — 1 when the two SoCs share an NPU architecture, else 0. An empty name or
+    /// one the vendor's platform table does not know is `107000`.
+    pub fn check_arch_compatibility(&self, soc_version: &str) -> Result<i32> {
+        let Some(theirs) = crate::soc_arch::npu_arch(soc_version) else {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "aclrtCheckArchCompatibility: SoC version {soc_version:?} is invalid"
+            );
+        };
+        Ok(i32::from(theirs == npu_arch_of_soc()))
+    }
 }
 
 /// How the emulated machine numbers its devices: logical, user and physical ids coincide
