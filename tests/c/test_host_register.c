@@ -42,6 +42,23 @@ int main(void)
     REQUIRE_OK(aclrtMallocHost(&pinned, 32));
     EXPECT_OK(aclrtHostGetDevicePointer(pinned, &got, 0));
     CHECK(got == pinned);
+    /* aclrtHostRegisterV2 takes it (the vendor's zero-copy sample registers it); the first
+     * API refuses runtime memory, and device memory is refused by both. */
+    EXPECT_OK(aclrtHostRegisterV2(pinned, 32, ACL_HOST_REG_MAPPED));
+    EXPECT_CODE(aclrtHostRegisterV2(pinned, 8, ACL_HOST_REG_MAPPED), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_OK(aclrtHostGetDevicePointer(pinned, &got, 0));
+    CHECK(got == pinned);
+    EXPECT_OK(aclrtHostUnregister(pinned));
+    EXPECT_CODE(aclrtHostRegisterV2(pinned, 64, ACL_HOST_REG_MAPPED), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtHostRegister(pinned, 32, ACL_HOST_REGISTER_MAPPED, &dev),
+                ACL_ERROR_RT_PARAM_INVALID);
+    {
+        void *on_device = NULL;
+        REQUIRE_OK(aclrtMalloc(&on_device, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+        EXPECT_CODE(aclrtHostRegisterV2(on_device, 64, ACL_HOST_REG_MAPPED),
+                    ACL_ERROR_RT_PARAM_INVALID);
+        REQUIRE_OK(aclrtFree(on_device));
+    }
 
     /* Errors. */
     EXPECT_CODE(aclrtHostRegister(NULL, 64, ACL_HOST_REGISTER_MAPPED, &dev),

@@ -392,6 +392,19 @@ impl Runtime {
     /// Records `[ptr, ptr + size)` as registered host memory: not runtime memory and not
     /// overlapping a registered range (`107000` otherwise).
     fn register_host(&self, ptr: usize, size: u64, call: &str) -> Result<()> {
+        self.register_host_range(ptr, size, false, call)
+    }
+
+    /// Registers `size` bytes at `ptr`: host memory the runtime did not allocate, or (with
+    /// `runtime_host`) also memory from `aclrtMallocHost` — inside one allocation — which
+    /// `aclrtHostRegisterV2` takes, as the vendor's samples register it.
+    fn register_host_range(
+        &self,
+        ptr: usize,
+        size: u64,
+        runtime_host: bool,
+        call: &str,
+    ) -> Result<()> {
         if ptr == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "{call}: ptr is NULL");
         }
@@ -407,8 +420,15 @@ impl Runtime {
                 "{call}: {size} bytes at {ptr:#x} run past the end of the address space"
             );
         };
-        if self.memory.allocation_at(ptr).is_some()
-            || self.memory.check_access(ptr, len, call).is_err()
+        let in_runtime_host = runtime_host
+            && matches!(
+                self.memory.allocation_at(ptr),
+                Some((_, a)) if a.place == crate::memory::Place::Host
+            )
+            && self.memory.check_access(ptr, len, call).is_ok();
+        if !in_runtime_host
+            && (self.memory.allocation_at(ptr).is_some()
+                || self.memory.check_access(ptr, len, call).is_err())
         {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
@@ -454,7 +474,8 @@ impl Runtime {
         Ok(ptr)
     }
 
-    /// `aclrtHostRegisterV2`: as [`Runtime::host_register`]; `flag` is 0 or a combination of
+    /// `aclrtHostRegisterV2`: as [`Runtime::host_register`], and also takes `aclrtMallocHost`
+    /// memory (within one allocation); `flag` is 0 or a combination of
     /// `ACL_HOST_REG_MAPPED` and `ACL_HOST_REG_PINNED` (`..._IOMEMORY`, `..._READONLY`:
     /// `207000`; other bits `107000`).
     pub fn host_register_v2(&self, ptr: usize, size: u64, flag: u32) -> Result<()> {
@@ -474,7 +495,7 @@ impl Runtime {
                 "{call}: flag {flag:#x} has bits that are not ACL_HOST_REG_* flags"
             );
         }
-        self.register_host(ptr, size, call)
+        self.register_host_range(ptr, size, true, call)
     }
 
     /// `aclrtHostGetDevicePointer`: the device address of registered host memory or of
