@@ -29,10 +29,76 @@ static void fail_once(aclrtStream s)
 }
 
 static int g_served;
+static pthread_t g_served_on;
 static void host_func(void *args)
 {
     (void)args;
+    g_served_on = pthread_self();
     g_served++;
+}
+
+/* The vendor's callback sample: one thread serves the stream's callbacks, another its host
+ * functions, each in its own process call. */
+struct server {
+    int host_funcs; /* 1: aclrtProcessHostFunc, 0: aclrtProcessReport */
+    aclrtContext ctx;
+    volatile int stop;
+};
+
+static void *serve(void *arg)
+{
+    struct server *sv = (struct server *)arg;
+    (void)aclrtSetCurrentContext(sv->ctx);
+    while (!sv->stop) {
+        if (sv->host_funcs) {
+            (void)aclrtProcessHostFunc(20);
+        } else {
+            (void)aclrtProcessReport(20);
+        }
+    }
+    return NULL;
+}
+
+static pthread_t g_cb_on;
+static int g_cb_runs;
+static void callback(void *args)
+{
+    (void)args;
+    g_cb_on = pthread_self();
+    g_cb_runs++;
+}
+
+static void two_subscriptions(aclrtStream s)
+{
+    aclrtContext ctx = NULL;
+    struct server reports = {0, NULL, 0}, funcs = {1, NULL, 0};
+    pthread_t rt, ft;
+
+    REQUIRE_OK(aclrtGetCurrentContext(&ctx));
+    reports.ctx = funcs.ctx = ctx;
+    CHECK(pthread_create(&rt, NULL, serve, &reports) == 0);
+    CHECK(pthread_create(&ft, NULL, serve, &funcs) == 0);
+    EXPECT_OK(aclrtSubscribeReport((uint64_t)rt, s));
+    EXPECT_OK(aclrtSubscribeHostFunc((uint64_t)ft, s));
+    g_served = 0;
+    g_cb_runs = 0;
+    EXPECT_OK(aclrtLaunchCallback(callback, NULL, ACL_CALLBACK_BLOCK, s));
+    EXPECT_OK(aclrtLaunchHostFunc(s, host_func, NULL));
+    EXPECT_OK(aclrtLaunchCallback(callback, NULL, ACL_CALLBACK_BLOCK, s));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(g_cb_runs == 2 && g_served == 1);
+    CHECK(pthread_equal(g_cb_on, rt));
+    CHECK(pthread_equal(g_served_on, ft));
+    EXPECT_OK(aclrtUnSubscribeReport((uint64_t)rt, s));
+    EXPECT_OK(aclrtUnSubscribeHostFunc((uint64_t)ft, s));
+    /* Unsubscribed: host functions run on a runtime thread again. */
+    EXPECT_OK(aclrtLaunchHostFunc(s, host_func, NULL));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(g_served == 2);
+    CHECK(!pthread_equal(g_served_on, ft) && !pthread_equal(g_served_on, rt));
+    reports.stop = funcs.stop = 1;
+    pthread_join(rt, NULL);
+    pthread_join(ft, NULL);
 }
 
 int main(void)
@@ -69,21 +135,28 @@ int main(void)
     EXPECT_OK(aclrtGetErrorVerbose(0, &info));
     CHECK(info.errorType == ACL_RT_ERROR_OTHERS && info.hasDetail == 0);
 
-    /* Host-function subscriptions: this thread serves the stream's callbacks. */
+    /* Host-function subscriptions: this thread runs the stream's host functions. */
     uint64_t me = (uint64_t)pthread_self();
     EXPECT_CODE(aclrtSubscribeHostFunc(me, NULL), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtUnSubscribeHostFunc(me, NULL), ACL_ERROR_INVALID_PARAM);
     EXPECT_OK(aclrtSubscribeHostFunc(me, s));
     EXPECT_CODE(aclrtSubscribeHostFunc(me, s), ACL_ERROR_RT_STREAM_SUBSCRIBE);
-    EXPECT_OK(aclrtLaunchCallback(host_func, NULL, ACL_CALLBACK_NO_BLOCK, s));
+    /* Not a report subscription: callbacks still need aclrtSubscribeReport, and this thread
+     * has no report to process. */
+    EXPECT_CODE(aclrtLaunchCallback(host_func, NULL, ACL_CALLBACK_NO_BLOCK, s),
+                ACL_ERROR_RT_STREAM_NO_CB_REG);
+    EXPECT_CODE(aclrtProcessReport(10), ACL_ERROR_RT_THREAD_SUBSCRIBE);
+    EXPECT_OK(aclrtLaunchHostFunc(s, host_func, NULL));
     while (g_served == 0) {
         (void)aclrtProcessHostFunc(100);
     }
+    CHECK(pthread_equal(g_served_on, pthread_self()));
     EXPECT_CODE(aclrtProcessHostFunc(0), ACL_ERROR_INVALID_PARAM);
     EXPECT_OK(aclrtSynchronizeStream(s));
     EXPECT_OK(aclrtUnSubscribeHostFunc(me, s));
     EXPECT_CODE(aclrtUnSubscribeHostFunc(me, s), ACL_ERROR_RT_STREAM_SUBSCRIBE);
     (void)aclrtGetLastError(ACL_RT_THREAD_LEVEL);
+    two_subscriptions(s);
 
     EXPECT_OK(aclrtDestroyStream(s));
     REQUIRE_OK(aclrtResetDeviceForce(0));

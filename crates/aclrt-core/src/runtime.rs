@@ -37,6 +37,8 @@ pub struct Runtime {
     pub(crate) streams: HandleTable<Stream>,
     pub(crate) events: HandleTable<Event>,
     pub(crate) reports: ReportHub,
+    /// The threads that run host functions (`aclrtSubscribeHostFunc`).
+    pub(crate) host_funcs: ReportHub,
     pub(crate) memory: Arc<MemoryMap>,
     /// Stream-ordered memory pools.
     pub(crate) pools: crate::memory::pool::Pools,
@@ -137,6 +139,7 @@ impl Runtime {
             streams: HandleTable::new(StreamHandle::TAG),
             events: HandleTable::new(EventHandle::TAG),
             reports: ReportHub::default(),
+            host_funcs: ReportHub::default(),
             memory: Arc::new(MemoryMap::default()),
             pools: Default::default(),
             managed: Default::default(),

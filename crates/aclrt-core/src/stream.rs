@@ -20,7 +20,7 @@ use crate::codes::*;
 use crate::consts::{ACL_STOP_ON_FAILURE, ACL_STREAM_FAST_SYNC};
 use crate::context::{ContextOf, Member};
 use crate::error::{err, AclError, Failure, Result};
-use crate::exec::{self, FailureSlot, Outcome, Progress, Site, Task, Work};
+use crate::exec::{self, Channel, FailureSlot, Outcome, Progress, Site, Task, Work};
 use crate::handle::StreamHandle;
 use crate::observe::{self, TaskRef};
 use crate::policy::LegacySync;
@@ -59,6 +59,9 @@ pub(crate) struct Stream {
     /// What the next synchronise reports; records capture it.
     pub(crate) failures: Arc<FailureSlot>,
     pub(crate) subscriber: Mutex<Option<Arc<Subscriber>>>,
+    /// The thread that runs the stream's host functions (`aclrtSubscribeHostFunc`), if any;
+    /// without one they run on a runtime thread.
+    pub(crate) host_func_subscriber: Mutex<Option<Arc<Subscriber>>>,
     /// Core limits of this stream (`aclrtSetStreamResLimit`); unset ones follow the device.
     pub(crate) core_limits: CoreLimits,
     /// `aclrtSetStreamOverflowSwitch`: overflow detection of the stream's tasks, 0 or 1.
@@ -103,6 +106,7 @@ impl Stream {
             failure_mode,
             failures: Arc::default(),
             subscriber: Mutex::new(None),
+            host_func_subscriber: Mutex::new(None),
             core_limits: CoreLimits::unset(),
             overflow_switch: AtomicU32::new(0),
         }
@@ -408,10 +412,11 @@ impl Site for Stream {
         task_id: u64,
         body: HostFn,
         done: Option<Arc<CallbackDone>>,
+        channel: Channel,
     ) -> Outcome {
         // Delivering under the subscription lock: an unsubscribe either happens before
         // (nothing to deliver to) or releases what was delivered.
-        let subscription = lock(&self.subscriber);
+        let subscription = lock(self.subscription(channel));
         let Some(subscriber) = subscription.as_ref() else {
             return Err((
                 ACL_ERROR_RT_STREAM_NO_CB_REG,
@@ -422,6 +427,16 @@ impl Site for Stream {
             ));
         };
         subscriber.deliver(self.handle, self.task_ref(task_id), body, done)
+    }
+}
+
+impl Stream {
+    /// The stream's subscription slot for `channel`.
+    pub(crate) fn subscription(&self, channel: Channel) -> &Mutex<Option<Arc<Subscriber>>> {
+        match channel {
+            Channel::Report => &self.subscriber,
+            Channel::HostFunc => &self.host_func_subscriber,
+        }
     }
 }
 

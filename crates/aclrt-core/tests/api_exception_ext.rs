@@ -101,7 +101,7 @@ fn error_verbose_reports_a_failed_device() {
 }
 
 #[test]
-fn host_function_subscriptions_serve_callbacks() {
+fn host_function_subscriptions_run_host_functions_on_their_thread() {
     let _serial = common::exclusive();
     setup();
     let s = api::create_stream().unwrap();
@@ -119,20 +119,29 @@ fn host_function_subscriptions_serve_callbacks() {
         code(api::subscribe_host_func(me, s)),
         ACL_ERROR_RT_STREAM_SUBSCRIBE
     );
-    let ran = Arc::new(AtomicUsize::new(0));
-    let r = ran.clone();
-    api::launch_callback(
-        Box::new(move || {
-            r.fetch_add(1, Ordering::SeqCst);
-        }),
-        aclrt::consts::ACL_CALLBACK_NO_BLOCK,
+    // A subscription of its own: callbacks still need aclrtSubscribeReport.
+    assert_eq!(
+        code(api::launch_callback(
+            Box::new(|| {}),
+            aclrt::consts::ACL_CALLBACK_NO_BLOCK,
+            s
+        )),
+        ACL_ERROR_RT_STREAM_NO_CB_REG
+    );
+    let ran_on = Arc::new(std::sync::Mutex::new(None));
+    let r = ran_on.clone();
+    api::launch_host_func(
         s,
+        Box::new(move || {
+            *r.lock().unwrap() = Some(aclrt::pthread_id());
+        }),
     )
     .unwrap();
-    // Served by this thread, in aclrtProcessHostFunc.
-    while ran.load(Ordering::SeqCst) == 0 {
+    // Run by this thread, in aclrtProcessHostFunc.
+    while ran_on.lock().unwrap().is_none() {
         let _ = api::process_host_func(100);
     }
+    assert_eq!(*ran_on.lock().unwrap(), Some(me));
     assert_eq!(code(api::process_host_func(0)), ACL_ERROR_INVALID_PARAM);
     api::synchronize_stream(s).unwrap();
     api::unsubscribe_host_func(me, s).unwrap();

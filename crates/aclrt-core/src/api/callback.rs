@@ -6,11 +6,12 @@ use std::time::{Duration, Instant};
 use super::not_in_callback;
 use super::os_thread_id;
 use crate::callback::Processed;
+use crate::callback::ReportHub;
 use crate::codes::*;
 use crate::consts::{ACL_CALLBACK_BLOCK, ACL_CALLBACK_NO_BLOCK};
 use crate::error::{bail, Result};
 use crate::exception::ExceptionCallback;
-use crate::exec::Work;
+use crate::exec::{Channel, Work};
 use crate::handle::StreamHandle;
 use crate::runtime::Runtime;
 use crate::sync::lock;
@@ -21,9 +22,29 @@ impl Runtime {
     /// `aclrtSubscribeReport`: `thread_id` (a `pthread_self()` value) will run the stream's
     /// callbacks in `aclrtProcessReport`.
     pub fn subscribe_report(&self, thread_id: u64, stream: StreamHandle) -> Result<()> {
+        self.subscribe(Channel::Report, thread_id, stream)
+    }
+
+    /// The hub of the threads that serve `channel`.
+    pub(crate) fn hub(&self, channel: Channel) -> &ReportHub {
+        match channel {
+            Channel::Report => &self.reports,
+            Channel::HostFunc => &self.host_funcs,
+        }
+    }
+
+    /// Subscribes `thread_id` to the stream's `channel` (`aclrtSubscribeReport`,
+    /// `aclrtSubscribeHostFunc`): one thread per channel and stream.
+    pub(crate) fn subscribe(
+        &self,
+        channel: Channel,
+        thread_id: u64,
+        stream: StreamHandle,
+    ) -> Result<()> {
         let stream = self.stream_to_observe(self.lookup_stream(stream)?)?;
         refuse_os_thread_id(thread_id)?;
-        let mut slot = lock(&stream.subscriber);
+        let hub = self.hub(channel);
+        let mut slot = lock(stream.subscription(channel));
         // Checked under the slot's lock, which a destroy takes after the handle is dead: a
         // subscription never outlives its stream.
         if self.streams.get(stream.handle.as_raw()).is_none() {
@@ -35,7 +56,7 @@ impl Runtime {
         }
         // A subscription that ended when its thread exited gives way to a new one.
         if let Some(ended) = slot.take_if(|s| s.has_ended()) {
-            self.reports.unsubscribe(&ended, stream.handle);
+            hub.unsubscribe(&ended, stream.handle);
         }
         if let Some(existing) = slot.as_ref() {
             bail!(
@@ -45,14 +66,12 @@ impl Runtime {
                 existing.thread_id
             );
         }
-        let subscriber =
-            self.reports
-                .subscribe(thread_id, stream.context.device.id, stream.handle)?;
+        let subscriber = hub.subscribe(thread_id, stream.context.device.id, stream.handle)?;
         *slot = Some(subscriber);
         // A thread that subscribes itself is watched for its exit from now on, as one that
         // called aclrtProcessReport is: it may leave before it ever processes a report.
         if thread_id == pthread_id() {
-            self.reports.watch_calling_thread(thread_id);
+            hub.watch_calling_thread(thread_id);
         }
         if crate::observe::enabled() {
             crate::observe::subscription(stream.handle.as_raw(), thread_id, true);
@@ -62,8 +81,18 @@ impl Runtime {
 
     /// `aclrtUnSubscribeReport`.
     pub fn unsubscribe_report(&self, thread_id: u64, stream: StreamHandle) -> Result<()> {
+        self.unsubscribe(Channel::Report, thread_id, stream)
+    }
+
+    /// Ends `thread_id`'s subscription to the stream's `channel`.
+    pub(crate) fn unsubscribe(
+        &self,
+        channel: Channel,
+        thread_id: u64,
+        stream: StreamHandle,
+    ) -> Result<()> {
         let stream = self.stream_to_observe(self.lookup_stream(stream)?)?;
-        let mut slot = lock(&stream.subscriber);
+        let mut slot = lock(stream.subscription(channel));
         let Some(subscriber) = slot.as_ref() else {
             bail!(
                 ACL_ERROR_RT_STREAM_SUBSCRIBE,
@@ -80,7 +109,7 @@ impl Runtime {
             );
         }
         let subscriber = slot.take().expect("checked above");
-        self.reports.unsubscribe(&subscriber, stream.handle);
+        self.hub(channel).unsubscribe(&subscriber, stream.handle);
         if crate::observe::enabled() {
             crate::observe::subscription(stream.handle.as_raw(), thread_id, false);
         }
@@ -123,7 +152,11 @@ impl Runtime {
             submitter_thread: os_thread_id(),
             ..TaskMeta::default()
         };
-        let work = Work::Callback { body, block };
+        let work = Work::Callback {
+            body,
+            block,
+            channel: Channel::Report,
+        };
         let id = self.submit(&stream, TaskKind::Callback, work, meta)?;
         if crate::observe::enabled() {
             crate::observe::callback_launched(stream.task_ref(id), block);
@@ -134,6 +167,16 @@ impl Runtime {
     /// `aclrtProcessReport`: waits up to `timeout_ms` (-1 forever) for due callbacks of the
     /// calling thread's streams and runs them here.
     pub fn process_report(&self, timeout_ms: i32) -> Result<()> {
+        self.process(Channel::Report, timeout_ms, "aclrtProcessReport")
+    }
+
+    /// Runs the calling thread's due deliveries of `channel` (`call` names it in messages).
+    pub(crate) fn process(
+        &self,
+        channel: Channel,
+        timeout_ms: i32,
+        call: &'static str,
+    ) -> Result<()> {
         let deadline = match timeout_ms {
             -1 => None,
             ms if ms > 0 => Some(Instant::now() + Duration::from_millis(ms as u64)),
@@ -143,15 +186,16 @@ impl Runtime {
             ),
         };
         let me = pthread_id();
-        self.reports.watch_calling_thread(me);
-        let Some(subscriber) = self.reports.find(me) else {
+        let hub = self.hub(channel);
+        hub.watch_calling_thread(me);
+        let Some(subscriber) = hub.find(me) else {
             bail!(
                 ACL_ERROR_RT_THREAD_SUBSCRIBE,
-                "the calling thread ({me:#x}) is not subscribed to any stream"
+                "{call}: the calling thread ({me:#x}) is not subscribed to any stream"
             );
         };
-        not_in_callback("aclrtProcessReport")?;
-        match super::traced_wait("aclrtProcessReport", || subscriber.process(deadline)) {
+        not_in_callback(call)?;
+        match super::traced_wait(call, || subscriber.process(deadline)) {
             Processed::Ran => Ok(()),
             Processed::Failed(error) => Err(error),
             Processed::TimedOut => bail!(
@@ -165,8 +209,9 @@ impl Runtime {
         }
     }
 
-    /// `aclrtLaunchHostFunc`: `body` runs on a runtime thread when the stream reaches it; later
-    /// tasks wait until it returns.
+    /// `aclrtLaunchHostFunc`: `body` runs when the stream reaches it — on the stream's
+    /// host-function thread (`aclrtSubscribeHostFunc`, in `aclrtProcessHostFunc`) if it has
+    /// one, else on a runtime thread; later tasks wait until it returns.
     pub fn launch_host_func(&self, stream: StreamHandle, body: HostFn) -> Result<()> {
         let stream = self.stream_for_work(self.lookup_stream(stream)?, "aclrtLaunchHostFunc")?;
         self.host_func_on(&stream, body)
@@ -182,7 +227,19 @@ impl Runtime {
             submitter_thread: os_thread_id(),
             ..TaskMeta::default()
         };
-        self.submit(stream, TaskKind::HostFunc, Work::HostFunc(body), meta)
+        let served = lock(&stream.host_func_subscriber)
+            .as_ref()
+            .is_some_and(|s| !s.has_ended());
+        let work = if served {
+            Work::Callback {
+                body,
+                block: true,
+                channel: Channel::HostFunc,
+            }
+        } else {
+            Work::HostFunc(body)
+        };
+        self.submit(stream, TaskKind::HostFunc, work, meta)
             .map(|_| ())
     }
 

@@ -6,6 +6,7 @@ use super::{not_in_callback, sync_timeout};
 use crate::codes::*;
 use crate::device::Device;
 use crate::error::{bail, err, Result};
+use crate::exec::Channel;
 use crate::handle::{ContextHandle, StreamHandle};
 use crate::policy::{ContextPolicy, LegacySync};
 use crate::runtime::Runtime;
@@ -48,6 +49,8 @@ impl Runtime {
         }
         self.reports
             .clear("the runtime was finalized (aclFinalize)");
+        self.host_funcs
+            .clear("the runtime was finalized (aclFinalize)");
         self.memory.clear();
         for device in self.devices() {
             lock(self.binding(device)).default_context = None;
@@ -62,7 +65,7 @@ impl Runtime {
             streams: self.streams.live(),
             events: self.events.live(),
             allocations: self.memory.live(),
-            callback_threads: self.reports.count(),
+            callback_threads: self.reports.count() + self.host_funcs.count(),
         }
     }
 
@@ -160,8 +163,10 @@ impl Runtime {
             return false;
         }
         crate::observe::stream_retired(stream.handle.as_raw());
-        if let Some(sub) = lock(&stream.subscriber).take() {
-            self.reports.unsubscribe(&sub, stream.handle);
+        for channel in [Channel::Report, Channel::HostFunc] {
+            if let Some(sub) = lock(stream.subscription(channel)).take() {
+                self.hub(channel).unsubscribe(&sub, stream.handle);
+            }
         }
         stream.close(discard);
         true

@@ -4,6 +4,7 @@
 use crate::codes::*;
 use crate::error::{bail, Result};
 use crate::exception::ExceptionCallback;
+use crate::exec::Channel;
 use crate::handle::StreamHandle;
 use crate::runtime::Runtime;
 use crate::vendor_consts as vc;
@@ -60,23 +61,25 @@ impl Runtime {
         })
     }
 
-    /// `aclrtSubscribeHostFunc`: the thread `thread_id` (a `pthread_self()` value) serves the
-    /// stream's callbacks in `aclrtProcessHostFunc`, as `aclrtSubscribeReport` does for
-    /// `aclrtProcessReport`. The stream must not be NULL (`100000`).
+    /// `aclrtSubscribeHostFunc`: the thread `thread_id` (a `pthread_self()` value) runs the
+    /// stream's host functions (`aclrtLaunchHostFunc`) in `aclrtProcessHostFunc`. It is a
+    /// subscription of its own beside `aclrtSubscribeReport`'s (a stream may have one thread
+    /// for each, as the vendor's callback sample has). The stream must not be NULL (`100000`).
     pub fn subscribe_host_func(&self, thread_id: u64, stream: StreamHandle) -> Result<()> {
         refuse_null_stream(stream, "aclrtSubscribeHostFunc")?;
-        self.subscribe_report(thread_id, stream)
+        self.subscribe(Channel::HostFunc, thread_id, stream)
     }
 
-    /// `aclrtProcessHostFunc`: as `aclrtProcessReport`.
+    /// `aclrtProcessHostFunc`: waits up to `timeout_ms` (-1 forever) for due host functions
+    /// of the calling thread's streams and runs them here.
     pub fn process_host_func(&self, timeout_ms: i32) -> Result<()> {
-        self.process_report(timeout_ms)
+        self.process(Channel::HostFunc, timeout_ms, "aclrtProcessHostFunc")
     }
 
     /// `aclrtUnSubscribeHostFunc`: as `aclrtUnSubscribeReport`; the stream must not be NULL.
     pub fn unsubscribe_host_func(&self, thread_id: u64, stream: StreamHandle) -> Result<()> {
         refuse_null_stream(stream, "aclrtUnSubscribeHostFunc")?;
-        self.unsubscribe_report(thread_id, stream)
+        self.unsubscribe(Channel::HostFunc, thread_id, stream)
     }
 }
 

@@ -8,7 +8,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{EventSide, Executor, Outcome, Progress, RecordState, Site, SyncFlag, WaitTarget};
+use super::{
+    Channel, EventSide, Executor, Outcome, Progress, RecordState, Site, SyncFlag, WaitTarget,
+};
 use crate::callback::CallbackDone;
 use crate::codes::ACL_ERROR_RT_TASK_TIMEOUT;
 use crate::observe::{self, EdgeKind};
@@ -101,9 +103,16 @@ impl Executor for HostThreads {
         Ok(())
     }
 
-    fn callback(&self, site: &dyn Site, task_id: u64, body: HostFn, block: bool) -> Outcome {
+    fn callback(
+        &self,
+        site: &dyn Site,
+        task_id: u64,
+        body: HostFn,
+        block: bool,
+        channel: Channel,
+    ) -> Outcome {
         let done = block.then(|| Arc::new(CallbackDone::default()));
-        site.deliver_callback(task_id, body, done.clone())?;
+        site.deliver_callback(task_id, body, done.clone(), channel)?;
         if let Some(done) = done {
             done.wait_or(|| site.dropping_work());
             if !done.ran() && !site.dropping_work() {

@@ -34,7 +34,7 @@ use crate::task_info::{HostFn, KernelFn};
 
 pub(crate) use progress::Progress;
 pub(crate) use record::{FailureSlot, RecordState, SyncFlag};
-pub(crate) use task::{Task, WaitTarget, Work};
+pub(crate) use task::{Channel, Task, WaitTarget, Work};
 
 /// What a task ended with: `Err((code, message))` fails it.
 pub(crate) type Outcome = Result<(), (AclError, String)>;
@@ -52,12 +52,14 @@ pub(crate) trait Site {
     fn dropping_work(&self) -> bool;
     /// The stream's pending failure, which a record's capture includes.
     fn pending_failure(&self) -> Option<Failure>;
-    /// Hands a callback that became due to the thread subscribed to the stream.
+    /// Hands a callback that became due to the thread subscribed to the stream through
+    /// `channel`.
     fn deliver_callback(
         &self,
         task_id: u64,
         body: HostFn,
         done: Option<Arc<CallbackDone>>,
+        channel: Channel,
     ) -> Outcome;
 }
 
@@ -92,7 +94,14 @@ pub(crate) trait Executor {
         timeout: Option<Duration>,
     ) -> Outcome;
     fn reset(&self, event: &dyn EventSide) -> Outcome;
-    fn callback(&self, site: &dyn Site, task_id: u64, body: HostFn, block: bool) -> Outcome;
+    fn callback(
+        &self,
+        site: &dyn Site,
+        task_id: u64,
+        body: HostFn,
+        block: bool,
+        channel: Channel,
+    ) -> Outcome;
     fn host_func(&self, task_id: u64, body: HostFn) -> Outcome;
     fn stream_wait(&self, site: &dyn Site, task_id: u64, other: &Progress, until: u64) -> Outcome;
 }
@@ -121,7 +130,11 @@ pub(crate) fn execute(
             outcome
         }
         Work::Reset(event) => executor.reset(&*event),
-        Work::Callback { body, block } => executor.callback(site, task_id, body, block),
+        Work::Callback {
+            body,
+            block,
+            channel,
+        } => executor.callback(site, task_id, body, block, channel),
         Work::HostFunc(body) => executor.host_func(task_id, body),
         Work::StreamWait { stream, until } => executor.stream_wait(site, task_id, &stream, until),
     }

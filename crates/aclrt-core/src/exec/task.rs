@@ -50,6 +50,7 @@ pub(crate) enum Work {
     Callback {
         body: HostFn,
         block: bool,
+        channel: Channel,
     },
     HostFunc(HostFn),
     /// Waits until `until` tasks of another stream have retired.
@@ -66,4 +67,14 @@ pub(crate) struct Task {
     pub(crate) kind: TaskKind,
     pub(crate) work: Work,
     pub(crate) meta: TaskMeta,
+}
+
+/// Which subscription of its stream a callback task is delivered through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Channel {
+    /// `aclrtLaunchCallback`, for the thread of `aclrtSubscribeReport` (`aclrtProcessReport`).
+    Report,
+    /// `aclrtLaunchHostFunc` on a stream with a host-function thread (`aclrtSubscribeHostFunc`,
+    /// `aclrtProcessHostFunc`).
+    HostFunc,
 }
