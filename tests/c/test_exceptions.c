@@ -121,15 +121,16 @@ int main(void)
     {
         aclrtEvent ev = NULL;
         aclrtStream waiter = NULL;
-        int sleep = 200;
+        gate_t gate = GATE_INIT; /* holds the record until the wait has timed out */
         REQUIRE_OK(aclrtSetDevice(0));
         REQUIRE_OK(aclrtCreateStream(&waiter));
         REQUIRE_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
-        EXPECT_OK(aclxLaunchHostKernel(s, sleep_kernel, &sleep, "slow"));
+        EXPECT_OK(aclxLaunchHostKernel(s, gate_kernel, &gate, "gate"));
         EXPECT_OK(aclrtRecordEvent(ev, s));
         EXPECT_OK(aclrtStreamWaitEventWithTimeout(waiter, ev, 10));
         EXPECT_CODE(aclrtSynchronizeStream(waiter), ACL_ERROR_RT_TASK_TIMEOUT);
         CHECK(g_seen.calls == 4 && g_seen.code == (uint32_t)ACL_ERROR_RT_TASK_TIMEOUT);
+        gate_open(&gate);
         EXPECT_OK(aclrtSynchronizeStream(s));
         EXPECT_OK(aclrtDestroyEvent(ev));
         EXPECT_OK(aclrtDestroyStream(waiter));

@@ -143,7 +143,8 @@ fn elapsed_time_and_failures() {
     api::record_event(e1, s).unwrap();
     api::synchronize_event(e1).unwrap();
     let ms = api::event_elapsed_time(e0, e1).unwrap();
-    assert!((20.0..40.0).contains(&ms), "{ms}");
+    // At least the kernel's 20 ms; how much more depends on the machine's load.
+    assert!((20.0..10_000.0).contains(&ms), "{ms}");
     api::launch_kernel(
         s,
         "bad",
@@ -162,13 +163,28 @@ fn elapsed_time_and_failures() {
             .code(),
         ACL_ERROR_RT_PARAM_INVALID
     );
-    api::launch_kernel(s, "slow", Default::default(), sleeper(300)).unwrap();
+    // A kernel held at a gate until the timeout has been seen.
+    let gate = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let g = gate.clone();
+    api::launch_kernel(
+        s,
+        "held",
+        Default::default(),
+        Box::new(move || {
+            while !g.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Ok(())
+        }),
+    )
+    .unwrap();
     assert_eq!(
         api::synchronize_stream_with_timeout(s, 20)
             .unwrap_err()
             .code(),
         ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     );
+    gate.store(true, Ordering::SeqCst);
     api::destroy_stream(s).unwrap();
     assert_eq!(
         api::synchronize_stream(s).unwrap_err().code(),
