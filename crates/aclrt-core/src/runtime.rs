@@ -54,6 +54,8 @@ pub struct Runtime {
     pub(crate) cuda_state: Mutex<Option<Box<dyn std::any::Any + Send>>>,
     /// The configuration the runtime was made with (the CUDA face reads the device properties).
     pub(crate) config: Config,
+    /// The pool running the streams (`Scheduler::Pool`), shut down when the runtime goes.
+    _pool: Option<crate::exec::pool::Owner>,
 }
 
 /// How a device is bound to its default context.
@@ -112,6 +114,8 @@ impl Runtime {
     /// A runtime whose stream workers come from `threads`.
     pub fn with_threads(config: &Config, threads: Arc<dyn ThreadSpawner>) -> Arc<Self> {
         let exceptions = Arc::new(ExceptionSlot::default());
+        let pool = (config.scheduler == crate::config::Scheduler::Pool)
+            .then(|| crate::exec::pool::Pool::new(threads.clone()));
         let devices: Vec<Arc<Device>> = config
             .logical_to_physical()
             .iter()
@@ -122,6 +126,7 @@ impl Runtime {
                     config.device_memory,
                     exceptions.clone(),
                     threads.clone(),
+                    pool.clone(),
                 ))
             })
             .collect();
@@ -141,6 +146,7 @@ impl Runtime {
             settings: Default::default(),
             cuda_state: Mutex::new(None),
             config: config.clone(),
+            _pool: pool.map(crate::exec::pool::Owner),
         })
     }
 

@@ -71,11 +71,12 @@ impl Executor for HostThreads {
                     .current()
                     .wait_or(give_up, deadline, SpinPolicy::Brief)
             }
+            WaitTarget::Began(latch) => latch.wait_or(give_up, deadline, SpinPolicy::Brief),
         };
         if observe::enabled() {
             let by = match target {
                 WaitTarget::Snapshot(record) => released.then(|| record.origin()),
-                WaitTarget::Flag => event
+                WaitTarget::Flag | WaitTarget::Began(_) => event
                     .latest()
                     .filter(|r| released && r.is_done())
                     .map(|r| r.origin()),

@@ -20,6 +20,7 @@
 //!   runtime; see `sync::order`).
 
 pub(crate) mod host;
+pub(crate) mod pool;
 pub(crate) mod progress;
 pub(crate) mod record;
 pub(crate) mod task;
@@ -30,6 +31,7 @@ use std::time::Duration;
 use crate::callback::CallbackDone;
 use crate::error::{AclError, Failure};
 use crate::observe::TaskRef;
+use crate::sync::{Latch, Waker};
 use crate::task_info::{HostFn, KernelFn};
 
 pub(crate) use progress::Progress;
@@ -124,6 +126,56 @@ pub(crate) fn execute(
         Work::Callback { body, block } => executor.callback(site, task_id, body, block),
         Work::HostFunc(body) => executor.host_func(task_id, body),
         Work::StreamWait { stream, until } => executor.stream_wait(site, task_id, &stream, until),
+    }
+}
+
+/// What a task at the head of a stream waits for while it is not done: a pooled stream
+/// suspends on it instead of blocking its worker.
+pub(crate) enum Blocker {
+    Record(Arc<RecordState>),
+    Flag(Arc<Latch>),
+    Retired(Arc<Progress>, u64),
+}
+
+/// What `work` would block on if it ran now; `None` when it would not block, or when it must
+/// block in place (a wait with a timeout, which the pool's monitor makes up for). A legacy
+/// flag wait begins here: it keeps the latch the flag holds now, as a blocked wait would.
+pub(crate) fn blocker(work: &mut Work) -> Option<Blocker> {
+    match work {
+        Work::Wait {
+            target,
+            event,
+            timeout: None,
+        } => match target {
+            WaitTarget::Snapshot(record) => {
+                (!record.is_done()).then(|| Blocker::Record(record.clone()))
+            }
+            WaitTarget::Flag => {
+                let latch = event.flag().current();
+                if latch.is_set() {
+                    return None;
+                }
+                *target = WaitTarget::Began(latch.clone());
+                Some(Blocker::Flag(latch))
+            }
+            WaitTarget::Began(latch) => (!latch.is_set()).then(|| Blocker::Flag(latch.clone())),
+        },
+        Work::StreamWait { stream, until } => {
+            (stream.retired() < *until).then(|| Blocker::Retired(stream.clone(), *until))
+        }
+        _ => None,
+    }
+}
+
+impl Blocker {
+    /// Registers `waker` for when the blocker is done; `false` if it is done (or `also()`
+    /// holds) already, see `sync::WaitList::wake_when`.
+    pub(crate) fn wake_when(&self, also: impl Fn() -> bool, waker: Waker) -> bool {
+        match self {
+            Blocker::Record(record) => record.done().wake_when(also, waker),
+            Blocker::Flag(latch) => latch.wake_when(also, waker),
+            Blocker::Retired(progress, until) => progress.wake_when_retired(*until, also, waker),
+        }
     }
 }
 

@@ -11,6 +11,7 @@ use std::time::Duration;
 use super::progress::Progress;
 use super::record::RecordState;
 use super::EventSide;
+use crate::sync::Latch;
 use crate::task_info::{HostFn, KernelFn, TaskKind, TaskMeta};
 
 /// Where a stream wait gets the latch it waits for.
@@ -19,6 +20,9 @@ pub(crate) enum WaitTarget {
     Snapshot(Arc<RecordState>),
     /// A legacy SYNC event: whatever latch the event's flag holds when the wait executes.
     Flag,
+    /// A legacy SYNC event wait that began (its stream suspended on it, see
+    /// [`super::blocker`]): the latch the flag held then, as a blocked wait keeps it.
+    Began(Arc<Latch>),
 }
 
 /// What a task does.

@@ -31,6 +31,7 @@ const CLASSES: &[(&str, &str)] = &[
     ("Option<Failure>", "stream.pending_failure"),
     ("Option<Arc<Subscriber>>", "stream.subscriber"),
     ("Option<JoinHandle<()>>", "stream.worker_join"),
+    ("VecDeque<Task>", "stream.head"),
     ("Due", "subscriber.due"),
     ("Vec<StreamHandle>", "subscriber.streams"),
     ("HashMap<u64, Arc<Subscriber>>", "reports.subscribers"),
