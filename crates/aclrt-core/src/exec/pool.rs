@@ -58,6 +58,8 @@ const MONITOR_ASLEEP: u8 = 2;
 struct Stamp {
     entered: AtomicU64,
     seen: AtomicU64,
+    /// The worker's thread, once it runs.
+    thread: OnceLock<Thread>,
 }
 
 /// The pool of one runtime.
@@ -127,15 +129,24 @@ impl Pool {
             self.spawn_worker()?;
         }
         self.ready.push(job);
-        if !self.ready.has_idle_worker() {
-            if self.workers.load(Ordering::SeqCst) < self.core {
-                // Still growing to the core count: a refusal here is made up for later.
-                let _ = self.spawn_worker();
-            } else {
-                self.wake_monitor();
-            }
-        }
+        self.more_hands_if_needed();
         Ok(())
+    }
+
+    /// Jobs wait and no worker is idle: the pool grows to its core count, and beyond that the
+    /// monitor watches for workers stuck in a task. Checked after every push and after a
+    /// worker takes a job and leaves others queued, so the monitor is awake whenever jobs
+    /// wait for busy workers.
+    fn more_hands_if_needed(self: &Arc<Self>) {
+        if self.ready.is_empty() || self.ready.has_idle_worker() {
+            return;
+        }
+        if self.workers.load(Ordering::SeqCst) < self.core {
+            // Still growing to the core count: a refusal here is made up for later.
+            let _ = self.spawn_worker();
+        } else {
+            self.wake_monitor();
+        }
     }
 
     /// On a worker of this pool with an empty hand-off slot, keeps `job` there (`None`);
@@ -155,11 +166,16 @@ impl Pool {
             .unwrap_or_else(|_| unreachable!("the hand-off slot is read only while alive"))
     }
 
-    /// Unparks every idle worker, so a thread blocked inside a task (an event wait with a
-    /// timeout, a blocking callback, a notify wait) re-checks its give-up condition; spurious
-    /// for the others, which sleep again.
+    /// Unparks every worker, so one blocked inside a task (an event wait with a timeout, a
+    /// blocking callback, a notify wait) re-checks its give-up condition; spurious for the
+    /// others, which look again and sleep again. Rare: aborts, stops, forced destroys.
     pub(crate) fn unpark_workers(&self) {
-        self.ready.unpark_sleepers();
+        let stamps = lock_leaf(&self.stamps);
+        for s in stamps.iter() {
+            if let Some(t) = s.thread.get() {
+                t.unpark();
+            }
+        }
     }
 
     /// Whether jobs wait for a worker.
@@ -198,6 +214,7 @@ impl Pool {
     }
 
     fn run_worker(self: Arc<Self>, stamp: Arc<Stamp>) {
+        let _ = stamp.thread.set(std::thread::current());
         LOCAL.with(|l| {
             *l.borrow_mut() = Some(Local {
                 pool: Arc::as_ptr(&self),
@@ -213,7 +230,10 @@ impl Pool {
                 None => {
                     let extra = self.workers.load(Ordering::SeqCst) > self.core;
                     match self.ready.pop(IDLE_SPINS, extra.then_some(EXTRA_IDLE)) {
-                        Pop::Item(job) => job,
+                        Pop::Item(job) => {
+                            self.more_hands_if_needed();
+                            job
+                        }
                         Pop::TimedOut => {
                             if self.retire_extra() {
                                 break;
@@ -262,10 +282,9 @@ impl Pool {
                     .is_ok()
                 {
                     let pool = Arc::downgrade(self);
-                    let started = self.spawner.spawn(
-                        "aclrt-pool-monitor".into(),
-                        Box::new(move || monitor(pool)),
-                    );
+                    let started = self
+                        .spawner
+                        .spawn("aclrt-pool-monitor".into(), Box::new(move || monitor(pool)));
                     if started.is_err() {
                         // Tried again by the next push that needs it.
                         self.monitor_state.store(MONITOR_NONE, Ordering::SeqCst);

@@ -61,7 +61,10 @@ impl Stream {
     /// no worker can be had, everything queued is discarded with the failure, as when a
     /// threaded stream's worker is refused.
     pub(super) fn schedule(self: &Arc<Self>) -> crate::error::Result<()> {
-        let pool = self.pool.as_ref().expect("only pooled streams are scheduled");
+        let pool = self
+            .pool
+            .as_ref()
+            .expect("only pooled streams are scheduled");
         let _ = self.me.set(Arc::downgrade(self));
         let job: Arc<dyn pool::Job> = self.clone();
         let Err(refused) = pool.push(job, true) else {

@@ -175,15 +175,6 @@ impl<T> ReadyQueue<T> {
         }
     }
 
-    /// Unparks every sleeping worker without giving it an item (they look again and sleep
-    /// again); for a caller that needs the threads to re-check something of their own.
-    pub fn unpark_sleepers(&self) {
-        let inner = self.locked();
-        for t in &inner.sleepers {
-            t.unpark();
-        }
-    }
-
     /// No more workers are wanted: they drain the queue and then exit.
     pub fn shut_down(&self) {
         self.shut.store(true, Ordering::SeqCst);

@@ -135,7 +135,8 @@ impl WaitList {
             if threads.len() != before {
                 let min = threads.iter().map(|(_, k)| *k).min().unwrap_or(u64::MAX);
                 self.min_key.store(min, Ordering::SeqCst);
-                self.waiting.fetch_sub(before - threads.len(), Ordering::SeqCst);
+                self.waiting
+                    .fetch_sub(before - threads.len(), Ordering::SeqCst);
             }
         }
         // Called outside the list's lock: a waker schedules its waiter, which may take other
