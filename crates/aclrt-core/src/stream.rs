@@ -76,6 +76,10 @@ pub(crate) struct Stream {
     /// Pooled: set once the stream is closed and everything queued has retired (what joining
     /// its worker thread is for a threaded stream).
     drained: Latch,
+    /// Pooled: 1 + the id of the task whose start observers were told of when it suspended
+    /// (a wait begins when it first reaches the head, as a blocked wait would), so that
+    /// running it later does not announce it twice; 0 when none.
+    announced: std::sync::atomic::AtomicU64,
     /// Pooled: the stream itself, known from its first scheduling on (a job is an `Arc`).
     me: OnceLock<std::sync::Weak<Stream>>,
 }
@@ -122,6 +126,7 @@ impl Stream {
             run_state: RunState::new(),
             head: Mutex::new(VecDeque::new()),
             drained: Latch::new(),
+            announced: std::sync::atomic::AtomicU64::new(0),
             me: OnceLock::new(),
             context,
         }
@@ -330,7 +335,7 @@ impl Stream {
             return;
         }
         let tracing = observe::enabled();
-        if tracing {
+        if tracing && self.announced.load(Ordering::Relaxed) != id + 1 {
             observe::task_started(self.task_ref(id), kind);
         }
         let outcome = exec::execute(&exec::Active, self, id, work);

@@ -89,19 +89,19 @@ impl Suspended {
         s.state.start();
         s
     }
+}
 
-    /// The worker: the head is not done, so it suspends; `true` if it goes on itself.
-    fn suspend(self: &Arc<Self>) -> bool {
-        self.state.suspend();
-        let me = self.clone();
-        let waker: aclrt::sync::Waker = std::sync::Arc::new(move || {
-            if me.state.wake() {
-                me.queued.fetch_add(1, Ordering::SeqCst);
-            }
-        });
-        let ready = || self.done.load(Ordering::SeqCst) || self.aborted.load(Ordering::SeqCst);
-        !self.list.wake_when(ready, 0, waker) && self.state.resume_self()
-    }
+/// The worker: the head of `s` is not done, so it suspends; `true` if it goes on itself.
+fn suspend(s: &Arc<Suspended>) -> bool {
+    s.state.suspend();
+    let me = s.clone();
+    let waker: aclrt::sync::Waker = std::sync::Arc::new(move || {
+        if me.state.wake() {
+            me.queued.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    let ready = || s.done.load(Ordering::SeqCst) || s.aborted.load(Ordering::SeqCst);
+    !s.list.wake_when(ready, 0, waker) && s.state.resume_self()
 }
 
 #[test]
@@ -115,7 +115,7 @@ fn a_suspended_stream_resumes_exactly_once() {
                 s.list.wake_all();
             })
         };
-        let went_on = s.suspend();
+        let went_on = suspend(&s);
         producer.join().unwrap();
         let queued = s.queued.load(Ordering::SeqCst);
         assert_eq!(
@@ -149,7 +149,7 @@ fn an_abort_racing_a_suspension_resumes_it_once() {
                 s.list.wake_all();
             })
         };
-        let went_on = s.suspend();
+        let went_on = suspend(&s);
         aborter.join().unwrap();
         producer.join().unwrap();
         let queued = s.queued.load(Ordering::SeqCst);

@@ -17,6 +17,7 @@
 //!   the stream waits for; a stream that never ran is drained by the close itself.
 
 use std::cell::Cell;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::{Stream, WORKER_BATCH};
@@ -189,6 +190,11 @@ impl Stream {
             };
             if !self.is_aborting() {
                 if let Some(blocker) = exec::blocker(&mut task.work) {
+                    if observe::enabled() && self.announced.load(Ordering::Relaxed) != task.id + 1 {
+                        // The wait begins now, as a blocked worker's would.
+                        observe::task_started(self.task_ref(task.id), task.kind);
+                        self.announced.store(task.id + 1, Ordering::Relaxed);
+                    }
                     batch.push_front(task);
                     *lock(&self.head) = batch;
                     self.run_state.suspend();

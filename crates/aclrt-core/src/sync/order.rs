@@ -67,6 +67,8 @@ pub(crate) const NESTING: &[(&str, &str)] = &[
     ("event.state", "context.streams"),
     ("event.state", "stream.submit"),
     ("event.state", "stream.worker_join"),
+    // A pooled stream refused a worker discards the tasks it keeps, under the same lock.
+    ("event.state", "stream.head"),
     ("event.state", "stream.pending_failure"),
     // Subscriptions: the stream's slot, then the hub, then the subscriber's own lists.
     ("stream.subscriber", "reports.subscribers"),
