@@ -15,7 +15,7 @@
 //!   the tasks it enters and leaves (one relaxed add each: odd while inside one). While jobs
 //!   wait and no worker is idle, a monitor thread looks every millisecond; a worker whose
 //!   count is odd and unchanged since the last look has been inside one task that long, and
-//!   for those the monitor starts extra workers (one per queued job) to take the queue. Extra
+//!   for each of those the monitor starts an extra worker (at most one per queued job). Extra
 //!   workers leave after [`EXTRA_IDLE`] without work. When nothing waits the monitor parks:
 //!   an idle pool uses no CPU.
 //!
@@ -334,10 +334,14 @@ impl Pool {
         if stuck == 0 || !self.needs_monitor() {
             return;
         }
+        // One more worker per stuck one, at most one per queued job: a worker the host merely
+        // descheduled for a while costs one extra worker (which leaves again), while streams
+        // all blocked in long kernels double the workers every look or two until each has one.
         let wanted = self
             .ready
             .len()
-            .saturating_sub(self.starting.load(Ordering::SeqCst));
+            .saturating_sub(self.starting.load(Ordering::SeqCst))
+            .min(stuck);
         for _ in 0..wanted {
             if self.spawn_worker().is_err() {
                 break;
