@@ -211,3 +211,64 @@ fn destroying_suspended_and_unused_streams() {
     rt.synchronize_stream(never).unwrap();
     rt.shut_down();
 }
+
+/// Blocking callbacks suspend their streams until their thread has run them: 32 streams
+/// whose callbacks this thread runs only after another stream's kernel ran (which needs a
+/// free worker) still each run their next kernel after their callback, on a few workers.
+#[test]
+fn blocking_callbacks_suspend_their_streams() {
+    let rt = pooled();
+    let me = aclrt::pthread_id();
+    let streams: Vec<_> = (0..32).map(|_| rt.create_stream().unwrap()).collect();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let threads = Arc::new(Mutex::new(BTreeSet::new()));
+    for (i, s) in streams.iter().enumerate() {
+        rt.subscribe_report(me, *s).unwrap();
+        let l = log.clone();
+        rt.launch_callback(
+            Box::new(move || l.lock().unwrap().push(format!("callback {i}"))),
+            aclrt::consts::ACL_CALLBACK_BLOCK,
+            *s,
+        )
+        .unwrap();
+        let (l, threads) = (log.clone(), threads.clone());
+        launch(&rt, *s, move || {
+            l.lock().unwrap().push(format!("kernel {i}"));
+            threads.lock().unwrap().insert(thread_name());
+        });
+    }
+    let other = rt.create_stream().unwrap();
+    let ran = Arc::new(AtomicBool::new(false));
+    {
+        let ran = ran.clone();
+        launch(&rt, other, move || ran.store(true, Ordering::SeqCst));
+    }
+    rt.synchronize_stream(other).unwrap();
+    assert!(ran.load(Ordering::SeqCst));
+    // One call runs every callback due by then.
+    let callbacks = || {
+        let log = log.lock().unwrap();
+        log.iter().filter(|e| e.starts_with("callback")).count()
+    };
+    while callbacks() < 32 {
+        rt.process_report(10_000).unwrap();
+    }
+    for s in &streams {
+        rt.synchronize_stream(*s).unwrap();
+    }
+    let log = log.lock().unwrap();
+    for i in 0..32 {
+        let callback = log.iter().position(|e| *e == format!("callback {i}"));
+        let kernel = log.iter().position(|e| *e == format!("kernel {i}"));
+        assert!(
+            callback.is_some() && kernel > callback,
+            "stream {i}: {log:?}"
+        );
+    }
+    let threads = threads.lock().unwrap();
+    assert!(threads.len() < 16, "{} workers: {threads:?}", threads.len());
+    for s in &streams {
+        rt.unsubscribe_report(me, *s).unwrap();
+    }
+    rt.shut_down();
+}

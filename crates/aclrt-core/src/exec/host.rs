@@ -105,11 +105,16 @@ impl Executor for HostThreads {
     fn callback(&self, site: &dyn Site, task_id: u64, body: HostFn, block: bool) -> Outcome {
         let done = block.then(|| Arc::new(CallbackDone::default()));
         site.deliver_callback(task_id, body, done.clone())?;
-        if let Some(done) = done {
-            done.wait_or(|| site.dropping_work());
-            if !done.ran() && !site.dropping_work() {
-                return Err(done.unrun_error(task_id));
-            }
+        match done {
+            Some(done) => self.callback_await(site, task_id, &done),
+            None => Ok(()),
+        }
+    }
+
+    fn callback_await(&self, site: &dyn Site, task_id: u64, done: &CallbackDone) -> Outcome {
+        done.wait_or(|| site.dropping_work());
+        if !done.ran() && !site.dropping_work() {
+            return Err(done.unrun_error(task_id));
         }
         Ok(())
     }

@@ -95,6 +95,8 @@ pub(crate) trait Executor {
     ) -> Outcome;
     fn reset(&self, event: &dyn EventSide) -> Outcome;
     fn callback(&self, site: &dyn Site, task_id: u64, body: HostFn, block: bool) -> Outcome;
+    /// The second half of a blocking callback, delivered already: waits for it to finish.
+    fn callback_await(&self, site: &dyn Site, task_id: u64, done: &CallbackDone) -> Outcome;
     fn host_func(&self, task_id: u64, body: HostFn) -> Outcome;
     fn stream_wait(&self, site: &dyn Site, task_id: u64, other: &Progress, until: u64) -> Outcome;
 }
@@ -124,6 +126,10 @@ pub(crate) fn execute(
         }
         Work::Reset(event) => executor.reset(&*event),
         Work::Callback { body, block } => executor.callback(site, task_id, body, block),
+        Work::CallbackDelivered { delivered, done } => {
+            delivered?;
+            executor.callback_await(site, task_id, &done)
+        }
         Work::HostFunc(body) => executor.host_func(task_id, body),
         Work::StreamWait { stream, until } => executor.stream_wait(site, task_id, &stream, until),
     }
@@ -135,6 +141,7 @@ pub(crate) enum Blocker {
     Record(Arc<RecordState>),
     Flag(Arc<Latch>),
     Retired(Arc<Progress>, u64),
+    Callback(Arc<CallbackDone>),
 }
 
 /// What `work` would block on if it ran now; `None` when it would not block, or when it must
@@ -163,8 +170,32 @@ pub(crate) fn blocker(work: &mut Work) -> Option<Blocker> {
         Work::StreamWait { stream, until } => {
             (stream.retired() < *until).then(|| Blocker::Retired(stream.clone(), *until))
         }
+        Work::CallbackDelivered {
+            delivered: Ok(()),
+            done,
+        } => (!done.is_finished()).then(|| Blocker::Callback(done.clone())),
         _ => None,
     }
+}
+
+/// The first step of a task that reached the head of a pooled stream, taken once, before
+/// [`blocker`]: a blocking callback is delivered to its thread now (as a blocked worker
+/// would), and the task becomes the wait for it ([`Work::CallbackDelivered`]).
+pub(crate) fn begin(work: &mut Work, site: &dyn Site, task_id: u64) {
+    if !matches!(work, Work::Callback { block: true, .. }) {
+        return;
+    }
+    let placeholder = Work::Copy {
+        dst: 0,
+        src: 0,
+        len: 0,
+    };
+    let Work::Callback { body, .. } = std::mem::replace(work, placeholder) else {
+        unreachable!("matched above")
+    };
+    let done = Arc::new(CallbackDone::default());
+    let delivered = site.deliver_callback(task_id, body, Some(done.clone()));
+    *work = Work::CallbackDelivered { delivered, done };
 }
 
 impl Blocker {
@@ -175,6 +206,7 @@ impl Blocker {
             Blocker::Record(record) => record.done().wake_when(also, waker),
             Blocker::Flag(latch) => latch.wake_when(also, waker),
             Blocker::Retired(progress, until) => progress.wake_when_retired(*until, also, waker),
+            Blocker::Callback(done) => done.latch().wake_when(also, waker),
         }
     }
 }
@@ -191,6 +223,7 @@ pub(crate) fn discard(work: Work, failure: &Failure) {
         | Work::Set { .. }
         | Work::Reset(_)
         | Work::Callback { .. }
+        | Work::CallbackDelivered { .. }
         | Work::HostFunc(_)
         | Work::StreamWait { .. } => {}
     }

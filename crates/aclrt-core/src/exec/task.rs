@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use super::progress::Progress;
 use super::record::RecordState;
-use super::EventSide;
+use super::{EventSide, Outcome};
+use crate::callback::CallbackDone;
 use crate::sync::Latch;
 use crate::task_info::{HostFn, KernelFn, TaskKind, TaskMeta};
 
@@ -54,6 +55,13 @@ pub(crate) enum Work {
     Callback {
         body: HostFn,
         block: bool,
+    },
+    /// A blocking callback already delivered to its thread when it reached the head of a
+    /// pooled stream (see [`super::begin`]): what the delivery returned, and the completion
+    /// the stream waits for.
+    CallbackDelivered {
+        delivered: Outcome,
+        done: Arc<CallbackDone>,
     },
     HostFunc(HostFn),
     /// Waits until `until` tasks of another stream have retired.

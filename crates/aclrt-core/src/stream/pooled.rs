@@ -189,6 +189,15 @@ impl Stream {
                 return;
             };
             if !self.is_aborting() {
+                if observe::enabled()
+                    && self.announced.load(Ordering::Relaxed) != task.id + 1
+                    && matches!(task.work, exec::Work::Callback { block: true, .. })
+                {
+                    // Delivering is part of the task, as on a blocked worker.
+                    observe::task_started(self.task_ref(task.id), task.kind);
+                    self.announced.store(task.id + 1, Ordering::Relaxed);
+                }
+                exec::begin(&mut task.work, &*self, task.id);
                 if let Some(blocker) = exec::blocker(&mut task.work) {
                     if observe::enabled() && self.announced.load(Ordering::Relaxed) != task.id + 1 {
                         // The wait begins now, as a blocked worker's would.
