@@ -54,8 +54,9 @@ pub struct Runtime {
     pub(crate) cuda_state: Mutex<Option<Box<dyn std::any::Any + Send>>>,
     /// The configuration the runtime was made with (the CUDA face reads the device properties).
     pub(crate) config: Config,
-    /// The pool running the streams (`Scheduler::Pool`), shut down when the runtime goes.
-    _pool: Option<crate::exec::pool::Owner>,
+    /// The pool running the streams (`Scheduler::Pool`), shut down with the runtime (or when
+    /// it is dropped, if it never was).
+    pub(crate) pool_owner: Option<crate::exec::pool::Owner>,
 }
 
 /// How a device is bound to its default context.
@@ -146,7 +147,7 @@ impl Runtime {
             settings: Default::default(),
             cuda_state: Mutex::new(None),
             config: config.clone(),
-            _pool: pool.map(crate::exec::pool::Owner),
+            pool_owner: pool.map(crate::exec::pool::Owner),
         })
     }
 

@@ -269,42 +269,25 @@ impl Pool {
 
     fn wake_monitor(self: &Arc<Self>) {
         std::sync::atomic::fence(Ordering::SeqCst);
+        let claim = |from| {
+            self.monitor_state
+                .compare_exchange(from, MONITOR_AWAKE, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        };
         match self.monitor_state.load(Ordering::SeqCst) {
-            MONITOR_NONE => {
-                if self
-                    .monitor_state
-                    .compare_exchange(
-                        MONITOR_NONE,
-                        MONITOR_AWAKE,
-                        Ordering::SeqCst,
-                        Ordering::SeqCst,
-                    )
-                    .is_ok()
-                {
-                    let pool = Arc::downgrade(self);
-                    let started = self
-                        .spawner
-                        .spawn("aclrt-pool-monitor".into(), Box::new(move || monitor(pool)));
-                    if started.is_err() {
-                        // Tried again by the next push that needs it.
-                        self.monitor_state.store(MONITOR_NONE, Ordering::SeqCst);
-                    }
+            MONITOR_NONE if claim(MONITOR_NONE) => {
+                let pool = Arc::downgrade(self);
+                let started = self
+                    .spawner
+                    .spawn("aclrt-pool-monitor".into(), Box::new(move || monitor(pool)));
+                if started.is_err() {
+                    // Tried again by the next push that needs it.
+                    self.monitor_state.store(MONITOR_NONE, Ordering::SeqCst);
                 }
             }
-            MONITOR_ASLEEP => {
-                if self
-                    .monitor_state
-                    .compare_exchange(
-                        MONITOR_ASLEEP,
-                        MONITOR_AWAKE,
-                        Ordering::SeqCst,
-                        Ordering::SeqCst,
-                    )
-                    .is_ok()
-                {
-                    if let Some(t) = self.monitor.get() {
-                        t.unpark();
-                    }
+            MONITOR_ASLEEP if claim(MONITOR_ASLEEP) => {
+                if let Some(t) = self.monitor.get() {
+                    t.unpark();
                 }
             }
             _ => {}
