@@ -391,6 +391,12 @@ pub(crate) fn task_begins(pool: &Arc<Pool>, runs_user_code: bool) {
     }
 }
 
+/// Whether the calling worker holds a job in its hand-off slot (which runs as soon as the
+/// current job lets go).
+pub(crate) fn holds_hand_off() -> bool {
+    LOCAL.with(|l| l.borrow().as_ref().is_some_and(|l| l.next.is_some()))
+}
+
 /// The task [`task_begins`] announced has ended.
 pub(crate) fn task_ends() {
     LOCAL.with(|l| {
