@@ -26,7 +26,7 @@ pub use workqueue::WorkQueue;
 pub(crate) mod shim {
     pub(crate) use loom::hint::spin_loop;
     pub(crate) use loom::sync::atomic::{
-        fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+        fence, AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering,
     };
     pub(crate) use loom::sync::{Mutex, MutexGuard};
     pub(crate) use loom::thread::{current, park, yield_now, Thread};
@@ -42,7 +42,7 @@ pub(crate) mod shim {
 pub(crate) mod shim {
     pub(crate) use std::hint::spin_loop;
     pub(crate) use std::sync::atomic::{
-        fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+        fence, AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering,
     };
     pub(crate) use std::sync::{Mutex, MutexGuard};
     pub(crate) use std::thread::{current, park, park_timeout, yield_now, Thread};

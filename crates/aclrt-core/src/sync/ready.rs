@@ -1,21 +1,52 @@
 //! The pool's ready queue: runnable streams, first in first out, and the workers that take
 //! them, spinning briefly and then parking when there are none.
 //!
+//! Pushing and taking are lock-free (the same queue as a stream's `WorkQueue`); only workers
+//! going to sleep, and producers that must wake one, take the sleepers' lock.
+//!
 //! # Invariants
 //! - Every pushed item is taken exactly once, by one worker (or is still queued).
-//! - **No lost wake-up.** A worker lists itself as a sleeper and looks for items under the
-//!   same lock a producer pushes under; a producer that finds no spinning worker unparks one
-//!   sleeper after pushing. So an item pushed while every worker sleeps always wakes one, and
-//!   a worker never sleeps while an item it could see is queued.
+//! - **No lost wake-up.** A worker counts itself as spinning or sleeping before its last look
+//!   at the queue; a producer counts its item (`len`) before it looks at those counts, with
+//!   `SeqCst` fences on both sides. So either the worker sees the item, or the producer sees
+//!   the worker: a spinning one will look again, and a sleeping one is unparked (if no
+//!   worker spins). A worker never sleeps while an item it could see is queued.
+//! - **A wake-up is passed on, never absorbed.** A worker that takes an item and leaves more
+//!   queued wakes another unless one spins: the producer that counted on it (as a spinner, or
+//!   as a sleeper it unparked while the worker was in fact about to look again) gets its item
+//!   taken all the same.
 //! - After [`ReadyQueue::shut_down`], [`ReadyQueue::pop`] drains what is queued, then returns
 //!   [`Pop::ShutDown`] to every worker.
 //!
 //! Model-checked with the run-state protocol in `tests/loom_pool.rs`.
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
-use super::shim::{self, AtomicBool, AtomicUsize, Mutex, Ordering, Thread};
+use super::shim::{self, fence, AtomicBool, AtomicI64, AtomicUsize, Mutex, Ordering, Thread};
+
+#[cfg(not(loom))]
+type Items<T> = crossbeam_queue::SegQueue<T>;
+
+/// Under the model checker a plain locked deque stands in for the lock-free queue (loom cannot
+/// see inside crossbeam's atomics); the protocol around it is the same code.
+#[cfg(loom)]
+struct Items<T>(loom::sync::Mutex<std::collections::VecDeque<T>>);
+
+#[cfg(loom)]
+impl<T> Items<T> {
+    fn new() -> Self {
+        Self(loom::sync::Mutex::new(std::collections::VecDeque::new()))
+    }
+    fn push(&self, item: T) {
+        self.0.lock().unwrap().push_back(item);
+    }
+    fn pop(&self) -> Option<T> {
+        self.0.lock().unwrap().pop_front()
+    }
+    fn is_empty(&self) -> bool {
+        self.0.lock().unwrap().is_empty()
+    }
+}
 
 /// What [`ReadyQueue::pop`] found.
 #[derive(Debug, PartialEq, Eq)]
@@ -28,23 +59,29 @@ pub enum Pop<T> {
     ShutDown,
 }
 
-#[derive(Debug)]
-struct Inner<T> {
-    items: VecDeque<T>,
-    sleepers: Vec<Thread>,
-}
-
 /// See the module documentation.
-#[derive(Debug)]
 pub struct ReadyQueue<T> {
-    inner: Mutex<Inner<T>>,
-    /// Items queued (kept under the lock, read without it).
-    len: AtomicUsize,
-    /// Workers spinning for an item (not yet listed as sleepers).
+    items: Items<T>,
+    /// Items pushed and not yet taken, for statistics (the monitor): raised after a push,
+    /// lowered after a take, so it may dip below zero for a moment. Decisions to sleep look at
+    /// the queue itself.
+    len: AtomicI64,
+    /// Workers spinning for an item (they look again before they sleep).
     spinning: AtomicUsize,
     /// Workers listed as sleepers.
     sleeping: AtomicUsize,
+    sleepers: Mutex<Vec<Thread>>,
     shut: AtomicBool,
+}
+
+impl<T> std::fmt::Debug for ReadyQueue<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadyQueue")
+            .field("len", &self.len)
+            .field("spinning", &self.spinning)
+            .field("sleeping", &self.sleeping)
+            .finish()
+    }
 }
 
 impl<T> Default for ReadyQueue<T> {
@@ -60,33 +97,32 @@ impl<T> ReadyQueue<T> {
     /// An empty queue.
     pub fn new() -> Self {
         Self {
-            inner: Mutex::new(Inner {
-                items: VecDeque::new(),
-                sleepers: Vec::new(),
-            }),
-            len: AtomicUsize::new(0),
+            items: Items::new(),
+            len: AtomicI64::new(0),
             spinning: AtomicUsize::new(0),
             sleeping: AtomicUsize::new(0),
+            sleepers: Mutex::new(Vec::new()),
             shut: AtomicBool::new(false),
         }
     }
 
-    fn locked(&self) -> shim::MutexGuard<'_, Inner<T>> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    fn sleepers(&self) -> shim::MutexGuard<'_, Vec<Thread>> {
+        self.sleepers.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Queues `item`; wakes a sleeping worker unless one is spinning (it will see the item).
     pub fn push(&self, item: T) {
-        let sleeper = {
-            let mut inner = self.locked();
-            inner.items.push_back(item);
-            self.len.store(inner.items.len(), Ordering::SeqCst);
-            if self.spinning.load(Ordering::SeqCst) == 0 {
-                inner.sleepers.pop()
-            } else {
-                None
-            }
-        };
+        self.items.push(item);
+        self.len.fetch_add(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        self.wake_one_if_none_spins();
+    }
+
+    fn wake_one_if_none_spins(&self) {
+        if self.spinning.load(Ordering::SeqCst) > 0 || self.sleeping.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let sleeper = self.sleepers().pop();
         if let Some(t) = sleeper {
             self.sleeping.fetch_sub(1, Ordering::SeqCst);
             t.unpark();
@@ -95,12 +131,12 @@ impl<T> ReadyQueue<T> {
 
     /// Items queued now.
     pub fn len(&self) -> usize {
-        self.len.load(Ordering::SeqCst)
+        usize::try_from(self.len.load(Ordering::SeqCst)).unwrap_or(0)
     }
 
     /// Whether no item is queued now.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.items.is_empty()
     }
 
     /// Whether some worker is waiting for an item (spinning or asleep) and will take the next
@@ -109,9 +145,9 @@ impl<T> ReadyQueue<T> {
         self.spinning.load(Ordering::SeqCst) + self.sleeping.load(Ordering::SeqCst) > 0
     }
 
-    fn try_take(&self, inner: &mut Inner<T>) -> Option<T> {
-        let item = inner.items.pop_front()?;
-        self.len.store(inner.items.len(), Ordering::SeqCst);
+    fn try_take(&self) -> Option<T> {
+        let item = self.items.pop()?;
+        self.len.fetch_sub(1, Ordering::SeqCst);
         Some(item)
     }
 
@@ -120,18 +156,18 @@ impl<T> ReadyQueue<T> {
     /// long without an item.
     pub fn pop(&self, spins: u32, idle_timeout: Option<Duration>) -> Pop<T> {
         loop {
-            if self.len.load(Ordering::Relaxed) > 0 {
-                let mut inner = self.locked();
-                if let Some(item) = self.try_take(&mut inner) {
-                    return Pop::Item(item);
+            if let Some(item) = self.try_take() {
+                // A producer may have chosen this worker as a sleeper for another item (it
+                // had listed itself, then found the queue not empty): pass that on.
+                fence(Ordering::SeqCst);
+                if !self.is_empty() {
+                    self.wake_one_if_none_spins();
                 }
+                return Pop::Item(item);
             }
             self.spinning.fetch_add(1, Ordering::SeqCst);
             let mut i = 0;
-            while i < spins
-                && self.len.load(Ordering::Relaxed) == 0
-                && !self.shut.load(Ordering::Relaxed)
-            {
+            while i < spins && self.items.is_empty() && !self.shut.load(Ordering::Relaxed) {
                 if i % YIELD_EVERY == YIELD_EVERY - 1 {
                     shim::yield_now();
                 } else {
@@ -139,38 +175,50 @@ impl<T> ReadyQueue<T> {
                 }
                 i += 1;
             }
+            if let Some(item) = self.try_take() {
+                self.spinning.fetch_sub(1, Ordering::SeqCst);
+                // This worker stops spinning: if more is queued, another must look. A producer
+                // that counted on this spinner pushed before it read the count, so the look
+                // below (after the fence) sees its item.
+                fence(Ordering::SeqCst);
+                if !self.is_empty() {
+                    self.wake_one_if_none_spins();
+                }
+                return Pop::Item(item);
+            }
             let me = shim::current();
             {
-                let mut inner = self.locked();
-                // Decremented under the lock: a producer that reads no spinner after this
-                // finds this worker among the sleepers (or its item was taken below).
-                self.spinning.fetch_sub(1, Ordering::SeqCst);
-                if let Some(item) = self.try_take(&mut inner) {
-                    // Others spinning or asleep may be needed for what is left.
-                    if !inner.items.is_empty() && self.spinning.load(Ordering::SeqCst) == 0 {
-                        if let Some(t) = inner.sleepers.pop() {
-                            self.sleeping.fetch_sub(1, Ordering::SeqCst);
-                            t.unpark();
-                        }
-                    }
-                    return Pop::Item(item);
-                }
-                if self.shut.load(Ordering::SeqCst) {
-                    return Pop::ShutDown;
-                }
-                inner.sleepers.push(me.clone());
+                let mut sleepers = self.sleepers();
+                sleepers.push(me.clone());
+                // Counted as sleeping before it stops counting as spinning: a producer always
+                // sees it as one or the other.
                 self.sleeping.fetch_add(1, Ordering::SeqCst);
+                self.spinning.fetch_sub(1, Ordering::SeqCst);
             }
-            let timed_out = park(idle_timeout);
-            let mut inner = self.locked();
-            // Still listed: nobody chose this worker (a timeout, a spurious or a stray
-            // unpark); taken off the list, it is no longer counted as asleep.
-            if let Some(i) = inner.sleepers.iter().position(|t| t.id() == me.id()) {
-                inner.sleepers.swap_remove(i);
-                self.sleeping.fetch_sub(1, Ordering::SeqCst);
-                if timed_out && inner.items.is_empty() {
-                    return Pop::TimedOut;
+            fence(Ordering::SeqCst);
+            let shut = self.shut.load(Ordering::SeqCst);
+            let timed_out = if !self.items.is_empty() || shut {
+                false
+            } else {
+                park(idle_timeout)
+            };
+            let listed = {
+                let mut sleepers = self.sleepers();
+                match sleepers.iter().position(|t| t.id() == me.id()) {
+                    Some(i) => {
+                        sleepers.swap_remove(i);
+                        self.sleeping.fetch_sub(1, Ordering::SeqCst);
+                        true
+                    }
+                    // A producer chose this worker (and counted it off).
+                    None => false,
                 }
+            };
+            if shut && self.is_empty() {
+                return Pop::ShutDown;
+            }
+            if listed && timed_out && self.is_empty() {
+                return Pop::TimedOut;
             }
         }
     }
@@ -178,7 +226,7 @@ impl<T> ReadyQueue<T> {
     /// No more workers are wanted: they drain the queue and then exit.
     pub fn shut_down(&self) {
         self.shut.store(true, Ordering::SeqCst);
-        let sleepers = std::mem::take(&mut self.locked().sleepers);
+        let sleepers = std::mem::take(&mut *self.sleepers());
         self.sleeping.fetch_sub(sleepers.len(), Ordering::SeqCst);
         for t in sleepers {
             t.unpark();
