@@ -272,3 +272,38 @@ fn blocking_callbacks_suspend_their_streams() {
     }
     rt.shut_down();
 }
+
+/// A record wakes a stream whose next record the recording stream then waits for with a
+/// timeout (a wait that blocks its worker): the woken stream is not left behind that wait, so
+/// the wait ends by the record, not by its timeout.
+#[test]
+fn a_woken_stream_is_not_left_behind_a_blocking_wait() {
+    let rt = pooled();
+    let (a, b) = (rt.create_stream().unwrap(), rt.create_stream().unwrap());
+    let (e1, e2) = (rt.create_event().unwrap(), rt.create_event().unwrap());
+    // b waits for a's first record, then records e2.
+    let gate = Arc::new(AtomicBool::new(false));
+    {
+        let gate = gate.clone();
+        launch(&rt, a, move || {
+            while !gate.load(Ordering::SeqCst) {
+                std::thread::yield_now();
+            }
+        });
+    }
+    rt.record_event(e1, a).unwrap();
+    rt.stream_wait_event(b, e1).unwrap();
+    rt.record_event(e2, b).unwrap();
+    // a then waits for e2, for at most 10 s.
+    rt.stream_wait_event_with_timeout(a, e2, 10_000).unwrap();
+    let start = Instant::now();
+    gate.store(true, Ordering::SeqCst);
+    rt.synchronize_stream(a).unwrap();
+    rt.synchronize_stream(b).unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    rt.shut_down();
+}

@@ -9,8 +9,8 @@
 //!   pool. Each runs one job at a time; a job runs a turn of one stream's tasks.
 //! - **Hand-off**: a job woken from inside a task of this pool (a record that releases
 //!   another stream's wait) is kept by that worker and run next, without a trip through the
-//!   queue, unless an idle worker could take it now or the current stream goes on to run user
-//!   code (which may block).
+//!   queue, unless an idle worker could take it now or the current stream goes on to a task
+//!   that may block (user code, a wait with a timeout).
 //! - **Monitor**: a kernel or host function that blocks holds its worker. Each worker counts
 //!   the tasks it enters and leaves (one relaxed add each: odd while inside one). While jobs
 //!   wait and no worker is idle, a monitor thread looks every millisecond; a worker whose
@@ -372,14 +372,14 @@ fn monitor(pool: Weak<Pool>) {
 }
 
 /// A worker of a pool is about to run a task: counted for the monitor. Also gives up the
-/// hand-off slot when the task runs user code (which may block) or an idle worker could run
-/// the handed job now.
-pub(crate) fn task_begins(pool: &Arc<Pool>, runs_user_code: bool) {
+/// hand-off slot when the task may block (user code, a wait that runs in place) or an idle
+/// worker could run the handed job now.
+pub(crate) fn task_begins(pool: &Arc<Pool>, may_block: bool) {
     let handed = LOCAL.with(|l| {
         let mut l = l.borrow_mut();
         let l = l.as_mut()?;
         l.stamp.entered.fetch_add(1, Ordering::Relaxed);
-        if l.next.is_some() && (runs_user_code || pool.ready.has_idle_worker()) {
+        if l.next.is_some() && (may_block || pool.ready.has_idle_worker()) {
             l.next.take()
         } else {
             None

@@ -243,11 +243,13 @@ impl Stream {
                     continue;
                 }
             }
-            let user_code = matches!(
+            // User code may block, and so may a wait that runs in place (one with a timeout):
+            // a job handed to this worker must not sit behind either.
+            let may_block = !matches!(
                 task.kind,
-                TaskKind::Kernel | TaskKind::HostFunc | TaskKind::Callback
+                TaskKind::Memcpy | TaskKind::Memset | TaskKind::Record | TaskKind::Reset
             );
-            pool::task_begins(&pool, user_code);
+            pool::task_begins(&pool, may_block);
             self.run(task);
             pool::task_ends();
             ran += 1;
