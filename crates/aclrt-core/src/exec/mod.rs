@@ -3,9 +3,11 @@
 //! A stream (the model) takes its tasks in order, decides whether each runs or is discarded,
 //! and handles a failed task; *performing* a task is the executor's job, one handler per kind
 //! of [`Work`] behind the [`Executor`] trait. Host threads ([`host::HostThreads`]) are the
-//! first implementation: copies are `memcpy`, kernels are called, waits block the stream's
-//! worker. A pooled scheduler, or a backend that replays tasks elsewhere, implements the same
-//! handlers.
+//! implementation: copies are `memcpy`, kernels are called, waits block the thread that runs
+//! them. Who runs a stream's tasks is the scheduler's: a thread per stream, or the pool
+//! ([`pool`]), which asks [`blocker`] before a wait runs and suspends the stream instead of
+//! blocking while its target is not done ([`begin`] delivers a blocking callback first, so
+//! that its completion is such a target).
 //!
 //! This layer names no model type: a handler learns what it needs of the stream that runs the
 //! task through [`Site`] and of an event through [`EventSide`], both implemented by the model.

@@ -106,9 +106,4 @@ impl RunState {
         fence(Ordering::SeqCst);
         has_work() && self.claim(IDLE, QUEUED)
     }
-
-    /// Whether the stream is suspended now (for diagnostics and tests).
-    pub fn is_suspended(&self) -> bool {
-        self.0.load(Ordering::SeqCst) == SUSPENDED
-    }
 }
