@@ -43,6 +43,16 @@ impl CallbackDone {
         self.latch.wait_or(abort, None, SpinPolicy::Brief);
     }
 
+    /// Whether the callback ran or was released unrun.
+    pub(crate) fn is_finished(&self) -> bool {
+        self.latch.is_set()
+    }
+
+    /// The latch set when it finished, for a stream that suspends on it.
+    pub(crate) fn latch(&self) -> &Latch {
+        &self.latch
+    }
+
     pub(crate) fn ran(&self) -> bool {
         self.ran.load(Ordering::Acquire)
     }

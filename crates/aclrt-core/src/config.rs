@@ -17,6 +17,40 @@ pub const ENV_CUDA_COMPUTE_CAPABILITY: &str = "ACLRT_CUDA_COMPUTE_CAPABILITY";
 /// [`DEFAULT_MULTIPROCESSOR_COUNT`]).
 pub const ENV_CUDA_SM_COUNT: &str = "ACLRT_CUDA_SM_COUNT";
 
+/// Environment variable: how streams are run, `pool` (default: a pool of workers runs the
+/// streams that are ready) or `threads` (one worker thread per stream); see [`Scheduler`].
+pub const ENV_SCHEDULER: &str = "ACLRT_SCHEDULER";
+
+/// How a runtime runs its streams' tasks. Either way each stream runs its tasks strictly in
+/// order, one at a time, and a wait on one stream never holds up another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scheduler {
+    /// Every stream has its own worker thread, started with its first task.
+    Threads,
+    /// Streams are queues: a pool of about as many workers as the process may use cores runs
+    /// the streams that have work; a stream whose head waits for something not yet done
+    /// gives its worker up until it is; workers stuck in long tasks are made up for.
+    #[default]
+    Pool,
+}
+
+impl Scheduler {
+    /// The scheduler [`ENV_SCHEDULER`] names; [`Scheduler::Pool`] when it is unset or names
+    /// neither.
+    pub fn from_env() -> Self {
+        Self::parse(&env::var(ENV_SCHEDULER).unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// `threads` or `pool` (case and surrounding blanks ignored).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "threads" => Some(Self::Threads),
+            "pool" => Some(Self::Pool),
+            _ => None,
+        }
+    }
+}
+
 /// The compute capability the devices report to CUDA by default: 8.0.
 pub const DEFAULT_COMPUTE_CAPABILITY: (u32, u32) = (8, 0);
 /// The multiprocessor count the devices report to CUDA by default.
@@ -116,6 +150,9 @@ pub struct Config {
     pub compute_capability: (u32, u32),
     /// Multiprocessors each device reports to CUDA.
     pub multiprocessor_count: u32,
+    /// How streams are run. The default (also of [`Config::default`]) is what
+    /// [`ENV_SCHEDULER`] says, so that a whole program or test suite can be switched.
+    pub scheduler: Scheduler,
 }
 
 impl Default for Config {
@@ -126,6 +163,7 @@ impl Default for Config {
             visible_devices: None,
             compute_capability: DEFAULT_COMPUTE_CAPABILITY,
             multiprocessor_count: DEFAULT_MULTIPROCESSOR_COUNT,
+            scheduler: Scheduler::from_env(),
         }
     }
 }
@@ -274,6 +312,15 @@ mod tests {
         assert_eq!(parse_capability(" 8.6 "), Some((8, 6)));
         assert_eq!(parse_capability("8"), None);
         assert_eq!(parse_capability("a.b"), None);
+    }
+
+    #[test]
+    fn schedulers_are_named_threads_or_pool() {
+        assert_eq!(Scheduler::parse("threads"), Some(Scheduler::Threads));
+        assert_eq!(Scheduler::parse(" Pool\n"), Some(Scheduler::Pool));
+        assert_eq!(Scheduler::parse(""), None);
+        assert_eq!(Scheduler::parse("fibers"), None);
+        assert_eq!(Scheduler::default(), Scheduler::Pool);
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub(crate) struct Device {
     pub(crate) exceptions: Arc<ExceptionSlot>,
     /// Where the device's stream workers come from.
     pub(crate) threads: Arc<dyn ThreadSpawner>,
+    /// The runtime's pool, when it pools its streams (`Scheduler::Pool`).
+    pub(crate) pool: Option<Arc<crate::exec::pool::Pool>>,
     /// The process's core limits on this device (`aclrtSetDeviceResLimit`); unset means the
     /// chip's totals. Cleared when the device is released.
     pub(crate) core_limits: CoreLimits,
@@ -43,6 +45,7 @@ impl Device {
         memory_capacity: u64,
         exceptions: Arc<ExceptionSlot>,
         threads: Arc<dyn ThreadSpawner>,
+        pool: Option<Arc<crate::exec::pool::Pool>>,
     ) -> Self {
         Self {
             id,
@@ -55,6 +58,7 @@ impl Device {
             next_event_id: AtomicU32::new(0),
             exceptions,
             threads,
+            pool,
             core_limits: CoreLimits::unset(),
         }
     }
@@ -149,6 +153,7 @@ mod tests {
             1 << 20,
             Default::default(),
             Arc::new(crate::threads::OsThreads),
+            None,
         );
         let ids: Vec<u32> = (0..MAX_STREAMS_PER_DEVICE)
             .map(|_| d.acquire_stream().unwrap())
@@ -170,6 +175,7 @@ mod tests {
             100,
             Default::default(),
             Arc::new(crate::threads::OsThreads),
+            None,
         );
         assert!(d.reserve_memory(60));
         assert!(!d.reserve_memory(41));

@@ -60,6 +60,9 @@ pub struct Runtime {
     pub(crate) cuda_state: Mutex<Option<Box<dyn std::any::Any + Send>>>,
     /// The configuration the runtime was made with (the CUDA face reads the device properties).
     pub(crate) config: Config,
+    /// The pool running the streams (`Scheduler::Pool`), shut down with the runtime (or when
+    /// it is dropped, if it never was).
+    pub(crate) pool_owner: Option<crate::exec::pool::Owner>,
 }
 
 /// How a device is bound to its default context.
@@ -118,6 +121,8 @@ impl Runtime {
     /// A runtime whose stream workers come from `threads`.
     pub fn with_threads(config: &Config, threads: Arc<dyn ThreadSpawner>) -> Arc<Self> {
         let exceptions = Arc::new(ExceptionSlot::default());
+        let pool = (config.scheduler == crate::config::Scheduler::Pool)
+            .then(|| crate::exec::pool::Pool::new(threads.clone()));
         let devices: Vec<Arc<Device>> = config
             .logical_to_physical()
             .iter()
@@ -128,6 +133,7 @@ impl Runtime {
                     config.device_memory,
                     exceptions.clone(),
                     threads.clone(),
+                    pool.clone(),
                 ))
             })
             .collect();
@@ -150,6 +156,7 @@ impl Runtime {
             settings: Default::default(),
             cuda_state: Mutex::new(None),
             config: config.clone(),
+            pool_owner: pool.map(crate::exec::pool::Owner),
         })
     }
 

@@ -1,9 +1,13 @@
 //! Streams and their workers.
 //!
-//! Each stream owns one worker thread, started with its first task, that runs the stream's
-//! tasks strictly in order and parks when the queue is empty. A stream blocked on an event holds
-//! only its own worker, so no wait order among streams can deadlock the device, and N streams
-//! really run N tasks at once.
+//! Two ways to run a stream (`config::Scheduler`; the pool is the default):
+//! - **Threads**: each stream owns one worker thread, started with its first task, that runs
+//!   the stream's tasks strictly in order and parks when the queue is empty. A stream blocked
+//!   on an event holds only its own worker, so no wait order among streams can deadlock the
+//!   device, and N streams really run N tasks at once.
+//! - **Pool** (`stream/pooled.rs`): the stream is a queue that the runtime's pool
+//!   (`exec::pool`) runs a turn at a time on whichever worker is free; a wait whose target is
+//!   not done suspends the stream instead of blocking a worker.
 //!
 //! The stream decides, task by task, whether work runs or is discarded and what a failure
 //! does; performing a task is the executor's (`exec`). Progress counters are `exec::Progress`.
@@ -25,13 +29,14 @@ use crate::handle::StreamHandle;
 use crate::observe::{self, TaskRef};
 use crate::policy::LegacySync;
 use crate::res_limit::CoreLimits;
-use crate::sync::{lock, Ring, SpinPolicy, WorkQueue};
+use crate::sync::{lock, Latch, Ring, RunState, SpinPolicy, WorkQueue};
 use crate::task_info::{HostFn, TaskKind, TaskMeta};
 
 /// A context of this crate: its members are streams.
 pub(crate) type Context = ContextOf<Stream>;
 
 mod control;
+mod pooled;
 
 /// Most tasks the worker takes off the queue before running them.
 const WORKER_BATCH: usize = 64;
@@ -66,6 +71,22 @@ pub(crate) struct Stream {
     pub(crate) core_limits: CoreLimits,
     /// `aclrtSetStreamOverflowSwitch`: overflow detection of the stream's tasks, 0 or 1.
     pub(crate) overflow_switch: AtomicU32,
+    /// The pool that runs the stream, if the runtime pools its streams (else it has a thread).
+    pool: Option<Arc<exec::pool::Pool>>,
+    /// Pooled: where the stream stands with the pool.
+    run_state: RunState,
+    /// Pooled: tasks taken off the queue but not yet run, kept while the stream is suspended
+    /// or waits for its next turn (its head first).
+    head: Mutex<VecDeque<Task>>,
+    /// Pooled: set once the stream is closed and everything queued has retired (what joining
+    /// its worker thread is for a threaded stream).
+    drained: Latch,
+    /// Pooled: 1 + the id of the task whose start observers were told of when it suspended
+    /// (a wait begins when it first reaches the head, as a blocked wait would), so that
+    /// running it later does not announce it twice; 0 when none.
+    announced: std::sync::atomic::AtomicU64,
+    /// Pooled: the stream itself, known from its first scheduling on (a job is an `Arc`).
+    me: OnceLock<std::sync::Weak<Stream>>,
 }
 
 impl Stream {
@@ -93,7 +114,6 @@ impl Stream {
         Self {
             handle,
             id,
-            context,
             is_default,
             priority,
             flags,
@@ -109,6 +129,13 @@ impl Stream {
             host_func_subscriber: Mutex::new(None),
             core_limits: CoreLimits::unset(),
             overflow_switch: AtomicU32::new(0),
+            pool: context.device.pool.clone(),
+            run_state: RunState::new(),
+            head: Mutex::new(VecDeque::new()),
+            drained: Latch::new(),
+            announced: std::sync::atomic::AtomicU64::new(0),
+            me: OnceLock::new(),
+            context,
         }
     }
 
@@ -149,7 +176,11 @@ impl Stream {
             id
         };
         crate::thread_state::note_task_queued(id);
-        if self.queue.notify() == Ring::Start {
+        if self.pool.is_some() {
+            if self.run_state.ring() {
+                self.schedule()?;
+            }
+        } else if self.queue.notify() == Ring::Start {
             if let Err(refused) = self.spawn_worker() {
                 return Err(self.worker_refused(&refused));
             }
@@ -241,9 +272,13 @@ impl Stream {
         self.progress.task_ref(task_id)
     }
 
-    /// Unparks the worker so it re-checks its queue and abort conditions.
+    /// Unparks the worker so it re-checks its queue and abort conditions (pooled: queues the
+    /// stream if it is suspended).
     pub(crate) fn wake_worker(&self) {
-        self.queue.wake();
+        match &self.pool {
+            Some(pool) => self.wake_pooled(pool),
+            None => self.queue.wake(),
+        }
     }
 
     fn run_worker(self: Arc<Self>) {
@@ -308,7 +343,7 @@ impl Stream {
             return;
         }
         let tracing = observe::enabled();
-        if tracing {
+        if tracing && self.announced.load(Ordering::Relaxed) != id + 1 {
             observe::task_started(self.task_ref(id), kind);
         }
         let outcome = exec::execute(&exec::Active, self, id, work);
@@ -375,11 +410,18 @@ impl Stream {
         }
         *lock(&self.submit_lock) = true;
         self.queue.close();
+        if let Some(pool) = &self.pool {
+            self.close_pooled(pool);
+        }
     }
 
     /// Waits for the worker thread to exit (after [`Stream::close`]). Must not be called from
     /// the worker itself.
     pub(crate) fn join_worker(&self) {
+        if self.pool.is_some() {
+            self.join_pooled();
+            return;
+        }
         let handle = lock(&self.worker_join).take();
         if let Some(handle) = handle {
             if handle.thread().id() != std::thread::current().id() {

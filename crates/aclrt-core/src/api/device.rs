@@ -56,6 +56,11 @@ impl Runtime {
             lock(self.binding(device)).default_context = None;
         }
         self.wait_for_teardowns();
+        // Every stream is drained: the pool's workers leave (a runtime kept alive elsewhere
+        // holds no idle threads).
+        if let Some(owner) = &self.pool_owner {
+            owner.0.shut_down();
+        }
     }
 
     /// Counts the live objects.

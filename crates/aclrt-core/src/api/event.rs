@@ -456,7 +456,7 @@ impl Runtime {
         ev.wait_queued();
         let recorded = match &target {
             WaitTarget::Snapshot(record) => Some(record.origin()),
-            WaitTarget::Flag => None,
+            WaitTarget::Flag | WaitTarget::Began(_) => None,
         };
         let work = Work::Wait {
             target,

@@ -73,11 +73,12 @@ impl Executor for HostThreads {
                     .current()
                     .wait_or(give_up, deadline, SpinPolicy::Brief)
             }
+            WaitTarget::Began(latch) => latch.wait_or(give_up, deadline, SpinPolicy::Brief),
         };
         if observe::enabled() {
             let by = match target {
                 WaitTarget::Snapshot(record) => released.then(|| record.origin()),
-                WaitTarget::Flag => event
+                WaitTarget::Flag | WaitTarget::Began(_) => event
                     .latest()
                     .filter(|r| released && r.is_done())
                     .map(|r| r.origin()),
@@ -113,11 +114,16 @@ impl Executor for HostThreads {
     ) -> Outcome {
         let done = block.then(|| Arc::new(CallbackDone::default()));
         site.deliver_callback(task_id, body, done.clone(), channel)?;
-        if let Some(done) = done {
-            done.wait_or(|| site.dropping_work());
-            if !done.ran() && !site.dropping_work() {
-                return Err(done.unrun_error(task_id));
-            }
+        match done {
+            Some(done) => self.callback_await(site, task_id, &done),
+            None => Ok(()),
+        }
+    }
+
+    fn callback_await(&self, site: &dyn Site, task_id: u64, done: &CallbackDone) -> Outcome {
+        done.wait_or(|| site.dropping_work());
+        if !done.ran() && !site.dropping_work() {
+            return Err(done.unrun_error(task_id));
         }
         Ok(())
     }

@@ -3,9 +3,11 @@
 //! A stream (the model) takes its tasks in order, decides whether each runs or is discarded,
 //! and handles a failed task; *performing* a task is the executor's job, one handler per kind
 //! of [`Work`] behind the [`Executor`] trait. Host threads ([`host::HostThreads`]) are the
-//! first implementation: copies are `memcpy`, kernels are called, waits block the stream's
-//! worker. A pooled scheduler, or a backend that replays tasks elsewhere, implements the same
-//! handlers.
+//! implementation: copies are `memcpy`, kernels are called, waits block the thread that runs
+//! them. Who runs a stream's tasks is the scheduler's: a thread per stream, or the pool
+//! ([`pool`]), which asks [`blocker`] before a wait runs and suspends the stream instead of
+//! blocking while its target is not done ([`begin`] delivers a blocking callback first, so
+//! that its completion is such a target).
 //!
 //! This layer names no model type: a handler learns what it needs of the stream that runs the
 //! task through [`Site`] and of an event through [`EventSide`], both implemented by the model.
@@ -20,6 +22,7 @@
 //!   runtime; see `sync::order`).
 
 pub(crate) mod host;
+pub(crate) mod pool;
 pub(crate) mod progress;
 pub(crate) mod record;
 pub(crate) mod task;
@@ -30,6 +33,7 @@ use std::time::Duration;
 use crate::callback::CallbackDone;
 use crate::error::{AclError, Failure};
 use crate::observe::TaskRef;
+use crate::sync::{Latch, Waker};
 use crate::task_info::{HostFn, KernelFn};
 
 pub(crate) use progress::Progress;
@@ -102,6 +106,8 @@ pub(crate) trait Executor {
         block: bool,
         channel: Channel,
     ) -> Outcome;
+    /// The second half of a blocking callback, delivered already: waits for it to finish.
+    fn callback_await(&self, site: &dyn Site, task_id: u64, done: &CallbackDone) -> Outcome;
     fn host_func(&self, task_id: u64, body: HostFn) -> Outcome;
     fn stream_wait(&self, site: &dyn Site, task_id: u64, other: &Progress, until: u64) -> Outcome;
 }
@@ -135,8 +141,88 @@ pub(crate) fn execute(
             block,
             channel,
         } => executor.callback(site, task_id, body, block, channel),
+        Work::CallbackDelivered { delivered, done } => {
+            delivered?;
+            executor.callback_await(site, task_id, &done)
+        }
         Work::HostFunc(body) => executor.host_func(task_id, body),
         Work::StreamWait { stream, until } => executor.stream_wait(site, task_id, &stream, until),
+    }
+}
+
+/// What a task at the head of a stream waits for while it is not done: a pooled stream
+/// suspends on it instead of blocking its worker.
+pub(crate) enum Blocker {
+    Record(Arc<RecordState>),
+    Flag(Arc<Latch>),
+    Retired(Arc<Progress>, u64),
+    Callback(Arc<CallbackDone>),
+}
+
+/// What `work` would block on if it ran now; `None` when it would not block, or when it must
+/// block in place (a wait with a timeout, which the pool's monitor makes up for). A legacy
+/// flag wait begins here: it keeps the latch the flag holds now, as a blocked wait would.
+pub(crate) fn blocker(work: &mut Work) -> Option<Blocker> {
+    match work {
+        Work::Wait {
+            target,
+            event,
+            timeout: None,
+        } => match target {
+            WaitTarget::Snapshot(record) => {
+                (!record.is_done()).then(|| Blocker::Record(record.clone()))
+            }
+            WaitTarget::Flag => {
+                let latch = event.flag().current();
+                if latch.is_set() {
+                    return None;
+                }
+                *target = WaitTarget::Began(latch.clone());
+                Some(Blocker::Flag(latch))
+            }
+            WaitTarget::Began(latch) => (!latch.is_set()).then(|| Blocker::Flag(latch.clone())),
+        },
+        Work::StreamWait { stream, until } => {
+            (stream.retired() < *until).then(|| Blocker::Retired(stream.clone(), *until))
+        }
+        Work::CallbackDelivered {
+            delivered: Ok(()),
+            done,
+        } => (!done.is_finished()).then(|| Blocker::Callback(done.clone())),
+        _ => None,
+    }
+}
+
+/// The first step of a task that reached the head of a pooled stream, taken once, before
+/// [`blocker`]: a blocking callback is delivered to its thread now (as a blocked worker
+/// would), and the task becomes the wait for it ([`Work::CallbackDelivered`]).
+pub(crate) fn begin(work: &mut Work, site: &dyn Site, task_id: u64) {
+    if !matches!(work, Work::Callback { block: true, .. }) {
+        return;
+    }
+    let placeholder = Work::Copy {
+        dst: 0,
+        src: 0,
+        len: 0,
+    };
+    let Work::Callback { body, channel, .. } = std::mem::replace(work, placeholder) else {
+        unreachable!("matched above")
+    };
+    let done = Arc::new(CallbackDone::default());
+    let delivered = site.deliver_callback(task_id, body, Some(done.clone()), channel);
+    *work = Work::CallbackDelivered { delivered, done };
+}
+
+impl Blocker {
+    /// Registers `waker` for when the blocker is done; `false` if it is done (or `also()`
+    /// holds) already, see `sync::WaitList::wake_when`.
+    pub(crate) fn wake_when(&self, also: impl Fn() -> bool, waker: Waker) -> bool {
+        match self {
+            Blocker::Record(record) => record.done().wake_when(also, waker),
+            Blocker::Flag(latch) => latch.wake_when(also, waker),
+            Blocker::Retired(progress, until) => progress.wake_when_retired(*until, also, waker),
+            Blocker::Callback(done) => done.latch().wake_when(also, waker),
+        }
     }
 }
 
@@ -152,6 +238,7 @@ pub(crate) fn discard(work: Work, failure: &Failure) {
         | Work::Set { .. }
         | Work::Reset(_)
         | Work::Callback { .. }
+        | Work::CallbackDelivered { .. }
         | Work::HostFunc(_)
         | Work::StreamWait { .. } => {}
     }

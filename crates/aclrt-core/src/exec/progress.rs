@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::observe::TaskRef;
-use crate::sync::{SpinPolicy, WaitList};
+use crate::sync::{SpinPolicy, WaitList, Waker};
 
 /// How far one stream's tasks have got.
 pub(crate) struct Progress {
@@ -83,5 +83,17 @@ impl Progress {
             spin,
             until,
         )
+    }
+
+    /// Registers `waker` for when `until` tasks have retired, unless that or `also()` holds
+    /// already; see [`WaitList::wake_when`] (`false`: no waker is left to count on).
+    pub(crate) fn wake_when_retired(
+        &self,
+        until: u64,
+        also: impl Fn() -> bool,
+        waker: Waker,
+    ) -> bool {
+        self.waiters
+            .wake_when(|| self.retired() >= until || also(), until, waker)
     }
 }

@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use super::progress::Progress;
 use super::record::RecordState;
-use super::EventSide;
+use super::{EventSide, Outcome};
+use crate::callback::CallbackDone;
+use crate::sync::Latch;
 use crate::task_info::{HostFn, KernelFn, TaskKind, TaskMeta};
 
 /// Where a stream wait gets the latch it waits for.
@@ -19,6 +21,9 @@ pub(crate) enum WaitTarget {
     Snapshot(Arc<RecordState>),
     /// A legacy SYNC event: whatever latch the event's flag holds when the wait executes.
     Flag,
+    /// A legacy SYNC event wait that began (its stream suspended on it, see
+    /// [`super::blocker`]): the latch the flag held then, as a blocked wait keeps it.
+    Began(Arc<Latch>),
 }
 
 /// What a task does.
@@ -51,6 +56,13 @@ pub(crate) enum Work {
         body: HostFn,
         block: bool,
         channel: Channel,
+    },
+    /// A blocking callback already delivered to its thread when it reached the head of a
+    /// pooled stream (see [`super::begin`]): what the delivery returned, and the completion
+    /// the stream waits for.
+    CallbackDelivered {
+        delivered: Outcome,
+        done: Arc<CallbackDone>,
     },
     HostFunc(HostFn),
     /// Waits until `until` tasks of another stream have retired.

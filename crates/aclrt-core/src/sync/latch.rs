@@ -1,7 +1,7 @@
 use std::time::Instant;
 
 use super::shim::{AtomicBool, Ordering};
-use super::{SpinPolicy, WaitList};
+use super::{SpinPolicy, WaitList, Waker};
 
 /// A one-shot flag that threads can wait on: set once, never cleared.
 ///
@@ -39,6 +39,12 @@ impl Latch {
         self.waiters
             .wait_until(|| self.is_set() || also(), deadline, spin);
         self.is_set()
+    }
+
+    /// Registers `waker` for when the latch is set, unless it is set or `also()` holds
+    /// already; see [`WaitList::wake_when`] (`false`: no waker is left to count on).
+    pub(crate) fn wake_when(&self, also: impl Fn() -> bool, waker: Waker) -> bool {
+        self.waiters.wake_when(|| self.is_set() || also(), 0, waker)
     }
 
     pub(crate) fn wait(&self, deadline: Option<Instant>, spin: SpinPolicy) -> bool {

@@ -2,27 +2,33 @@
 //!
 //! Everything that blocks a thread in this crate goes through [`WaitList`] (a host thread in
 //! `aclrtSynchronizeStream`, a stream worker held by an event wait, the thread in
-//! `aclrtProcessReport`) or, for an idle stream worker and its submitters, [`Doorbell`]. The types below are re-exported from `loom` under `cfg(loom)` so the
+//! `aclrtProcessReport`) or, for an idle stream worker and its submitters, [`Doorbell`]; with the
+//! pooled scheduler a stream that waits suspends instead, leaving a [`Waker`] in the wait list,
+//! and idle pool workers park in the [`ReadyQueue`]. The types below are re-exported from `loom` under `cfg(loom)` so the
 //! completion and wake-up protocol can be model-checked (see `tests/loom_*.rs`).
 
 mod doorbell;
 mod latch;
 pub(crate) mod order;
+mod ready;
+mod runstate;
 mod waitlist;
 mod workqueue;
 
 pub use doorbell::{Doorbell, Ring};
 pub(crate) use latch::Latch;
-pub use waitlist::{SpinPolicy, WaitList};
+pub use ready::{Pop, ReadyQueue};
+pub use runstate::RunState;
+pub use waitlist::{SpinPolicy, WaitList, Waker};
 pub use workqueue::WorkQueue;
 
 #[cfg(loom)]
 pub(crate) mod shim {
     pub(crate) use loom::hint::spin_loop;
     pub(crate) use loom::sync::atomic::{
-        fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+        fence, AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering,
     };
-    pub(crate) use loom::sync::Mutex;
+    pub(crate) use loom::sync::{Mutex, MutexGuard};
     pub(crate) use loom::thread::{current, park, yield_now, Thread};
 
     pub(crate) fn park_timeout(_d: std::time::Duration) {
@@ -36,9 +42,9 @@ pub(crate) mod shim {
 pub(crate) mod shim {
     pub(crate) use std::hint::spin_loop;
     pub(crate) use std::sync::atomic::{
-        fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+        fence, AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering,
     };
-    pub(crate) use std::sync::Mutex;
+    pub(crate) use std::sync::{Mutex, MutexGuard};
     pub(crate) use std::thread::{current, park, park_timeout, yield_now, Thread};
 }
 

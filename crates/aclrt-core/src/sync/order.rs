@@ -31,6 +31,7 @@ const CLASSES: &[(&str, &str)] = &[
     ("Option<Failure>", "stream.pending_failure"),
     ("Option<Arc<Subscriber>>", "stream.subscriber"),
     ("Option<JoinHandle<()>>", "stream.worker_join"),
+    ("VecDeque<Task>", "stream.head"),
     ("Due", "subscriber.due"),
     ("Vec<StreamHandle>", "subscriber.streams"),
     ("HashMap<u64, Arc<Subscriber>>", "reports.subscribers"),
@@ -72,6 +73,8 @@ pub(crate) const NESTING: &[(&str, &str)] = &[
     ("event.state", "context.streams"),
     ("event.state", "stream.submit"),
     ("event.state", "stream.worker_join"),
+    // A pooled stream refused a worker discards the tasks it keeps, under the same lock.
+    ("event.state", "stream.head"),
     ("event.state", "stream.pending_failure"),
     // Subscriptions: the stream's slot, then the hub, then the subscriber's own lists.
     ("stream.subscriber", "reports.subscribers"),

@@ -1,6 +1,31 @@
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::shim::{self, AtomicU64, AtomicUsize, Mutex, Ordering, Thread};
+
+/// What a suspended waiter leaves in a [`WaitList`] instead of a parked thread: called once,
+/// with no lock of the list held, when a producer reaches its key (see [`WaitList::wake_when`]).
+/// It must be quick and must not block: it only hands the waiter back to whoever runs it.
+pub type Waker = Arc<dyn Fn() + Send + Sync>;
+
+/// A registered waiter: a parked thread (which removes itself when it returns) or a waker
+/// (which the producer that reaches it removes and calls).
+enum Waiter {
+    Thread(Thread),
+    Call(u64, Waker),
+}
+
+impl std::fmt::Debug for Waiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Waiter::Thread(t) => write!(f, "Thread({:?})", t.id()),
+            Waiter::Call(id, _) => write!(f, "Call({id})"),
+        }
+    }
+}
+
+/// Tells wakers of one list apart, so a waiter can withdraw its own.
+static NEXT_WAKER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// How a thread waits before it parks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,13 +63,20 @@ const BRIEF_SPINS: u32 = 2;
 /// registered thread, or the waiter's check sees the condition already true. A thread is pushed
 /// onto `threads` under the lock before that check, so a producer that takes the lock afterwards
 /// always finds it; unpark tokens make an unpark that races ahead of `park` harmless.
+///
+/// A waiter that must not block (a stream suspended on a pooled worker) registers a [`Waker`]
+/// instead, by the same protocol ([`WaitList::wake_when`]): announced and listed before its
+/// last check, so a producer either finds it (and calls it, exactly once, after releasing the
+/// list's lock) or the check sees the condition. When the check sees it, the waiter withdraws
+/// its waker; if a producer already took it, the waker still runs once, and the caller's own
+/// state decides which of the two resumes the waiter (`sync::RunState`).
 #[derive(Debug)]
 pub struct WaitList {
     waiting: AtomicUsize,
     /// The smallest key among registered waiters (`u64::MAX` when none); lets a producer skip
     /// the lock and the wake-ups while no waiter's key has been reached.
     min_key: AtomicU64,
-    threads: Mutex<Vec<(Thread, u64)>>,
+    threads: Mutex<Vec<(Waiter, u64)>>,
 }
 
 impl Default for WaitList {
@@ -80,12 +112,72 @@ impl WaitList {
         {
             return;
         }
-        let threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
-        for (t, key) in threads.iter() {
-            if *key <= reached {
-                t.unpark();
+        let mut due: Vec<Waker> = Vec::new();
+        {
+            let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+            let before = threads.len();
+            threads.retain(|(w, key)| match w {
+                Waiter::Thread(t) => {
+                    if *key <= reached {
+                        t.unpark();
+                    }
+                    true
+                }
+                Waiter::Call(_, waker) => {
+                    if *key <= reached {
+                        due.push(waker.clone());
+                        false
+                    } else {
+                        true
+                    }
+                }
+            });
+            if threads.len() != before {
+                let min = threads.iter().map(|(_, k)| *k).min().unwrap_or(u64::MAX);
+                self.min_key.store(min, Ordering::SeqCst);
+                self.waiting
+                    .fetch_sub(before - threads.len(), Ordering::SeqCst);
             }
         }
+        // Called outside the list's lock: a waker schedules its waiter, which may take other
+        // (internal, leaf) locks.
+        for waker in due {
+            waker();
+        }
+    }
+
+    /// Registers `waker` to be called once [`WaitList::wake_reached`] reaches `key` (0 for any
+    /// wake-up), unless `ready()` already holds. Returns `true` if the waker is left
+    /// registered; `false` if `ready()` held on the check made after registering, in which
+    /// case the waker was withdrawn, or, if a producer took it first, will still be called
+    /// once. Never blocks.
+    pub fn wake_when(&self, ready: impl Fn() -> bool, key: u64, waker: Waker) -> bool {
+        if ready() {
+            return false;
+        }
+        let id = NEXT_WAKER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        {
+            let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+            threads.push((Waiter::Call(id, waker), key));
+            self.min_key.fetch_min(key, Ordering::SeqCst);
+        }
+        // Pairs with the producer's fence in `wake_reached`, as in `park_until`.
+        shim::fence(Ordering::SeqCst);
+        if !ready() {
+            return true;
+        }
+        let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = threads
+            .iter()
+            .position(|(w, _)| matches!(w, Waiter::Call(mine, _) if *mine == id))
+        {
+            threads.swap_remove(i);
+            let min = threads.iter().map(|(_, k)| *k).min().unwrap_or(u64::MAX);
+            self.min_key.store(min, Ordering::SeqCst);
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+        }
+        false
     }
 
     /// Blocks until `ready()` returns true or `deadline` passes; returns whether `ready()` held.
@@ -149,7 +241,7 @@ impl WaitList {
             // sees both, and one that finds this thread absent from the list unlocked it
             // before the push, so the check below sees its condition.
             let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
-            threads.push((me.clone(), key));
+            threads.push((Waiter::Thread(me.clone()), key));
             self.min_key.fetch_min(key, Ordering::SeqCst);
         }
         shim::fence(Ordering::SeqCst);
@@ -170,7 +262,10 @@ impl WaitList {
         };
         {
             let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(i) = threads.iter().position(|(t, _)| t.id() == me.id()) {
+            if let Some(i) = threads
+                .iter()
+                .position(|(w, _)| matches!(w, Waiter::Thread(t) if t.id() == me.id()))
+            {
                 threads.swap_remove(i);
             }
             let min = threads.iter().map(|(_, k)| *k).min().unwrap_or(u64::MAX);

@@ -139,6 +139,11 @@ impl<T> WorkQueue<T> {
         self.items.pop()
     }
 
+    /// Whether nothing is queued now.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
     /// No more items will be pushed; the consumer drains what is queued and stops.
     pub fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);

@@ -1,0 +1,421 @@
+//! The pooled scheduler: streams are queues, and a small pool of workers runs the ones that
+//! have work (`Scheduler::Pool`).
+//!
+//! - **Ready queue** (`sync::ReadyQueue`): what is runnable, first in first out. A job is
+//!   queued by whoever moved it into `QUEUED` (`sync::RunState`): a submitter that found it
+//!   idle, a completion that woke it, or its own worker at the end of its turn.
+//! - **Workers**: up to about as many as the process may use cores are started as work
+//!   arrives, spin briefly and then park when the queue is empty, and live as long as the
+//!   pool. Each runs one job at a time; a job runs a turn of one stream's tasks.
+//! - **Hand-off**: a job woken from inside a task of this pool (a record that releases
+//!   another stream's wait) is kept by that worker and run next, without a trip through the
+//!   queue, unless an idle worker could take it now or the current stream goes on to a task
+//!   that may block (user code, a wait with a timeout).
+//! - **Monitor**: a kernel or host function that blocks holds its worker. Each worker counts
+//!   the tasks it enters and leaves (one relaxed add each: odd while inside one). While jobs
+//!   wait and no worker is idle, a monitor thread looks every millisecond; a worker whose
+//!   count is odd and unchanged since the last look has been inside one task that long, and
+//!   for each of those the monitor starts an extra worker (at most one per queued job). Extra
+//!   workers leave after [`EXTRA_IDLE`] without work. When nothing waits the monitor parks:
+//!   an idle pool uses no CPU.
+//!
+//! # Invariants
+//! - A job is run by at most one worker at a time (its `RunState`, see `sync/runstate.rs`).
+//! - A pushed job is run: it is queued or in a worker's hand-off slot, and a pool with no
+//!   worker starts one before queuing (a push that cannot start one fails, queuing nothing).
+//! - Workers run jobs with no runtime lock held; the pool's own locks are leaves, internal to
+//!   `sync` or this module.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::thread::Thread;
+use std::time::Duration;
+
+use crate::sync::{Pop, ReadyQueue};
+use crate::threads::ThreadSpawner;
+
+/// Something the pool runs: one turn of a stream.
+pub(crate) trait Job: Send + Sync {
+    fn run(self: Arc<Self>);
+}
+
+/// Spins an idle worker makes before it parks.
+const IDLE_SPINS: u32 = 1_024;
+/// How long an extra worker stays without work before it leaves.
+const EXTRA_IDLE: Duration = Duration::from_millis(50);
+/// How often the monitor looks while jobs wait and no worker is idle.
+const MONITOR_TICK: Duration = Duration::from_millis(1);
+/// The most workers a pool has at once, extra ones included.
+const MAX_WORKERS: usize = 4_096;
+
+const MONITOR_NONE: u8 = 0;
+const MONITOR_AWAKE: u8 = 1;
+const MONITOR_ASLEEP: u8 = 2;
+
+/// A worker's task counter: odd while it is inside a task. Only the monitor writes `seen`.
+#[derive(Default)]
+struct Stamp {
+    entered: AtomicU64,
+    seen: AtomicU64,
+    /// The worker's thread, once it runs.
+    thread: OnceLock<Thread>,
+}
+
+/// The pool of one runtime.
+pub(crate) struct Pool {
+    ready: ReadyQueue<Arc<dyn Job>>,
+    spawner: Arc<dyn ThreadSpawner>,
+    /// Workers kept while idle: the cores the process may use.
+    core: usize,
+    /// Workers alive (or being started).
+    workers: AtomicUsize,
+    /// Workers started but not yet looking for jobs.
+    starting: AtomicUsize,
+    next_worker: AtomicUsize,
+    /// Every live worker's counter, for the monitor (a leaf lock, held only to copy or edit
+    /// the list).
+    stamps: Mutex<Vec<Arc<Stamp>>>,
+    monitor_state: AtomicU8,
+    monitor: OnceLock<Thread>,
+    shut: AtomicBool,
+}
+
+/// What a worker thread of a pool keeps for itself.
+struct Local {
+    pool: *const Pool,
+    stamp: Arc<Stamp>,
+    /// The hand-off slot.
+    next: Option<Arc<dyn Job>>,
+}
+
+thread_local! {
+    static LOCAL: RefCell<Option<Local>> = const { RefCell::new(None) };
+}
+
+impl Pool {
+    /// A pool whose threads come from `spawner`; no thread starts before the first push.
+    pub(crate) fn new(spawner: Arc<dyn ThreadSpawner>) -> Arc<Self> {
+        let core = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Arc::new(Self {
+            ready: ReadyQueue::new(),
+            spawner,
+            core,
+            workers: AtomicUsize::new(0),
+            starting: AtomicUsize::new(0),
+            next_worker: AtomicUsize::new(0),
+            stamps: Mutex::new(Vec::new()),
+            monitor_state: AtomicU8::new(MONITOR_NONE),
+            monitor: OnceLock::new(),
+            shut: AtomicBool::new(false),
+        })
+    }
+
+    /// Makes `job` runnable; from inside a task of this pool it may be handed off to the
+    /// calling worker (`hand_off`). Fails only when the pool has no worker and the OS refuses
+    /// one; then nothing was queued.
+    pub(crate) fn push(self: &Arc<Self>, job: Arc<dyn Job>, hand_off: bool) -> std::io::Result<()> {
+        let job = if hand_off {
+            match self.keep_for_hand_off(job) {
+                None => return Ok(()),
+                Some(job) => job,
+            }
+        } else {
+            job
+        };
+        // After a shut-down the workers are leaving: one started now runs the job, then
+        // leaves too.
+        if self.workers.load(Ordering::SeqCst) == 0 || self.shut.load(Ordering::SeqCst) {
+            self.spawn_worker()?;
+        }
+        self.ready.push(job);
+        self.more_hands_if_needed();
+        Ok(())
+    }
+
+    /// Jobs wait and no worker is idle: the pool grows to its core count, and beyond that the
+    /// monitor watches for workers stuck in a task. Checked after every push and after a
+    /// worker takes a job and leaves others queued, so the monitor is awake whenever jobs
+    /// wait for busy workers.
+    fn more_hands_if_needed(self: &Arc<Self>) {
+        if self.ready.is_empty() || self.ready.has_idle_worker() {
+            return;
+        }
+        if self.workers.load(Ordering::SeqCst) < self.core {
+            // Still growing to the core count: a refusal here is made up for later.
+            let _ = self.spawn_worker();
+        } else {
+            self.wake_monitor();
+        }
+    }
+
+    /// On a worker of this pool with an empty hand-off slot, keeps `job` there (`None`);
+    /// otherwise gives it back.
+    fn keep_for_hand_off(&self, job: Arc<dyn Job>) -> Option<Arc<dyn Job>> {
+        LOCAL
+            .try_with(|local| {
+                let mut local = local.borrow_mut();
+                match local.as_mut() {
+                    Some(l) if std::ptr::eq(l.pool, self) && l.next.is_none() => {
+                        l.next = Some(job);
+                        None
+                    }
+                    _ => Some(job),
+                }
+            })
+            .unwrap_or_else(|_| unreachable!("the hand-off slot is read only while alive"))
+    }
+
+    /// Unparks every worker, so one blocked inside a task (an event wait with a timeout, a
+    /// blocking callback, a notify wait) re-checks its give-up condition; spurious for the
+    /// others, which look again and sleep again. Rare: aborts, stops, forced destroys.
+    pub(crate) fn unpark_workers(&self) {
+        let stamps = lock_leaf(&self.stamps);
+        for s in stamps.iter() {
+            if let Some(t) = s.thread.get() {
+                t.unpark();
+            }
+        }
+    }
+
+    /// Whether jobs wait for a worker.
+    pub(crate) fn has_waiting_jobs(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
+    fn spawn_worker(self: &Arc<Self>) -> std::io::Result<()> {
+        if self.workers.fetch_add(1, Ordering::SeqCst) >= MAX_WORKERS {
+            self.workers.fetch_sub(1, Ordering::SeqCst);
+            return Ok(());
+        }
+        let pool = Arc::clone(self);
+        let n = self.next_worker.fetch_add(1, Ordering::Relaxed);
+        let stamp = Arc::new(Stamp::default());
+        lock_leaf(&self.stamps).push(stamp.clone());
+        self.starting.fetch_add(1, Ordering::SeqCst);
+        let mine = stamp.clone();
+        let started = self.spawner.spawn(
+            format!("aclrt-pool-{n}"),
+            Box::new(move || pool.run_worker(stamp)),
+        );
+        match started {
+            // Workers are never joined: they leave when the pool shuts down.
+            Ok(_detached) => Ok(()),
+            Err(e) => {
+                self.workers.fetch_sub(1, Ordering::SeqCst);
+                self.starting.fetch_sub(1, Ordering::SeqCst);
+                let mut stamps = lock_leaf(&self.stamps);
+                if let Some(i) = stamps.iter().position(|s| Arc::ptr_eq(s, &mine)) {
+                    stamps.swap_remove(i);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn run_worker(self: Arc<Self>, stamp: Arc<Stamp>) {
+        let _ = stamp.thread.set(std::thread::current());
+        LOCAL.with(|l| {
+            *l.borrow_mut() = Some(Local {
+                pool: Arc::as_ptr(&self),
+                stamp: stamp.clone(),
+                next: None,
+            })
+        });
+        self.starting.fetch_sub(1, Ordering::SeqCst);
+        loop {
+            let handed = LOCAL.with(|l| l.borrow_mut().as_mut().and_then(|l| l.next.take()));
+            let job = match handed {
+                Some(job) => job,
+                None => {
+                    let extra = self.workers.load(Ordering::SeqCst) > self.core;
+                    match self.ready.pop(IDLE_SPINS, extra.then_some(EXTRA_IDLE)) {
+                        Pop::Item(job) => {
+                            self.more_hands_if_needed();
+                            job
+                        }
+                        Pop::TimedOut => {
+                            if self.retire_extra() {
+                                break;
+                            }
+                            continue;
+                        }
+                        Pop::ShutDown => {
+                            self.workers.fetch_sub(1, Ordering::SeqCst);
+                            break;
+                        }
+                    }
+                }
+            };
+            job.run();
+        }
+        let mut stamps = lock_leaf(&self.stamps);
+        if let Some(i) = stamps.iter().position(|s| Arc::ptr_eq(s, &stamp)) {
+            stamps.swap_remove(i);
+        }
+        drop(stamps);
+        LOCAL.with(|l| *l.borrow_mut() = None);
+    }
+
+    /// An extra worker found no work for a while: it leaves if the pool still has more than
+    /// its core workers.
+    fn retire_extra(&self) -> bool {
+        self.workers
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n > self.core).then(|| n - 1)
+            })
+            .is_ok()
+    }
+
+    fn wake_monitor(self: &Arc<Self>) {
+        std::sync::atomic::fence(Ordering::SeqCst);
+        let claim = |from| {
+            self.monitor_state
+                .compare_exchange(from, MONITOR_AWAKE, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+        };
+        match self.monitor_state.load(Ordering::SeqCst) {
+            MONITOR_NONE if claim(MONITOR_NONE) => {
+                let pool = Arc::downgrade(self);
+                let started = self
+                    .spawner
+                    .spawn("aclrt-pool-monitor".into(), Box::new(move || monitor(pool)));
+                if started.is_err() {
+                    // Tried again by the next push that needs it.
+                    self.monitor_state.store(MONITOR_NONE, Ordering::SeqCst);
+                }
+            }
+            MONITOR_ASLEEP if claim(MONITOR_ASLEEP) => {
+                if let Some(t) = self.monitor.get() {
+                    t.unpark();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the monitor has something to look at: jobs wait and no worker is idle.
+    fn needs_monitor(&self) -> bool {
+        !self.ready.is_empty() && !self.ready.has_idle_worker() && !self.shut.load(Ordering::SeqCst)
+    }
+
+    /// One look of the monitor: starts extra workers for the queued jobs if some worker has
+    /// been inside one task since the last look.
+    fn look(self: &Arc<Self>) {
+        let stuck = {
+            let stamps = lock_leaf(&self.stamps);
+            let mut stuck = 0;
+            for s in stamps.iter() {
+                let now = s.entered.load(Ordering::Relaxed);
+                if now % 2 == 1 && s.seen.load(Ordering::Relaxed) == now {
+                    stuck += 1;
+                }
+                s.seen.store(now, Ordering::Relaxed);
+            }
+            stuck
+        };
+        if stuck == 0 || !self.needs_monitor() {
+            return;
+        }
+        // One more worker per stuck one, at most one per queued job: a worker the host merely
+        // descheduled for a while costs one extra worker (which leaves again), while streams
+        // all blocked in long kernels double the workers every look or two until each has one.
+        let wanted = self
+            .ready
+            .len()
+            .saturating_sub(self.starting.load(Ordering::SeqCst))
+            .min(stuck);
+        for _ in 0..wanted {
+            if self.spawn_worker().is_err() {
+                break;
+            }
+        }
+    }
+
+    /// The runtime is going away: workers finish what is queued and leave, the monitor too.
+    pub(crate) fn shut_down(&self) {
+        self.shut.store(true, Ordering::SeqCst);
+        self.ready.shut_down();
+        if let Some(t) = self.monitor.get() {
+            t.unpark();
+        }
+    }
+}
+
+/// The monitor thread: holds only a weak reference, so a pool whose runtime is gone ends it.
+fn monitor(pool: Weak<Pool>) {
+    if let Some(p) = pool.upgrade() {
+        let _ = p.monitor.set(std::thread::current());
+    }
+    loop {
+        let Some(p) = pool.upgrade() else { return };
+        if p.shut.load(Ordering::SeqCst) {
+            return;
+        }
+        if !p.needs_monitor() {
+            p.monitor_state.store(MONITOR_ASLEEP, Ordering::SeqCst);
+            std::sync::atomic::fence(Ordering::SeqCst);
+            if !p.needs_monitor() && !p.shut.load(Ordering::SeqCst) {
+                drop(p);
+                std::thread::park();
+            } else {
+                p.monitor_state.store(MONITOR_AWAKE, Ordering::SeqCst);
+            }
+            continue;
+        }
+        drop(p);
+        std::thread::sleep(MONITOR_TICK);
+        if let Some(p) = pool.upgrade() {
+            p.look();
+        }
+    }
+}
+
+/// A worker of a pool is about to run a task: counted for the monitor. Also gives up the
+/// hand-off slot when the task may block (user code, a wait that runs in place) or an idle
+/// worker could run the handed job now.
+pub(crate) fn task_begins(pool: &Arc<Pool>, may_block: bool) {
+    let handed = LOCAL.with(|l| {
+        let mut l = l.borrow_mut();
+        let l = l.as_mut()?;
+        l.stamp.entered.fetch_add(1, Ordering::Relaxed);
+        if l.next.is_some() && (may_block || pool.ready.has_idle_worker()) {
+            l.next.take()
+        } else {
+            None
+        }
+    });
+    if let Some(job) = handed {
+        // A worker exists (this one), so the push cannot fail.
+        let _ = pool.push(job, false);
+    }
+}
+
+/// Whether the calling worker holds a job in its hand-off slot (which runs as soon as the
+/// current job lets go).
+pub(crate) fn holds_hand_off() -> bool {
+    LOCAL.with(|l| l.borrow().as_ref().is_some_and(|l| l.next.is_some()))
+}
+
+/// The task [`task_begins`] announced has ended.
+pub(crate) fn task_ends() {
+    LOCAL.with(|l| {
+        if let Some(l) = l.borrow().as_ref() {
+            l.stamp.entered.fetch_add(1, Ordering::Relaxed);
+        }
+    });
+}
+
+/// Locks one of the pool's own leaf locks (never held across anything else).
+fn lock_leaf<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Shuts its pool down when the runtime that owns it is dropped.
+pub(crate) struct Owner(pub(crate) Arc<Pool>);
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        self.0.shut_down();
+    }
+}
