@@ -76,20 +76,24 @@ def test_stream_lifecycle():
     assert rt.stream_query(s) == (0, E.ACL_ERROR_RT_INVALID_HANDLE)
 
 
-def test_destroy_stream_waits_and_force_discards():
+def test_destroy_stream_waits_and_force_returns_at_once():
     ran = []
     s, _ = rt.create_stream()
     acl.ext.launch_host_kernel(lambda a: (time.sleep(0.2), ran.append("a")), None, s)
     assert rt.destroy_stream(s) == 0
     assert ran == ["a"]
+    # Forced: returns while the first kernel is held at a gate; the queued ones still run.
+    gate = threading.Event()
     s, _ = rt.create_stream()
-    acl.ext.launch_host_kernel(lambda a: time.sleep(0.2), None, s)
-    for _ in range(5):
-        acl.ext.launch_host_kernel(lambda a: ran.append("discarded"), None, s)
+    acl.ext.launch_host_kernel(lambda a: gate.wait(10), None, s)
+    for i in range(5):
+        acl.ext.launch_host_kernel(lambda a, i=i: ran.append(i), None, s)
     assert rt.destroy_stream_force(s) == 0
     assert rt.destroy_stream_force(s) == E.ACL_ERROR_RT_INVALID_HANDLE
-    time.sleep(0.3)
     assert ran == ["a"]
+    gate.set()
+    assert rt.synchronize_device() == 0
+    assert ran == ["a", 0, 1, 2, 3, 4]
 
 
 def test_stream_query_and_sync_timeouts(stream):
