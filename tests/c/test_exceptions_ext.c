@@ -42,14 +42,14 @@ static void host_func(void *args)
 struct server {
     int host_funcs; /* 1: aclrtProcessHostFunc, 0: aclrtProcessReport */
     aclrtContext ctx;
-    volatile int stop;
+    int stop; /* read and written with __atomic builtins */
 };
 
 static void *serve(void *arg)
 {
     struct server *sv = (struct server *)arg;
     (void)aclrtSetCurrentContext(sv->ctx);
-    while (!sv->stop) {
+    while (!__atomic_load_n(&sv->stop, __ATOMIC_ACQUIRE)) {
         if (sv->host_funcs) {
             (void)aclrtProcessHostFunc(20);
         } else {
@@ -96,7 +96,8 @@ static void two_subscriptions(aclrtStream s)
     EXPECT_OK(aclrtSynchronizeStream(s));
     CHECK(g_served == 2);
     CHECK(!pthread_equal(g_served_on, ft) && !pthread_equal(g_served_on, rt));
-    reports.stop = funcs.stop = 1;
+    __atomic_store_n(&reports.stop, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&funcs.stop, 1, __ATOMIC_RELEASE);
     pthread_join(rt, NULL);
     pthread_join(ft, NULL);
 }
