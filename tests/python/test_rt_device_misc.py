@@ -44,11 +44,11 @@ def test_thread_last_task_id(stream):
 
 
 def test_overflow_modes_switches_and_status(stream):
-    assert rt.get_device_sat_mode() == (acl.ACL_RT_OVERFLOW_MODE_SATURATION, 0)
-    assert rt.set_device_sat_mode(acl.ACL_RT_OVERFLOW_MODE_INFNAN) == 0
     assert rt.get_device_sat_mode() == (acl.ACL_RT_OVERFLOW_MODE_INFNAN, 0)
-    assert rt.set_device_sat_mode(2) == E.ACL_ERROR_RT_PARAM_INVALID
     assert rt.set_device_sat_mode(acl.ACL_RT_OVERFLOW_MODE_SATURATION) == 0
+    assert rt.get_device_sat_mode() == (acl.ACL_RT_OVERFLOW_MODE_SATURATION, 0)
+    assert rt.set_device_sat_mode(2) == E.ACL_ERROR_RT_PARAM_INVALID
+    assert rt.set_device_sat_mode(acl.ACL_RT_OVERFLOW_MODE_INFNAN) == 0
     assert rt.get_stream_overflow_switch(stream) == (0, 0)
     assert rt.set_stream_overflow_switch(stream, 1) == 0
     assert rt.get_stream_overflow_switch(stream) == (1, 0)

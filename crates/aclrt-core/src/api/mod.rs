@@ -49,7 +49,7 @@ pub use memory_gaps::{BatchAttr, BatchCopy, MemUsage};
 pub use memory_query::*;
 pub use not_supported::not_supported;
 pub use notify::MAX_NOTIFIES_PER_DEVICE;
-pub use overflow::{OVERFLOW_MODE_SATURATION, OVERFLOW_STATUS_SIZE};
+pub use overflow::{OVERFLOW_MODE_INFNAN, OVERFLOW_STATUS_SIZE};
 pub use stream::*;
 pub use stream_ext::*;
 

@@ -19,8 +19,9 @@ use crate::runtime::Runtime;
 use crate::stream::Stream;
 use crate::task_info::{MemRange, TaskKind, TaskMeta};
 
-/// `ACL_RT_OVERFLOW_MODE_SATURATION`, the mode until one is set.
-pub const OVERFLOW_MODE_SATURATION: u32 = 0;
+/// `ACL_RT_OVERFLOW_MODE_INFNAN`, the mode until one is set: the vendor's runtime starts in
+/// it on chips with the overflow-mode feature, the emulated A2 chip among them.
+pub const OVERFLOW_MODE_INFNAN: u32 = 1;
 /// `ACL_RT_OVERFLOW_MODE_UNDEF`: modes and switches are below it.
 const OVERFLOW_MODE_UNDEF: u32 = 2;
 /// The only output size `aclrtGetOverflowStatus` takes, in bytes (the vendor's status area).
@@ -41,7 +42,7 @@ impl Runtime {
         Ok(())
     }
 
-    /// `aclrtGetDeviceSatMode`: the mode last set, saturation (0) until then.
+    /// `aclrtGetDeviceSatMode`: the mode last set, inf/nan (1) until then.
     pub fn get_device_sat_mode(&self) -> Result<u32> {
         Ok(self.settings.sat_mode.load(Ordering::Relaxed))
     }
