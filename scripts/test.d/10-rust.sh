@@ -5,4 +5,4 @@
 # is not the default (ACLRT_SCHEDULER).
 set -euo pipefail
 cargo test --workspace --no-fail-fast
-ACLRT_SCHEDULER=threads cargo test -p aclrt-core --no-fail-fast
+ACLRT_SCHEDULER=pool cargo test -p aclrt-core --no-fail-fast

@@ -1,6 +1,6 @@
 //! Streams and their workers.
 //!
-//! Two ways to run a stream (`config::Scheduler`; the pool is the default):
+//! Two ways to run a stream (`config::Scheduler`):
 //! - **Threads**: each stream owns one worker thread, started with its first task, that runs
 //!   the stream's tasks strictly in order and parks when the queue is empty. A stream blocked
 //!   on an event holds only its own worker, so no wait order among streams can deadlock the
