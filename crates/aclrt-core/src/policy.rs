@@ -14,6 +14,9 @@ pub(crate) struct ContextPolicy {
     /// Every task failure stops the whole context; its streams are born in stop-on-failure
     /// mode.
     pub(crate) failures_stop_the_context: bool,
+    /// A copy between two devices' memory needs peer access enabled (ACL); without it the
+    /// copy goes through the host, as CUDA's unified addressing lets it.
+    pub(crate) copies_need_peer_access: bool,
 }
 
 impl ContextPolicy {
@@ -21,11 +24,13 @@ impl ContextPolicy {
     pub(crate) const ACL: Self = Self {
         legacy_default_stream: false,
         failures_stop_the_context: false,
+        copies_need_peer_access: true,
     };
     /// CUDA contexts.
     pub(crate) const CUDA: Self = Self {
         legacy_default_stream: true,
         failures_stop_the_context: true,
+        copies_need_peer_access: false,
     };
 }
 

@@ -329,7 +329,11 @@ impl Runtime {
         if to == from {
             return Ok(());
         }
-        let current = self.current_context()?.device.id;
+        let ctx = self.current_context()?;
+        if !ctx.policy.copies_need_peer_access {
+            return Ok(());
+        }
+        let current = ctx.device.id;
         for other in [from, to] {
             if !self.extras.peer_enabled(current, other) {
                 bail!(
