@@ -320,7 +320,9 @@ pub fn stream_synchronize(handle: StreamHandle) -> CuResultOf<()> {
         let stream = stream_of(rt, h)?;
         crate::api::not_in_callback("cuStreamSynchronize")?;
         capture::check_observe(rt, &stream, "cuStreamSynchronize")?;
-        Ok(rt.synchronize_on(&stream, None, -1)?)
+        rt.synchronize_on(&stream, None, -1)?;
+        super::mem_pool::release_at_sync(rt, stream.context.device.id);
+        Ok(())
     })
 }
 
@@ -519,6 +521,7 @@ pub fn event_synchronize(event: EventHandle) -> CuResultOf<()> {
         crate::api::not_in_callback("cuEventSynchronize")?;
         capture::check_event(rt, &ev, "cuEventSynchronize")?;
         rt.wait_for_record(&ev, None, sync_policy(ev.flags))?;
+        super::mem_pool::release_at_sync(rt, ev.context.device.id);
         Ok(())
     })
 }

@@ -293,7 +293,9 @@ pub fn ctx_synchronize() -> CuResultOf<()> {
         let ctx = current(rt)?;
         crate::api::not_in_callback("cuCtxSynchronize")?;
         super::capture::check_context_sync(rt, ctx.handle.as_raw())?;
-        Ok(rt.synchronize_device()?)
+        rt.synchronize_device()?;
+        super::mem_pool::release_at_sync(rt, ctx.device.id);
+        Ok(())
     })
 }
 

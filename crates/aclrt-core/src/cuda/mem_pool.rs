@@ -346,3 +346,20 @@ pub fn device_set_mem_pool(dev: CuDevice, pool: MemPoolHandle) -> CuResultOf<()>
         Ok(())
     })
 }
+
+/// What CUDA does when a synchronize of a stream, an event or the context returns: each pool
+/// of the device gives the memory it caches beyond its release threshold
+/// (`CU_MEMPOOL_ATTR_RELEASE_THRESHOLD`, 0 unless set) back, as a `cuMemPoolTrimTo` to the
+/// threshold would (blocks whose free has run only).
+pub(crate) fn release_at_sync(rt: &Runtime, device: i32) {
+    if !rt.pools.any.load(std::sync::atomic::Ordering::Acquire) {
+        return;
+    }
+    for (_, pool) in rt.pools.table.values() {
+        if pool.device == device {
+            let keep = usize::try_from(pool.attrs().release_threshold).unwrap_or(usize::MAX);
+            // Lenient trims never fail.
+            let _ = rt.trim_pool(&pool, keep, true, "synchronize");
+        }
+    }
+}
