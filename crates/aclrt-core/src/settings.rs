@@ -97,7 +97,7 @@ impl Default for Settings {
             op_execute_timeout_us: AtomicU64::new(OP_TIMEOUT_MAX_US),
             simd_stack: AtomicUsize::new(SIMD_STACK_DEFAULT),
             printf_fifo: AtomicUsize::new(PRINTF_FIFO_DEFAULT),
-            sat_mode: AtomicU32::new(crate::api::OVERFLOW_MODE_INFNAN),
+            sat_mode: AtomicU32::new(crate::vendor_consts::ACL_RT_OVERFLOW_MODE_INFNAN as u32),
         }
     }
 }

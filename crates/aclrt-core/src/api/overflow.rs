@@ -19,9 +19,10 @@ use crate::runtime::Runtime;
 use crate::stream::Stream;
 use crate::task_info::{MemRange, TaskKind, TaskMeta};
 
-/// `ACL_RT_OVERFLOW_MODE_INFNAN`, the mode until one is set: the vendor's runtime starts in
-/// it on chips with the overflow-mode feature, the emulated A2 chip among them.
-pub const OVERFLOW_MODE_INFNAN: u32 = 1;
+/// `ACL_RT_OVERFLOW_MODE_INFNAN`, the mode until one is set (`settings`): the vendor's
+/// runtime starts in it on chips with the overflow-mode feature, the emulated A2 chip among
+/// them.
+pub const OVERFLOW_MODE_INFNAN: u32 = crate::vendor_consts::ACL_RT_OVERFLOW_MODE_INFNAN as u32;
 /// `ACL_RT_OVERFLOW_MODE_UNDEF`: modes and switches are below it.
 const OVERFLOW_MODE_UNDEF: u32 = 2;
 /// The only output size `aclrtGetOverflowStatus` takes, in bytes (the vendor's status area).

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use crate::api::fail;
+use super::fail;
 use crate::codes::ACL_ERROR_INVALID_PARAM;
 use crate::Result;
 

@@ -5,7 +5,7 @@
 //! may use any element type, bf16 included (`ACL_CANN_ATTR_BF16` available), and no operator
 //! compiler (`ACL_CANN_ATTR_JIT_COMPILE` not available).
 
-use crate::api::fail;
+use super::fail;
 use crate::codes::ACL_ERROR_INVALID_PARAM;
 use crate::vendor_consts::{ACL_CANN_ATTR_BF16, ACL_CANN_ATTR_INF_NAN, ACL_CANN_ATTR_JIT_COMPILE};
 use crate::Result;

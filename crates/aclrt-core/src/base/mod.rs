@@ -29,3 +29,12 @@ pub use data_buffer::*;
 pub use data_type::*;
 pub use fp16::*;
 pub use version::*;
+
+/// Notes a failure for the calling thread (`aclrtGetLastError`, `aclGetRecentErrMsg`) and
+/// returns it: these calls need no runtime, so they do what the runtime's edge does for the
+/// others.
+pub(crate) fn fail(code: i32, message: impl Into<String>) -> crate::Error {
+    let e = crate::Error::new(code, message);
+    crate::thread_state::note_failure(&e);
+    e
+}

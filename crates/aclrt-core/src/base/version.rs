@@ -5,7 +5,7 @@
 //! the vendor runtime whose interface the headers reproduce. Every other package is reported as
 //! not installed, with the vendor's code for a missing `version.info` (`ACL_ERROR_INVALID_FILE`).
 
-use crate::api::fail;
+use super::fail;
 use crate::codes::{ACL_ERROR_INTERNAL_ERROR, ACL_ERROR_INVALID_FILE, ACL_ERROR_INVALID_PARAM};
 use crate::vendor_consts::{
     ACL_PKG_NAME_CANN, ACL_PKG_NAME_COMPILER, ACL_PKG_NAME_DRIVER, ACL_PKG_NAME_HCCL,
