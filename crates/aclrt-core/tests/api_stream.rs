@@ -171,41 +171,49 @@ fn destroy_force_returns_at_once_and_queued_tasks_still_run() {
 fn work_left_by_destroy_force_is_waited_for_by_device_sync_and_context_destroy() {
     let _serial = common::exclusive();
     setup();
+    // A device synchronise covers the destroyed stream's queue: held at a gate, it times out.
+    let gate = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicBool::new(false));
     let s = api::create_stream().unwrap();
+    launch(s, gated(&gate));
     let d = done.clone();
-    launch(
-        s,
-        kernel(move || {
-            std::thread::sleep(Duration::from_millis(20));
-            d.store(true, Ordering::SeqCst);
-        }),
-    );
+    launch(s, kernel(move || d.store(true, Ordering::SeqCst)));
     api::destroy_stream_force(s).unwrap();
-    api::synchronize_device().unwrap();
-    assert!(
-        done.load(Ordering::SeqCst),
-        "device synchronise returned first"
+    assert_eq!(
+        code(api::synchronize_device_with_timeout(20)),
+        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     );
+    gate.store(true, Ordering::SeqCst);
+    api::synchronize_device().unwrap();
+    assert!(done.load(Ordering::SeqCst));
 
-    // Destroying the context (as a device reset does for its default one) waits too.
-    done.store(false, Ordering::SeqCst);
+    // Destroying the context (as a device reset does for its default one) waits too: the
+    // gate opens only once the destroy has taken the context's handle, so a destroy that
+    // did not wait would return with the last kernel not yet run.
     let ctx = api::create_context(0).unwrap();
     let s = api::create_stream().unwrap();
-    let d = done.clone();
-    launch(
-        s,
-        kernel(move || {
-            std::thread::sleep(Duration::from_millis(20));
-            d.store(true, Ordering::SeqCst);
-        }),
+    let (gate, done) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicBool::new(false)),
     );
+    launch(s, gated(&gate));
+    let d = done.clone();
+    launch(s, kernel(move || d.store(true, Ordering::SeqCst)));
     api::destroy_stream_force(s).unwrap();
+    let contexts = api::live_objects().contexts;
+    let g = gate.clone();
+    let opener = std::thread::spawn(move || {
+        while api::live_objects().contexts == contexts {
+            std::thread::yield_now();
+        }
+        g.store(true, Ordering::SeqCst);
+    });
     api::destroy_context(ctx).unwrap();
     assert!(
         done.load(Ordering::SeqCst),
         "context destroy returned first"
     );
+    opener.join().unwrap();
     api::set_device(0).unwrap();
 }
 

@@ -102,20 +102,16 @@ fn get_overflow_status(
     let size = usize_arg(output_size, "output_size")?;
     let s = stream_arg(stream)?;
     Ok(ret(api::acl(|rt| {
-        let keep: KeepAlive = if size == api::OVERFLOW_STATUS_SIZE {
-            vet(
-                py,
-                rt,
-                ptr,
-                size,
-                true,
-                "aclrtGetOverflowStatus: the output",
-            )?
-            .into_iter()
-            .collect()
-        } else {
-            Vec::new()
-        };
+        let keep: KeepAlive = vet(
+            py,
+            rt,
+            ptr,
+            size,
+            true,
+            "aclrtGetOverflowStatus: the output",
+        )?
+        .into_iter()
+        .collect();
         // SAFETY: a range outside runtime memory is a live host buffer held by `keep` until
         // the task has run (or raw pointers were allowed); runtime memory is checked by the
         // core.

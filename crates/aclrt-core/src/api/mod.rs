@@ -156,8 +156,18 @@ impl Runtime {
         stream: Option<Arc<Stream>>,
         call: &str,
     ) -> Result<Arc<Stream>> {
-        let ctx = self.current_context()?;
         not_in_callback(call)?;
+        self.stream_of_current_context(stream, call)
+    }
+
+    /// `stream` (NULL: the current context's default stream), which must belong to the
+    /// current context (`107003` otherwise).
+    pub(crate) fn stream_of_current_context(
+        &self,
+        stream: Option<Arc<Stream>>,
+        call: &str,
+    ) -> Result<Arc<Stream>> {
+        let ctx = self.current_context()?;
         match stream {
             None => default_stream(&ctx),
             Some(s) if Arc::ptr_eq(&s.context, &ctx) => Ok(s),

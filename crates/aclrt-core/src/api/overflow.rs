@@ -10,9 +10,8 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use super::default_stream;
 use crate::codes::*;
-use crate::error::{bail, err, Result};
+use crate::error::{bail, Result};
 use crate::exec::Work;
 use crate::handle::StreamHandle;
 use crate::runtime::Runtime;
@@ -48,21 +47,9 @@ impl Runtime {
         Ok(self.settings.sat_mode.load(Ordering::Relaxed))
     }
 
-    /// The stream an overflow call names (NULL: the current context's default stream), which
-    /// must belong to the current context (`107003` otherwise).
+    /// The stream an overflow call names (NULL: the default stream), of the current context.
     fn overflow_stream(&self, handle: StreamHandle, call: &str) -> Result<Arc<Stream>> {
-        let ctx = self.current_context()?;
-        match self.lookup_stream(handle)? {
-            None => default_stream(&ctx),
-            Some(s) if Arc::ptr_eq(&s.context, &ctx) => Ok(s),
-            Some(s) => err(
-                ACL_ERROR_RT_STREAM_CONTEXT,
-                format!(
-                    "{call}: stream {} belongs to another context than the current one",
-                    s.id
-                ),
-            ),
-        }
+        self.stream_of_current_context(self.lookup_stream(handle)?, call)
     }
 
     /// `aclrtSetStreamOverflowSwitch`: turns overflow detection of the stream's tasks on (1)
