@@ -254,21 +254,6 @@ pub unsafe extern "C" fn aclrtCheckArchCompatibility(
     })
 }
 
-/// The device id mapping calls: each writes the id `map` gives for `id` to `out`.
-///
-/// # Safety
-/// `out` is NULL or writable.
-unsafe fn map_device_id(
-    call: &str,
-    id: i32,
-    out: *mut i32,
-    what: &str,
-    map: impl FnOnce(&aclrt::Runtime, i32) -> aclrt::Result<i32>,
-) -> aclError {
-    // SAFETY: `out` is NULL or writable, our caller's contract.
-    unsafe { produce(call, out, what, |rt| map(rt, id)) }
-}
-
 /// `aclrtGetUserDevIdByLogicDevId`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetUserDevIdByLogicDevId(
@@ -277,12 +262,11 @@ pub unsafe extern "C" fn aclrtGetUserDevIdByLogicDevId(
 ) -> aclError {
     // SAFETY: `userDevid` is NULL or writable, the C caller's contract.
     unsafe {
-        map_device_id(
+        produce(
             "aclrtGetUserDevIdByLogicDevId",
-            logicDevId,
             userDevid,
             "userDevid",
-            |rt, id| rt.get_user_dev_id_by_logic_dev_id(id),
+            |rt| rt.get_user_dev_id_by_logic_dev_id(logicDevId),
         )
     }
 }
@@ -295,12 +279,11 @@ pub unsafe extern "C" fn aclrtGetLogicDevIdByUserDevId(
 ) -> aclError {
     // SAFETY: `logicDevId` is NULL or writable, the C caller's contract.
     unsafe {
-        map_device_id(
+        produce(
             "aclrtGetLogicDevIdByUserDevId",
-            userDevid,
             logicDevId,
             "logicDevId",
-            |rt, id| rt.get_logic_dev_id_by_user_dev_id(id),
+            |rt| rt.get_logic_dev_id_by_user_dev_id(userDevid),
         )
     }
 }
@@ -313,12 +296,11 @@ pub unsafe extern "C" fn aclrtGetLogicDevIdByPhyDevId(
 ) -> aclError {
     // SAFETY: `logicDevId` is NULL or writable, the C caller's contract.
     unsafe {
-        map_device_id(
+        produce(
             "aclrtGetLogicDevIdByPhyDevId",
-            phyDevId,
             logicDevId,
             "logicDevId",
-            |rt, id| rt.get_logic_dev_id_by_phy_dev_id(id),
+            |rt| rt.get_logic_dev_id_by_phy_dev_id(phyDevId),
         )
     }
 }
@@ -331,13 +313,9 @@ pub unsafe extern "C" fn aclrtGetPhyDevIdByLogicDevId(
 ) -> aclError {
     // SAFETY: `phyDevId` is NULL or writable, the C caller's contract.
     unsafe {
-        map_device_id(
-            "aclrtGetPhyDevIdByLogicDevId",
-            logicDevId,
-            phyDevId,
-            "phyDevId",
-            |rt, id| rt.get_phy_dev_id_by_logic_dev_id(id),
-        )
+        produce("aclrtGetPhyDevIdByLogicDevId", phyDevId, "phyDevId", |rt| {
+            rt.get_phy_dev_id_by_logic_dev_id(logicDevId)
+        })
     }
 }
 
@@ -351,13 +329,7 @@ pub unsafe extern "C" fn aclrtGetPrimaryCtxState(
     // SAFETY: `active` is NULL or writable, the C caller's contract.
     unsafe {
         produce("aclrtGetPrimaryCtxState", active, "active", |rt| {
-            if !flags.is_null() {
-                return Err(aclrt::Error::new(
-                    aclrt::codes::ACL_ERROR_INVALID_PARAM,
-                    "aclrtGetPrimaryCtxState: flags is a reserved parameter and must be NULL",
-                ));
-            }
-            rt.get_primary_ctx_state(deviceId)
+            rt.get_primary_ctx_state(deviceId, !flags.is_null())
         })
     }
 }

@@ -46,7 +46,7 @@ fn get_logic_dev_id_by_user_dev_id(user_dev_id: &Any) -> PyResult<(i32, i32)> {
 #[pyfunction]
 fn get_primary_ctx_state(device_id: &Any) -> PyResult<(i32, u32, i32)> {
     let id = i32_arg(device_id, "device_id")?;
-    let (active, code) = value(api::acl(|rt| rt.get_primary_ctx_state(id)), 0);
+    let (active, code) = value(api::acl(|rt| rt.get_primary_ctx_state(id, false)), 0);
     Ok((active, 0, code))
 }
 

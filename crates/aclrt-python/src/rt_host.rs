@@ -54,9 +54,11 @@ fn register_vetted<T>(
         let owner = vet(py, rt, ptr, len, true, &format!("{call}: the host memory"))?;
         let out = register(rt)?;
         if let Some(owner) = owner {
-            registered()
+            // A buffer it replaces is dropped after the lock: dropping may run Python code.
+            let replaced = registered()
                 .get_or_insert_with(HashMap::new)
                 .insert(ptr, owner);
+            drop(replaced);
         }
         Ok(out)
     })

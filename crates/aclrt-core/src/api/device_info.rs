@@ -332,8 +332,15 @@ impl Runtime {
     }
 
     /// `aclrtGetPrimaryCtxState`: whether the device's default (primary) context exists — from
-    /// its first `aclrtSetDevice` until the reset that releases it: 1 or 0.
-    pub fn get_primary_ctx_state(&self, device_id: i32) -> Result<i32> {
+    /// its first `aclrtSetDevice` until the reset that releases it: 1 or 0. `flags` is a
+    /// reserved output the caller must not pass (`with_flags`: `100000`).
+    pub fn get_primary_ctx_state(&self, device_id: i32, with_flags: bool) -> Result<i32> {
+        if with_flags {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtGetPrimaryCtxState: flags is a reserved parameter and must be NULL"
+            );
+        }
         let device = self.device_checked(device_id)?;
         let active = lock(self.binding(&device)).default_context.is_some();
         Ok(i32::from(active))
