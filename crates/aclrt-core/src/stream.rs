@@ -86,11 +86,38 @@ pub(crate) struct Stream {
     /// running it later does not announce it twice; 0 when none.
     announced: std::sync::atomic::AtomicU64,
     /// Pooled: the stream itself, known from its first scheduling on (a job is an `Arc`).
-    me: OnceLock<std::sync::Weak<Stream>>,
+    me: std::sync::Weak<Stream>,
 }
 
 impl Stream {
-    pub(crate) fn new(
+    /// A stream, knowing itself from birth (a pooled stream hands itself to the pool as a
+    /// job from wherever it is woken, its first scheduling included).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new_arc(
+        handle: StreamHandle,
+        id: u32,
+        context: Arc<Context>,
+        is_default: bool,
+        priority: u32,
+        flags: u32,
+        legacy_sync: LegacySync,
+    ) -> Arc<Self> {
+        Arc::new_cyclic(|me| {
+            let mut stream = Self::new(
+                handle,
+                id,
+                context,
+                is_default,
+                priority,
+                flags,
+                legacy_sync,
+            );
+            stream.me = me.clone();
+            stream
+        })
+    }
+
+    fn new(
         handle: StreamHandle,
         id: u32,
         context: Arc<Context>,
@@ -134,7 +161,7 @@ impl Stream {
             head: Mutex::new(VecDeque::new()),
             drained: Latch::new(),
             announced: std::sync::atomic::AtomicU64::new(0),
-            me: OnceLock::new(),
+            me: std::sync::Weak::new(),
             context,
         }
     }

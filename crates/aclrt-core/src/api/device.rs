@@ -118,7 +118,7 @@ impl Runtime {
             ))
         });
         let stream = self.streams.insert_with(|raw| {
-            Arc::new(Stream::new(
+            Stream::new_arc(
                 StreamHandle::from_raw(raw),
                 stream_id,
                 ctx.clone(),
@@ -127,7 +127,7 @@ impl Runtime {
                 0,
                 // The default stream is the legacy stream itself.
                 LegacySync::Independent,
-            ))
+            )
         });
         let _ = ctx.default_stream.set(Arc::downgrade(&stream));
         if !ctx.add_stream(stream.clone()) {

@@ -75,7 +75,7 @@ impl Runtime {
             );
         };
         let stream = self.streams.insert_with(|raw| {
-            Arc::new(Stream::new(
+            Stream::new_arc(
                 StreamHandle::from_raw(raw),
                 id,
                 ctx.clone(),
@@ -83,7 +83,7 @@ impl Runtime {
                 priority.min(LOWEST_STREAM_PRIORITY),
                 flags,
                 legacy_sync,
-            ))
+            )
         });
         if !ctx.add_stream(stream.clone()) {
             self.streams.remove(stream.handle.as_raw());

@@ -173,12 +173,11 @@ pub(crate) fn blocker(work: &mut Work) -> Option<Blocker> {
                 (!record.is_done()).then(|| Blocker::Record(record.clone()))
             }
             WaitTarget::Flag => {
+                // Pinned whether set or not: the wait that runs must test this latch, not
+                // the flag again (a reset in between would swap in an unset one).
                 let latch = event.flag().current();
-                if latch.is_set() {
-                    return None;
-                }
                 *target = WaitTarget::Began(latch.clone());
-                Some(Blocker::Flag(latch))
+                (!latch.is_set()).then_some(Blocker::Flag(latch))
             }
             WaitTarget::Began(latch) => (!latch.is_set()).then(|| Blocker::Flag(latch.clone())),
         },

@@ -69,7 +69,6 @@ impl Stream {
             .pool
             .as_ref()
             .expect("only pooled streams are scheduled");
-        let _ = self.me.set(Arc::downgrade(self));
         let job: Arc<dyn pool::Job> = self.clone();
         let Err(refused) = pool.push(job, true) else {
             return Ok(());
@@ -131,7 +130,7 @@ impl Stream {
     pub(super) fn wake_pooled(&self, pool: &pool::Pool) {
         if self.run_state.wake() {
             // Suspended, so it was scheduled before and knows itself.
-            if let Some(me) = self.me.get().and_then(|w| w.upgrade()) {
+            if let Some(me) = self.me.upgrade() {
                 let _ = me.schedule();
             }
         }
@@ -145,7 +144,7 @@ impl Stream {
             if self.queue.is_empty() && lock(&self.head).is_empty() {
                 self.drained.set();
                 self.run_state.give_up(|| false);
-            } else if let Some(me) = self.me.get().and_then(|w| w.upgrade()) {
+            } else if let Some(me) = self.me.upgrade() {
                 let _ = me.schedule();
             }
         } else {
