@@ -11,14 +11,7 @@ use crate::{guard, out_ptr, put, stream, CUdevice, CUdeviceptr, CUresult, CUstre
 /// `CUmemoryPool`: opaque.
 pub type CUmemoryPool = *mut c_void;
 
-/// `CUmemLocation`.
-#[repr(C)]
-pub struct CUmemLocation {
-    /// `CUmemLocationType`.
-    pub type_: c_int,
-    /// The device ordinal.
-    pub id: c_int,
-}
+pub use crate::memory::CUmemLocation;
 
 /// `CUmemPoolProps`.
 #[repr(C)]

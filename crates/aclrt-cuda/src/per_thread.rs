@@ -28,7 +28,7 @@ thread_local! {
 }
 
 /// `CU_STREAM_PER_THREAD`.
-const PER_THREAD_STREAM: CUstream = 2 as CUstream;
+const PER_THREAD_STREAM: CUstream = aclrt::cuda::CU_STREAM_PER_THREAD.as_raw() as CUstream;
 
 /// The stream a `_ptsz` variant passes on: NULL is the per-thread default stream.
 fn per_thread(h: CUstream) -> CUstream {

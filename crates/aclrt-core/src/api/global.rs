@@ -338,9 +338,7 @@ pub fn last_error_at(level: u32, take: bool) -> i32 {
 
 /// Notes a failure detected by a face outside [`acl`] for the calling thread and returns it.
 pub fn fail(code: i32, message: impl Into<String>) -> Error {
-    let e = Error::new(code, message);
-    note_failure(&e);
-    e
+    crate::base::fail(code, message)
 }
 
 /// `ACL_ERROR_UNINITIALIZE` unless `aclInit` has been called.

@@ -71,18 +71,6 @@ impl Runtime {
         })
     }
 
-    /// The handle of a live pool.
-    pub(crate) fn pool_handle(&self, pool: &Arc<Pool>) -> MemPoolHandle {
-        let raw = self
-            .pools
-            .table
-            .values()
-            .into_iter()
-            .find(|(_, p)| Arc::ptr_eq(p, pool))
-            .map_or(0, |(raw, _)| raw);
-        MemPoolHandle::from_raw(raw)
-    }
-
     /// `aclrtMemPoolCreate`.
     pub fn mem_pool_create(&self, props: &MemPoolProps) -> Result<MemPoolHandle> {
         const CALL: &str = "aclrtMemPoolCreate";
@@ -154,9 +142,13 @@ impl Runtime {
             });
         }
         self.pools.any.store(true, Ordering::Release);
-        let pool = self.pools.table.insert_with(|_| Arc::new(pool));
+        let mut raw = 0;
+        self.pools.table.insert_with(|r| {
+            raw = r;
+            Arc::new(pool)
+        });
         drop(creating);
-        Ok(self.pool_handle(&pool))
+        Ok(MemPoolHandle::from_raw(raw))
     }
 
     /// `aclrtMemPoolDestroy`: blocks still allocated from the pool end with it (their
