@@ -4,5 +4,26 @@
 # crates/aclrt-core/tests/exclusive). The core's tests run once more under the scheduler that
 # is not the default (ACLRT_SCHEDULER).
 set -euo pipefail
+cd "$(dirname "$0")/../.."
 cargo test --workspace --no-fail-fast
-ACLRT_SCHEDULER=pool cargo test -p aclrt-core --no-fail-fast
+
+# The rerun uses the binaries built above: `cargo test -p aclrt-core` would unify features for
+# that one package alone and build the core and all its tests a second time.
+echo "--- the core's tests under ACLRT_SCHEDULER=pool"
+mapfile -t bins < <(cargo test --workspace --no-run --message-format=json 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("reason") != "compiler-artifact" or not msg.get("executable"):
+        continue
+    if "/crates/aclrt-core" in msg["package_id"] and msg["profile"]["test"]:
+        print(msg["executable"])
+')
+[ ${#bins[@]} -gt 10 ] || { echo "found only ${#bins[@]} test binaries of the core"; exit 1; }
+status=0
+cd crates/aclrt-core
+for bin in "${bins[@]}"; do
+    echo "- $(basename "$bin")"
+    ACLRT_SCHEDULER=pool "$bin" -q || { echo "!!! $(basename "$bin") failed under the pool"; status=1; }
+done
+exit $status
