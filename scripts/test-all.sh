@@ -49,6 +49,7 @@ run_part() {
     return $rc
 }
 
+echo "=== $(nproc) cores, $(df -Pm . | awk 'NR == 2 {print $4}') MB of disk free"
 logs="$(mktemp -d)"
 side_pid=
 # Interrupted: stop both lanes, their builds and tests included.

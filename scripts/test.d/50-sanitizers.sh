@@ -21,6 +21,9 @@ skip() {
 }
 
 [ "$mode" = off ] && skip "ACLRT_SANITIZERS=off"
+# A nightly toolchain and the instrumented builds take about 3 GB; leave room for the rest.
+free_mb="$(df -Pm . | awk 'NR == 2 {print $4}')"
+[ "${free_mb:-0}" -ge 6144 ] || skip "only ${free_mb} MB of disk free (it needs 6 GB)"
 command -v rustup >/dev/null 2>&1 || skip "no rustup to get a nightly toolchain"
 command -v gcc >/dev/null 2>&1 || skip "no gcc to build the C tests"
 have_nightly() {

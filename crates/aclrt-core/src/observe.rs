@@ -302,6 +302,13 @@ pub enum Observed<'a> {
         /// When.
         at_ns: u64,
     },
+    /// A thread that the runtime saw is ending (its thread-local state is being torn down).
+    /// Whoever joins the thread comes after everything it did: programs order the work of
+    /// their threads by joining them, which the runtime cannot see otherwise.
+    ThreadExited {
+        /// OS thread id.
+        thread_id: u32,
+    },
     /// The process is about to end at once (`_exit`), with neither `aclFinalize` nor exit
     /// handlers to come: observers that keep something for the end (a trace file) write it now.
     ProcessEnding {
@@ -331,7 +338,21 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
     static CACHED: RefCell<(u64, Option<List>)> = const { RefCell::new((0, None)) };
-    static THREAD_ID: Cell<u32> = const { Cell::new(0) };
+    static THREAD_ID: ThreadIdentity = const { ThreadIdentity(Cell::new(0)) };
+}
+
+/// The calling thread's OS id, once asked; tells observers when the thread ends.
+struct ThreadIdentity(Cell<u32>);
+
+impl Drop for ThreadIdentity {
+    fn drop(&mut self) {
+        let thread_id = self.0.get();
+        if thread_id != 0 && enabled() {
+            // Thread-locals of this thread may already be gone: `emit` and the observers reach
+            // theirs only through `try_with`.
+            emit(&Observed::ThreadExited { thread_id });
+        }
+    }
 }
 
 /// Installs an observer; it sees events from now on.
@@ -488,7 +509,7 @@ fn after_fork_in_child(mut held: ForkHeld) {
     std::mem::forget(held.list.take());
     ENABLED.store(false, Ordering::Release);
     GENERATION.fetch_add(1, Ordering::Release);
-    let _ = THREAD_ID.try_with(|c| c.set(0));
+    let _ = THREAD_ID.try_with(|c| c.0.set(0));
 }
 
 /// The live named streams.
@@ -500,10 +521,10 @@ pub fn named_streams() -> Vec<NamedStream> {
 pub fn thread_id() -> u32 {
     THREAD_ID
         .try_with(|c| {
-            if c.get() == 0 {
-                c.set(crate::thread_state::os_thread_id());
+            if c.0.get() == 0 {
+                c.0.set(crate::thread_state::os_thread_id());
             }
-            c.get()
+            c.0.get()
         })
         .unwrap_or_else(|_| crate::thread_state::os_thread_id())
 }

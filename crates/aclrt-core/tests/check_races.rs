@@ -735,6 +735,69 @@ fn a_thread_started_later_knows_what_the_threads_before_it_did() {
 }
 
 #[test]
+fn a_joined_thread_hands_what_it_learned_to_the_thread_that_joins_it() {
+    let _g = start();
+    let dev = api::malloc(N, 0).unwrap();
+    // A worker writes the buffer on its stream; `synchronise` says whether it waits for that.
+    let worker = |synchronise: bool| {
+        std::thread::spawn(move || {
+            api::set_device(0).unwrap();
+            let s = api::create_stream().unwrap();
+            // SAFETY: `dev` is a runtime allocation of N bytes, freed only at the end.
+            unsafe { api::memset_async(dev, N, 7, N, s) }.unwrap();
+            if synchronise {
+                api::synchronize_stream(s).unwrap();
+            }
+            s
+        })
+        .join()
+        .unwrap()
+    };
+    let mut out = host(N);
+    let o = out.as_mut_ptr() as usize;
+    // The main thread is known to the checker before the worker starts (a thread seen first
+    // after the worker would inherit what the worker did for that reason alone).
+    // SAFETY: `out` is a live buffer of N bytes; `dev` a runtime allocation of N.
+    unsafe { api::memcpy(dev, N, o, N, H2D) }.unwrap();
+
+    // Twin: the worker synchronised before it ended; the main thread joined it, then reads.
+    let s = worker(true);
+    // SAFETY: `out` is a live buffer of N bytes; `dev` a runtime allocation of N.
+    unsafe { api::memcpy(o, N, dev, N, D2H) }.unwrap();
+    assert_eq!(out, vec![7u8; N]);
+    let findings = stop();
+    assert!(findings.is_empty(), "{findings:#?}");
+    api::destroy_stream(s).unwrap();
+
+    // Racy: the worker ended without waiting for its write; joining it orders only what it
+    // did and learned, not its stream's work.
+    check::enable_with(Options::quiet(Parts::DEFAULT));
+    // SAFETY: as above.
+    unsafe { api::memcpy(dev, N, o, N, H2D) }.unwrap();
+    let s = worker(false);
+    // SAFETY: as above.
+    let (_, r) = at!(unsafe { api::memcpy(o, N, dev, N, D2H) }.unwrap());
+    let findings = stop();
+    let f = one(&findings, Kind::Race);
+    assert_eq!(f.accesses.len(), 2, "{f:#?}");
+    assert_ne!(f.accesses[0].thread, f.accesses[1].thread);
+    assert_eq!(f.accesses[0].access, AccessKind::Write);
+    assert_eq!(f.accesses[0].op, "aclrtMemsetAsync");
+    assert_eq!(f.accesses[0].stream, id(s));
+    assert!(
+        f.accesses[0].site.function.contains("{{closure}}"),
+        "{f:#?}"
+    );
+    let read = &f.accesses[1];
+    assert_eq!(
+        (read.access, read.op.as_str(), read.stream, read.site.line),
+        (AccessKind::Read, "aclrtMemcpy", None, Some(r))
+    );
+    api::destroy_stream(s).unwrap();
+    api::free(dev).unwrap();
+}
+
+#[test]
 fn freeing_memory_a_queued_task_uses_is_reported_and_a_synchronised_free_is_not() {
     let _g = start();
     let a = api::create_stream().unwrap();

@@ -10,6 +10,12 @@
 //!   Its own component counts its accesses: each access takes the next value, so a task
 //!   submitted after an access knows it and an access after a submit is unknown to the task.
 //!
+//! - A host thread seen for the first time knows what every thread seen so far knew (it was
+//!   started after them); a thread that ends hands what it knew, its own steps included, to
+//!   every host thread's next step (whoever joined it comes after it). Thread creation and
+//!   joins are the program's own; the runtime sees only first calls and thread exits. Threads
+//!   that order each other through locks or condition variables while both live are not seen.
+//!
 //! Two accesses are ordered when the later one's view knows the earlier one's epoch.
 //!
 //! Memory: a stream keeps the clocks its tasks had in a bounded list of versions (the clock
@@ -155,6 +161,8 @@ struct ThreadClock {
     clock: Arc<Vc>,
     /// Accesses made so far (the own component's value).
     steps: u64,
+    /// How many thread exits `clock` has taken in.
+    exits_seen: u64,
 }
 
 /// The happens-before state of one run.
@@ -163,6 +171,10 @@ pub(crate) struct Hb {
     next_comp: Comp,
     streams: FastMap<u64, StreamClock>,
     threads: FastMap<u32, ThreadClock>,
+    /// What the threads that ended knew, their own steps included.
+    exited: Vc,
+    /// How many thread exits `exited` holds.
+    exits: u64,
 }
 
 impl Hb {
@@ -183,15 +195,38 @@ impl Hb {
 
     fn thread(&mut self, tid: u32) -> &mut ThreadClock {
         let next = &mut self.next_comp;
-        self.threads.entry(tid).or_insert_with(|| {
+        let t = self.threads.entry(tid).or_insert_with(|| {
             let comp = *next;
             *next += 1;
             ThreadClock {
                 comp,
                 clock: Arc::default(),
                 steps: 0,
+                exits_seen: 0,
             }
-        })
+        });
+        if t.exits_seen != self.exits {
+            t.exits_seen = self.exits;
+            if !t.clock.covers(&self.exited) {
+                Arc::make_mut(&mut t.clock).join(&self.exited);
+            }
+        }
+        t
+    }
+
+    /// Host thread `tid` ended: every host thread's next step comes after what it did.
+    pub(crate) fn thread_exited(&mut self, tid: u32) {
+        let Some(t) = self.threads.remove(&tid) else {
+            return;
+        };
+        let mut changed = self.exited.join(&t.clock);
+        changed |= self.exited.raise(Epoch {
+            comp: t.comp,
+            val: t.steps,
+        });
+        if changed {
+            self.exits += 1;
+        }
     }
 
     /// Whether host thread `tid` has been seen.
@@ -337,6 +372,8 @@ mod tests {
         Access(u8),
         /// Thread `t` runs a blocking callback of `s`'s latest run task.
         Callback(u8, u8),
+        /// Thread `t` ends (and is joined); a later step of `t` is a new thread with its id.
+        Exit(u8),
     }
 
     fn step() -> impl Strategy<Value = Step> {
@@ -347,6 +384,7 @@ mod tests {
             1 => (0..3u8, 0..3u8).prop_map(|(t, s)| Step::Sync(t, s)),
             2 => (0..3u8).prop_map(Step::Access),
             1 => (0..3u8, 0..3u8).prop_map(|(t, s)| Step::Callback(t, s)),
+            1 => (0..3u8).prop_map(Step::Exit),
         ]
     }
 
@@ -394,6 +432,8 @@ mod tests {
             let mut g = Graph::default();
             // Per thread: its latest node (program order).
             let mut thread_last: [Option<usize>; 3] = [None; 3];
+            // Per thread: the ends of threads its next step comes after.
+            let mut joined: [Vec<usize>; 3] = Default::default();
             // Per stream: queued (task id, submit node, base), the latest run task (id, node),
             // pending edges into its next task.
             let mut queued: [VecDeque<(u64, usize, Arc<Vc>)>; 3] = Default::default();
@@ -401,10 +441,16 @@ mod tests {
             let mut last_run: [Option<(u64, usize)>; 3] = [None; 3];
             let mut into_next: [Vec<usize>; 3] = Default::default();
             let mut points: Vec<Point> = Vec::new();
-            let thread_node = |g: &mut Graph, last: &mut [Option<usize>; 3], t: usize| {
+            let thread_node = |g: &mut Graph,
+                               last: &mut [Option<usize>; 3],
+                               joined: &mut [Vec<usize>; 3],
+                               t: usize| {
                 let n = g.node();
                 if let Some(p) = last[t] {
                     g.edge(p, n);
+                }
+                for x in joined[t].drain(..) {
+                    g.edge(x, n);
                 }
                 last[t] = Some(n);
                 n
@@ -413,7 +459,7 @@ mod tests {
                 match step {
                     Step::Submit(t, s) => {
                         let (t, s) = (t as usize, s as usize);
-                        let n = thread_node(&mut g, &mut thread_last, t);
+                        let n = thread_node(&mut g, &mut thread_last, &mut joined, t);
                         let base = hb.submit(t as u32);
                         queued[s].push_back((next_id[s], n, base));
                         next_id[s] += 1;
@@ -444,13 +490,13 @@ mod tests {
                     Step::Sync(t, s) => {
                         let (t, s) = (t as usize, s as usize);
                         let Some((id, n)) = last_run[s] else { continue };
-                        let h = thread_node(&mut g, &mut thread_last, t);
+                        let h = thread_node(&mut g, &mut thread_last, &mut joined, t);
                         g.edge(n, h);
                         hb.host_sync(t as u32, s as u64, id);
                     }
                     Step::Access(t) => {
                         let t = t as usize;
-                        let n = thread_node(&mut g, &mut thread_last, t);
+                        let n = thread_node(&mut g, &mut thread_last, &mut joined, t);
                         let view = hb.host_step(t as u32);
                         points.push(Point { node: n, epoch: view.own, view });
                     }
@@ -458,13 +504,21 @@ mod tests {
                         let (t, s) = (t as usize, s as usize);
                         let Some((id, n)) = last_run[s] else { continue };
                         // The body: after the task, before the stream's next task.
-                        let h = thread_node(&mut g, &mut thread_last, t);
+                        let h = thread_node(&mut g, &mut thread_last, &mut joined, t);
                         g.edge(n, h);
                         hb.host_sync(t as u32, s as u64, id);
                         let view = hb.host_step(t as u32);
                         points.push(Point { node: h, epoch: view.own, view });
                         into_next[s].push(h);
                         hb.callback_returned(t as u32, s as u64, id);
+                    }
+                    Step::Exit(t) => {
+                        let t = t as usize;
+                        let Some(end) = thread_last[t].take() else { continue };
+                        hb.thread_exited(t as u32);
+                        for pending in &mut joined {
+                            pending.push(end);
+                        }
                     }
                 }
             }

@@ -603,6 +603,11 @@ impl State {
                 }
                 false
             }
+            Observed::ThreadExited { thread_id } => {
+                self.hb.thread_exited(thread_id);
+                self.device_of_thread.remove(&thread_id);
+                false
+            }
             _ => false,
         }
     }
