@@ -30,7 +30,9 @@ def run(program, mode, report):
     proc = subprocess.run(
         [sys.executable, str(program), mode], capture_output=True, text=True, timeout=120, env=env
     )
-    findings = json.loads(report.read_text())["findings"] if report.exists() else []
+    # The checker writes its report when it starts: no file, no check.
+    assert report.exists(), proc.stderr
+    findings = json.loads(report.read_text())["findings"]
     return proc, findings
 
 
@@ -74,6 +76,17 @@ def test_racy_python_programs_are_reported_and_their_twins_are_silent(program, t
         assert a["site"]["file"] == str(program), a
         assert a["site"]["function"] == "main", a
     assert racy.stderr.startswith(f"aclrt-check: {kind}: "), racy.stderr
+
+
+EXAMPLES = sorted((pathlib.Path(__file__).parent.parent.parent / "examples" / "python").glob("*.py"))
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_the_shipped_python_examples_run_clean_under_the_checker(example, tmp_path):
+    proc, findings = run(example, "", tmp_path / "report.json")
+    assert proc.returncode == 0, proc.stderr
+    assert findings == [], findings
+    assert "aclrt-check" not in proc.stderr
 
 
 def test_declared_ranges_are_checked_like_other_arguments(stream):

@@ -61,11 +61,20 @@ pub fn run(args: CheckArgs) -> ExitCode {
             return ExitCode::from(127);
         }
     };
+    let ran = report.exists();
     let findings = read_findings(&report);
     if !keep {
         let _ = std::fs::remove_file(&report);
     }
-    eprint!("{}", summary(&findings));
+    if ran {
+        eprint!("{}", summary(&findings));
+    } else {
+        eprintln!(
+            "aclrt check: the checker never started: {} did not initialise this runtime \
+             (aclInit, acl.init() or the Rust API), or does not load it",
+            program.to_string_lossy()
+        );
+    }
     if keep && !findings.is_empty() {
         eprintln!("aclrt check: report written to {}", report.display());
     }

@@ -73,15 +73,18 @@ fn check_with(exe: &Path, args: &[&str], report: &Path, env: &[(&str, &Path)]) -
         .env("ACLRT_CHECK_HANG_MS", "5000")
         .output()
         .expect("aclrt check runs");
-    let findings = std::fs::read_to_string(report)
-        .ok()
-        .map(|t| {
-            serde_json::from_str::<Value>(&t).unwrap()["findings"]
-                .as_array()
-                .unwrap()
-                .clone()
-        })
-        .unwrap_or_default();
+    // The checker writes its report when it starts: no file, no check.
+    let text = std::fs::read_to_string(report).unwrap_or_else(|e| {
+        panic!(
+            "{}: no report ({e}): {}",
+            exe.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let findings = serde_json::from_str::<Value>(&text).unwrap()["findings"]
+        .as_array()
+        .unwrap()
+        .clone();
     Run {
         code: out.status.code(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -240,6 +243,23 @@ fn the_shipped_c_examples_run_clean_under_the_checker() {
         assert!(run.findings.is_empty(), "{name}: {:#?}", run.findings);
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_program_that_never_starts_the_runtime_is_not_called_clean() {
+    let report = std::env::temp_dir().join(format!("aclrt-check-none-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&report);
+    let out = Command::new(env!("CARGO_BIN_EXE_aclrt"))
+        .args(["check", "--report"])
+        .arg(&report)
+        .args(["--", "true"])
+        .output()
+        .expect("aclrt check runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "the program's status: {stderr}");
+    assert!(stderr.contains("the checker never started"), "{stderr}");
+    assert!(!stderr.contains("no findings"), "{stderr}");
+    assert!(!report.exists());
 }
 
 /// `aclrt check` with `ACLRT_TRACE` set: the findings report and the trace file.

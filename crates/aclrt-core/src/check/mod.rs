@@ -495,6 +495,18 @@ pub fn enable_with(options: Options) {
     } else {
         EXIT_CODE.store(-1, std::sync::atomic::Ordering::Release);
     }
+    if let Some(path) = &checker.options.report {
+        // The report exists from the start, empty, so whoever reads it knows the checker ran.
+        // Never over another's (a forked child that starts its own checker reports to the same
+        // path only once it finds something).
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path);
+        if let Ok(mut file) = created {
+            let _ = file.write_all(report::report_json(&[]).as_bytes());
+        }
+    }
     watch_forks();
     let id = observe::install(checker.clone());
     *lock(&INSTALLED) = Some(Installed { id, checker });
