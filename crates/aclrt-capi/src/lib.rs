@@ -31,6 +31,7 @@ mod not_supported;
 mod notify;
 mod overflow;
 mod process;
+mod random;
 mod res_limit;
 mod stream;
 mod stream_ext;

@@ -141,7 +141,6 @@ type aclrtNotify = *mut c_void;
 type aclrtOpExceptionCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionInfo, *mut c_void)>;
 type aclrtPhysicalMemProp = c_void;
 type aclrtPlaceHolderInfo = c_void;
-type aclrtRandomNumTaskInfo = c_void;
 type aclrtServerPid = c_void;
 type aclrtSnapShotBackupArgs = c_void;
 type aclrtSnapShotCallBack = Option<unsafe extern "C" fn(i32, *mut c_void) -> u32>;
@@ -300,11 +299,6 @@ not_supported! {
     fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError;
 
     // ---- Execution control: host callbacks, host functions, timeouts
-    fn aclrtRandomNumAsync(
-        taskInfo: *const aclrtRandomNumTaskInfo,
-        stream: aclrtStream,
-        reserve: *mut c_void,
-    ) -> aclError;
     fn aclrtTaskUpdateAsync(
         taskStream: aclrtStream,
         taskId: u32,
@@ -868,6 +862,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 176);
+        assert_eq!(NOT_SUPPORTED.len(), 175);
     }
 }

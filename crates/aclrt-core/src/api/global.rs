@@ -632,6 +632,15 @@ pub unsafe fn get_overflow_status(output: usize, size: usize, stream: StreamHand
     acl(|rt| unsafe { rt.get_overflow_status(output, size, stream) })
 }
 
+/// [`Runtime::random_num_async`] on the process's runtime.
+///
+/// # Safety
+/// As [`Runtime::random_num_async`].
+pub unsafe fn random_num_async(task: &super::RandomNumTask, stream: StreamHandle) -> Result<()> {
+    // SAFETY: forwarded contract.
+    acl(|rt| unsafe { rt.random_num_async(task, stream, 0) })
+}
+
 /// [`Runtime::reduce_async`] on the process's runtime.
 ///
 /// # Safety

@@ -29,6 +29,7 @@ mod memory_query;
 mod not_supported;
 mod notify;
 mod overflow;
+mod random;
 mod reduce;
 mod res_limit;
 mod stream;
@@ -50,6 +51,7 @@ pub use memory_query::*;
 pub use not_supported::not_supported;
 pub use notify::MAX_NOTIFIES_PER_DEVICE;
 pub use overflow::{OVERFLOW_MODE_INFNAN, OVERFLOW_STATUS_SIZE};
+pub use random::{RandomNumTask, RandomParam, RANDOM_COUNTER_SIZE, RANDOM_PARAM_AREA_SIZE};
 pub use stream::*;
 pub use stream_ext::*;
 
