@@ -21,66 +21,77 @@ thread_local! {
     static LAST_TASK_ID: Cell<u32> = const { Cell::new(0) };
 }
 
+// Every access goes through `try_with`: runtime calls made from a thread-local's destructor
+// (a C++ `thread_local` object that destroys a stream, a report thread's exit) run while this
+// thread's own state may already be gone, where `with` would panic and abort the process.
+
 /// Notes the id of a task the calling thread queued. Task ids count per stream; the vendor's
 /// are 32 bits wide, and so is what is kept.
 pub(crate) fn note_task_queued(id: u64) {
-    LAST_TASK_ID.with(|c| c.set(id as u32));
+    let _ = LAST_TASK_ID.try_with(|c| c.set(id as u32));
 }
 
 /// The id of the last task the calling thread queued (0 before its first).
 pub(crate) fn last_task_id() -> u32 {
-    LAST_TASK_ID.with(Cell::get)
+    LAST_TASK_ID.try_with(Cell::get).unwrap_or(0)
 }
 
 /// The calling thread's current context in runtime instance `serial`.
 pub(crate) fn current_context(serial: u64) -> Option<ContextHandle> {
     CURRENT_CONTEXT
-        .with(Cell::get)
+        .try_with(Cell::get)
+        .ok()
+        .flatten()
         .filter(|(s, _)| *s == serial)
         .map(|(_, ctx)| ctx)
 }
 
 pub(crate) fn set_current_context(serial: u64, ctx: Option<ContextHandle>) {
-    CURRENT_CONTEXT.with(|c| c.set(ctx.map(|ctx| (serial, ctx))));
+    let _ = CURRENT_CONTEXT.try_with(|c| c.set(ctx.map(|ctx| (serial, ctx))));
 }
 
 /// The stream whose core limits the calling thread uses in runtime instance `serial`.
 pub(crate) fn res_limit_stream(serial: u64) -> Option<StreamHandle> {
     RES_LIMIT_STREAM
-        .with(Cell::get)
+        .try_with(Cell::get)
+        .ok()
+        .flatten()
         .filter(|(s, _)| *s == serial)
         .map(|(_, stream)| stream)
 }
 
 pub(crate) fn set_res_limit_stream(serial: u64, stream: Option<StreamHandle>) {
-    RES_LIMIT_STREAM.with(|c| c.set(stream.map(|stream| (serial, stream))));
+    let _ = RES_LIMIT_STREAM.try_with(|c| c.set(stream.map(|stream| (serial, stream))));
 }
 
 /// Notes a failed call for `aclrtGetLastError` and `aclGetRecentErrMsg`.
 pub(crate) fn note_failure(error: &Error) {
-    LAST_ERROR.with(|c| c.set(error.code()));
-    RECENT_MESSAGE.with(|m| *m.borrow_mut() = Some(error.to_string()));
+    let _ = LAST_ERROR.try_with(|c| c.set(error.code()));
+    let _ = RECENT_MESSAGE.try_with(|m| *m.borrow_mut() = Some(error.to_string()));
 }
 
 /// `aclGetRecentErrMsg`: the calling thread's latest message, cleared by reading it.
 pub fn take_recent_message() -> Option<String> {
-    RECENT_MESSAGE.with(|m| m.borrow_mut().take())
+    RECENT_MESSAGE
+        .try_with(|m| m.borrow_mut().take())
+        .ok()
+        .flatten()
 }
 
 /// `aclrtPeekAtLastError`: the calling thread's last error, left in place.
 pub fn peek_last_error() -> AclError {
-    LAST_ERROR.with(Cell::get)
+    LAST_ERROR.try_with(Cell::get).unwrap_or(0)
 }
 
 /// `aclrtGetLastError`: the calling thread's last error, cleared.
 pub fn take_last_error() -> AclError {
-    LAST_ERROR.with(|c| c.replace(0))
+    LAST_ERROR.try_with(|c| c.replace(0)).unwrap_or(0)
 }
 
 /// Whether the calling thread is running a callback, host function or host kernel, where
 /// blocking runtime calls would deadlock the stream that runs it.
 pub(crate) fn in_callback() -> bool {
-    IN_CALLBACK.with(Cell::get) > 0
+    IN_CALLBACK.try_with(Cell::get).unwrap_or(0) > 0
 }
 
 /// Marks the calling thread as running user code on behalf of a stream until dropped.
@@ -90,14 +101,14 @@ impl CallbackScope {
     pub(crate) fn enter() -> Self {
         // User code may call back into the runtime and need any of its locks.
         crate::sync::order::assert_none_held("running user code");
-        IN_CALLBACK.with(|c| c.set(c.get() + 1));
+        let _ = IN_CALLBACK.try_with(|c| c.set(c.get() + 1));
         CallbackScope(())
     }
 }
 
 impl Drop for CallbackScope {
     fn drop(&mut self) {
-        IN_CALLBACK.with(|c| c.set(c.get() - 1));
+        let _ = IN_CALLBACK.try_with(|c| c.set(c.get() - 1));
     }
 }
 

@@ -152,18 +152,18 @@ impl Pool {
     /// On a worker of this pool with an empty hand-off slot, keeps `job` there (`None`);
     /// otherwise gives it back.
     fn keep_for_hand_off(&self, job: Arc<dyn Job>) -> Option<Arc<dyn Job>> {
-        LOCAL
-            .try_with(|local| {
-                let mut local = local.borrow_mut();
-                match local.as_mut() {
-                    Some(l) if std::ptr::eq(l.pool, self) && l.next.is_none() => {
-                        l.next = Some(job);
-                        None
-                    }
-                    _ => Some(job),
+        let mut job = Some(job);
+        // An error means this thread's slot is gone (a push from a thread-local's
+        // destructor): no worker of this pool runs here any more, and the job goes back.
+        let _ = LOCAL.try_with(|local| {
+            let mut local = local.borrow_mut();
+            if let Some(l) = local.as_mut() {
+                if std::ptr::eq(l.pool, self) && l.next.is_none() {
+                    l.next = job.take();
                 }
-            })
-            .unwrap_or_else(|_| unreachable!("the hand-off slot is read only while alive"))
+            }
+        });
+        job
     }
 
     /// Unparks every worker, so one blocked inside a task (an event wait with a timeout, a
@@ -394,7 +394,9 @@ pub(crate) fn task_begins(pool: &Arc<Pool>, may_block: bool) {
 /// Whether the calling worker holds a job in its hand-off slot (which runs as soon as the
 /// current job lets go).
 pub(crate) fn holds_hand_off() -> bool {
-    LOCAL.with(|l| l.borrow().as_ref().is_some_and(|l| l.next.is_some()))
+    LOCAL
+        .try_with(|l| l.borrow().as_ref().is_some_and(|l| l.next.is_some()))
+        .unwrap_or(false)
 }
 
 /// The task [`task_begins`] announced has ended.
@@ -417,5 +419,51 @@ pub(crate) struct Owner(pub(crate) Arc<Pool>);
 impl Drop for Owner {
     fn drop(&mut self) {
         self.0.shut_down();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    struct Counted(mpsc::Sender<()>);
+
+    impl Job for Counted {
+        fn run(self: Arc<Self>) {
+            let _ = self.0.send(());
+        }
+    }
+
+    /// Pushes a job from its destructor.
+    struct PushOnExit(Arc<Pool>, mpsc::Sender<()>);
+
+    impl Drop for PushOnExit {
+        fn drop(&mut self) {
+            let _ = self.0.push(Arc::new(Counted(self.1.clone())), true);
+        }
+    }
+
+    thread_local! {
+        static PUSHER: RefCell<Option<PushOnExit>> = const { RefCell::new(None) };
+    }
+
+    #[test]
+    fn a_push_from_a_thread_local_destructor_after_the_slot_is_gone_still_runs() {
+        let pool = Pool::new(Arc::new(crate::threads::OsThreads));
+        let (tx, rx) = mpsc::channel();
+        let (p, t) = (pool.clone(), tx.clone());
+        std::thread::spawn(move || {
+            // Registered first, so destroyed after the hand-off slot (destructors of a
+            // thread's locals run in the reverse order of their first use).
+            PUSHER.with(|s| *s.borrow_mut() = Some(PushOnExit(p.clone(), t.clone())));
+            p.push(Arc::new(Counted(t)), true).unwrap();
+        })
+        .join()
+        .unwrap();
+        rx.recv().unwrap();
+        rx.recv().unwrap();
+        drop(tx);
+        pool.shut_down();
     }
 }

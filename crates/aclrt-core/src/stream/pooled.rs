@@ -155,7 +155,10 @@ impl Stream {
     /// `join_worker` of a pooled stream: waits until it is closed and drained (not from a task
     /// of the stream itself).
     pub(super) fn join_pooled(&self) {
-        if CURRENT.with(|c| std::ptr::eq(c.get(), self)) {
+        if CURRENT
+            .try_with(|c| std::ptr::eq(c.get(), self))
+            .unwrap_or(false)
+        {
             return;
         }
         self.drained.wait(None, SpinPolicy::Brief);
