@@ -48,6 +48,7 @@ mod extras;
 mod fork;
 mod handle;
 pub mod hostlib;
+mod kernel;
 mod memory;
 mod notify;
 pub mod observe;
@@ -74,7 +75,8 @@ pub use error::{AclError, Error, Result};
 pub use exception::{ExceptionCallback, ExceptionInfo};
 pub use extras::StreamStateCallback;
 pub use handle::{
-    CntNotifyHandle, ContextHandle, EventHandle, MemPoolHandle, NotifyHandle, StreamHandle,
+    ArgsHandle, BinHandle, BinaryImageHandle, CntNotifyHandle, ContextHandle, EventHandle,
+    FuncHandle, MemPoolHandle, NotifyHandle, StreamHandle,
 };
 pub use memory::ALIGNMENT;
 pub use runtime::Runtime;
