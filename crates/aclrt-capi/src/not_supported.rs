@@ -579,15 +579,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Kernel binaries, arguments and launches
-    fn aclrtGetArgsFromExceptionInfo(
-        info: *const aclrtExceptionInfo,
-        devArgsPtr: *mut *mut c_void,
-        devArgsLen: *mut u32,
-    ) -> aclError;
-    fn aclrtGetFuncHandleFromExceptionInfo(
-        info: *const aclrtExceptionInfo,
-        func: *mut aclrtFuncHandle,
-    ) -> aclError;
     fn aclrtBinarySetExceptionCallback(
         binHandle: aclrtBinHandle,
         callback: aclrtOpExceptionCallback,

@@ -15,6 +15,7 @@
 //! - None of these locks is held while user code runs (a kernel or an access declaration) or
 //!   while another runtime lock is taken: each is a leaf.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -97,6 +98,7 @@ pub(crate) struct BinaryFunctions {
 
 /// One kernel of a binary.
 pub(crate) struct Function {
+    pub(crate) handle: FuncHandle,
     pub(crate) library: Arc<HostLibrary>,
     pub(crate) entry: HostKernel,
     pub(crate) accesses: Option<AccessDeclaration>,
@@ -175,4 +177,42 @@ impl ArgsState {
 /// A parameter handle: the parameter's position plus one (never 0, so never NULL).
 pub(crate) fn param_handle(index: usize) -> usize {
     index + 1
+}
+
+/// What a failed task launched through the kernel API tells the exception callback
+/// (`aclrtGetFuncHandleFromExceptionInfo`, `aclrtGetArgsFromExceptionInfo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FailedKernel {
+    /// The raw function handle.
+    pub func: u64,
+    /// Where the kernel's arguments are: the launch's `argsData`, or the runtime's copy of an
+    /// args handle's bytes (valid while the exception callback runs).
+    pub args: usize,
+    /// Bytes of arguments.
+    pub args_len: u32,
+}
+
+thread_local! {
+    /// The kernel that just failed on this thread, with its argument copy kept alive until the
+    /// stream has reported the failure (the exception callback runs on this thread, in between).
+    static FAILED: RefCell<Option<(FailedKernel, Box<[u64]>)>> = const { RefCell::new(None) };
+}
+
+/// Notes, from inside a failing kernel task, what the failure report names.
+pub(crate) fn note_failed(kernel: FailedKernel, words: Box<[u64]>) {
+    let _ = FAILED.try_with(|f| *f.borrow_mut() = Some((kernel, words)));
+}
+
+/// The kernel the task that just failed on this thread launched, if it was one.
+pub(crate) fn failed_kernel() -> Option<FailedKernel> {
+    FAILED
+        .try_with(|f| f.borrow().as_ref().map(|(k, _)| *k))
+        .ok()
+        .flatten()
+}
+
+/// Forgets the failed kernel (its failure has been reported), freeing its argument copy.
+pub(crate) fn forget_failed_kernel() {
+    let taken = FAILED.try_with(|f| f.borrow_mut().take()).ok().flatten();
+    drop(taken);
 }

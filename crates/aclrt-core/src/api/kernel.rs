@@ -250,14 +250,17 @@ impl Runtime {
             .symbol(&format!("{ACCESSES_PREFIX}{name}"))
             // SAFETY: the library exports the declaration with the documented signature.
             .map(|p| unsafe { std::mem::transmute::<*mut c_void, AccessDeclaration>(p) });
-        let function = Function {
-            library: binary.library.clone(),
-            entry,
-            accesses,
-            name: name.to_owned(),
-            args: Default::default(),
-        };
-        let handle = FuncHandle::from_raw(self.kernels.functions.insert(Arc::new(function)));
+        let function = self.kernels.functions.insert_with(|raw| {
+            Arc::new(Function {
+                handle: FuncHandle::from_raw(raw),
+                library: binary.library.clone(),
+                entry,
+                accesses,
+                name: name.to_owned(),
+                args: Default::default(),
+            })
+        });
+        let handle = function.handle;
         functions.by_name.insert(name.to_owned(), handle);
         Ok(handle)
     }
@@ -553,6 +556,7 @@ impl Runtime {
         }
         let library = f.library.clone();
         let entry = f.entry;
+        let func = f.handle.as_raw();
         let kernel = Box::new(move || {
             let _held = (library, extra);
             let mut words = words;
@@ -572,7 +576,15 @@ impl Runtime {
             // signature; `args` holds `len` bytes.
             match unsafe { entry(num_blocks, args, len) } {
                 0 => Ok(()),
-                code => Err(code as crate::error::AclError),
+                code => {
+                    let failed = FailedKernel {
+                        func,
+                        args: from.unwrap_or(args as usize),
+                        args_len: u32::try_from(len).unwrap_or(u32::MAX),
+                    };
+                    crate::kernel::note_failed(failed, words);
+                    Err(code as crate::error::AclError)
+                }
             }
         });
         self.launch_kernel(stream, &f.name, access, kernel)
