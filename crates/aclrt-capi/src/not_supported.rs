@@ -859,6 +859,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 176);
+        assert_eq!(NOT_SUPPORTED.len(), 174);
     }
 }
