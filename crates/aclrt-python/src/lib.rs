@@ -17,6 +17,7 @@ mod rt_config;
 mod rt_device_misc;
 mod rt_ext;
 mod rt_host;
+mod rt_kernel;
 mod rt_more;
 mod site;
 mod util;
@@ -97,6 +98,7 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         rt_config::register(m)?;
         rt_host::register(m)?;
         rt_device_misc::register(m)?;
+        rt_kernel::register(m)?;
         rt_more::register(m)
     })?;
     submodule(m, "util", util::register)?;
