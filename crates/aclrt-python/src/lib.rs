@@ -6,6 +6,7 @@
 //! `acl.rt`, `acl.util`, `acl.media`, `acl.ext` and `acl.constants`, and adds the Stream/Event
 //! layer.
 
+mod allocator;
 mod args;
 mod base;
 mod callbacks;
@@ -90,6 +91,7 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     );
     m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
     base::register(m)?;
+    allocator::register(m)?;
     host_memory::init_from_env();
     site::install();
     submodule(m, "rt", |m| {
@@ -99,6 +101,7 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         rt_host::register(m)?;
         rt_device_misc::register(m)?;
         rt_kernel::register(m)?;
+        allocator::register_rt(m)?;
         rt_more::register(m)
     })?;
     submodule(m, "util", util::register)?;
