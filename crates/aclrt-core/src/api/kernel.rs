@@ -668,3 +668,84 @@ fn declared_accesses(
     }
     Ok(access)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host shared library every test process has loaded: the C library.
+    fn libc_path() -> std::path::PathBuf {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        let line = maps
+            .lines()
+            .find(|l| l.contains("/libc.so") || l.contains("/libc-"))
+            .expect("libc is mapped");
+        line[line.find('/').unwrap()..].trim().into()
+    }
+
+    #[test]
+    fn handles_of_an_unloaded_binary_are_gone_with_it() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        assert_eq!(rt.binary_get_function(bin, "getpid"), Ok(f));
+        let function = rt.function(f, "test").unwrap();
+        let a = rt.kernel_args_init(f).unwrap();
+        // Two handles placed at one address: the second replaces the first.
+        let mut slot = [0u64; 1];
+        let address = slot.as_mut_ptr() as u64;
+        rt.kernel_args_init_by_user_mem(f, address).unwrap();
+        rt.kernel_args_init_by_user_mem(f, address).unwrap();
+        assert_eq!(rt.kernels.args.live(), 2);
+        assert_eq!(
+            rt.kernel_args_append(ArgsHandle::from_raw(address), &[7]),
+            Ok(1)
+        );
+        assert_eq!(slot, [0], "nothing is written in the caller's memory");
+        rt.binary_unload(bin).unwrap();
+        assert_eq!(rt.kernels.binaries.live(), 0);
+        assert_eq!(rt.kernels.functions.live(), 0);
+        assert_eq!(rt.kernels.args.live(), 0);
+        assert!(crate::sync::lock(&rt.kernels.user_args)
+            .by_address
+            .is_empty());
+        let code = |r: Result<usize>| r.unwrap_err().code();
+        assert_eq!(
+            code(rt.kernel_args_append(a, &[1])),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(
+            code(rt.kernel_args_append(ArgsHandle::from_raw(address), &[1])),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        // A function looked up before the unload makes no args handle after it.
+        let late = rt.new_args(f, &function, None, "aclrtKernelArgsInit");
+        assert_eq!(late.unwrap_err().code(), ACL_ERROR_RT_INVALID_HANDLE);
+        assert_eq!(rt.kernels.args.live(), 0);
+    }
+
+    #[test]
+    fn handles_are_the_runtimes_own() {
+        let rt = Runtime::new(&crate::Config::default());
+        let other = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        let foreign = other.binary_get_function(bin, "getpid").unwrap_err();
+        assert_eq!(foreign.code(), ACL_ERROR_RT_INVALID_HANDLE);
+        assert_eq!(
+            other.function_name(f).unwrap_err().code(),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(rt.function_name(f).as_deref(), Ok("getpid"));
+        // Wrong kinds: a function handle is no binary, a binary no args handle.
+        let wrong = rt
+            .binary_unload(BinHandle::from_raw(f.as_raw()))
+            .unwrap_err();
+        assert_eq!(wrong.code(), ACL_ERROR_RT_INVALID_HANDLE);
+        let wrong = rt.kernel_args_finalize(ArgsHandle::from_raw(bin.as_raw()));
+        assert_eq!(wrong.unwrap_err().code(), ACL_ERROR_RT_INVALID_HANDLE);
+        let null = rt.kernel_args_init(FuncHandle::NULL).unwrap_err();
+        assert_eq!(null.code(), ACL_ERROR_INVALID_PARAM);
+        rt.binary_unload(bin).unwrap();
+    }
+}
