@@ -12,6 +12,10 @@
 //! - A launch copies the argument bytes (placeholder buffers included) when it is made, or for
 //!   a launch from an address when the kernel runs, and holds the library open until the
 //!   kernel ran, so unloading with launches queued is safe.
+//! - A kernel that fails leaves what the exception callback may ask about it ([`FailedKernel`],
+//!   with its argument copy) in a slot of the worker thread; the stream takes it into the
+//!   failure it reports on that same thread and empties the slot right after, so the copy
+//!   lives exactly while the exception callback can read it.
 //! - None of these locks is held while user code runs (a kernel or an access declaration) or
 //!   while another runtime lock is taken: each is a leaf.
 
