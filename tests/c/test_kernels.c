@@ -1,6 +1,7 @@
 /* The vendor kernel API over host libraries: load (file, data, created binary), functions and
  * names, argument bytes as packed (raw, appended values, placeholders, updates, handles in the
- * caller's memory), block counts, failure codes, unknown names, unloading with launches queued.
+ * caller's memory), block counts, failure codes, unknown names, what the exception callback
+ * learns of a failed kernel, unloading with launches queued.
  * The kernel library is tests/c/kernels/binary_kernels.c, built by the test script and named by
  * ACLRT_TEST_BINARY_KERNELS. */
 #include "check.h"
@@ -312,6 +313,86 @@ static void failures(aclrtStream s)
     EXPECT_OK(aclrtBinaryUnLoad(bin));
 }
 
+/* What the exception callback learned about the last failed task. */
+static aclrtFuncHandle g_info_func;
+static void *g_info_args;
+static uint32_t g_info_len;
+static unsigned char g_info_bytes[16];
+static aclError g_func_ret, g_args_ret, g_null_ret;
+static aclrtExceptionInfo *g_info;
+
+static void on_exception(aclrtExceptionInfo *info)
+{
+    g_info = info;
+    g_info_func = NULL;
+    g_info_args = NULL;
+    g_info_len = 0;
+    g_func_ret = aclrtGetFuncHandleFromExceptionInfo(info, &g_info_func);
+    g_args_ret = aclrtGetArgsFromExceptionInfo(info, &g_info_args, &g_info_len);
+    g_null_ret = aclrtGetArgsFromExceptionInfo(info, NULL, &g_info_len);
+    /* The arguments stay readable while the callback runs. */
+    if (g_args_ret == ACL_SUCCESS && g_info_len <= sizeof g_info_bytes) {
+        memcpy(g_info_bytes, g_info_args, g_info_len);
+    }
+}
+
+static aclError failing_host_kernel(void *arg)
+{
+    (void)arg;
+    return 507011;
+}
+
+static void exception_infos(aclrtStream s)
+{
+    aclrtBinHandle bin = NULL;
+    aclrtFuncHandle f = NULL, got = NULL;
+    aclrtArgsHandle a = NULL;
+    aclrtParamHandle p = NULL;
+    int32_t code = 507018, code2 = 507035;
+    void *args = NULL;
+    uint32_t len = 0;
+
+    REQUIRE_OK(aclrtBinaryLoadFromFile(g_path, NULL, &bin));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "fail_with", &f));
+    REQUIRE_OK(aclrtSetExceptionInfoCallback(on_exception));
+
+    /* Raw arguments: the info names the function and the launch's argsData. */
+    EXPECT_OK(aclrtLaunchKernel(f, 1, &code, sizeof code, s));
+    EXPECT_CODE(aclrtSynchronizeStream(s), 507018);
+    EXPECT_CODE(g_func_ret, ACL_SUCCESS);
+    CHECK(g_info_func == f);
+    EXPECT_CODE(g_args_ret, ACL_SUCCESS);
+    CHECK(g_info_args == (void *)&code);
+    CHECK(g_info_len == sizeof code);
+    EXPECT_CODE(g_null_ret, ACL_ERROR_INVALID_PARAM);
+
+    /* An args handle: the runtime's copy of its bytes, readable in the callback. */
+    REQUIRE_OK(aclrtKernelArgsInit(f, &a));
+    EXPECT_OK(aclrtKernelArgsAppend(a, &code2, sizeof code2, &p));
+    EXPECT_OK(aclrtLaunchKernelWithConfig(f, 1, s, NULL, a, NULL));
+    EXPECT_CODE(aclrtSynchronizeStream(s), 507035);
+    CHECK(g_info_func == f);
+    EXPECT_CODE(g_args_ret, ACL_SUCCESS);
+    CHECK(g_info_len == sizeof code2);
+    CHECK(memcmp(g_info_bytes, &code2, sizeof code2) == 0);
+
+    /* Another task's info names no kernel. */
+    EXPECT_OK(aclxLaunchHostKernel(s, failing_host_kernel, NULL, "host"));
+    EXPECT_CODE(aclrtSynchronizeStream(s), 507011);
+    EXPECT_CODE(g_func_ret, ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(g_info_func == NULL);
+    EXPECT_CODE(g_args_ret, (aclError)0xFFFFFFFF);
+
+    /* Outside the callback the info is stale; NULL outputs are refused. */
+    EXPECT_CODE(aclrtGetFuncHandleFromExceptionInfo(g_info, &got), (aclError)0xFFFFFFFF);
+    EXPECT_CODE(aclrtGetArgsFromExceptionInfo(NULL, &args, &len), (aclError)0xFFFFFFFF);
+    EXPECT_CODE(aclrtGetFuncHandleFromExceptionInfo(g_info, NULL), ACL_ERROR_INVALID_PARAM);
+    CHECK(got == NULL);
+
+    EXPECT_OK(aclrtSetExceptionInfoCallback(NULL));
+    EXPECT_OK(aclrtBinaryUnLoad(bin));
+}
+
 static void unload_while_queued(aclrtStream s)
 {
     size_t len = 0;
@@ -380,6 +461,7 @@ int main(void)
     raw_arguments(s);
     args_handles(s);
     failures(s);
+    exception_infos(s);
     unload_while_queued(s);
     EXPECT_OK(aclrtDestroyStream(s));
     EXPECT_OK(aclrtResetDevice(0));

@@ -7,7 +7,9 @@ use aclrt::api;
 use aclrt::codes::ACL_ERROR_RT_PARAM_INVALID;
 use aclrt::ExceptionInfo;
 
-use crate::{aclError, aclrtStream, entry, guard_value, stream_handle, SendPtr};
+use crate::{
+    aclError, aclrtStream, entry, guard, guard_value, not_null, put, stream_handle, SendPtr,
+};
 
 /// `aclrtCallback` / `aclrtHostFunc`.
 pub type aclrtCallback = Option<unsafe extern "C" fn(userData: *mut c_void)>;
@@ -145,4 +147,42 @@ pub extern "C" fn aclrtGetDeviceIdFromExceptionInfo(info: *const ExceptionInfo) 
 #[no_mangle]
 pub extern "C" fn aclrtGetErrorCodeFromExceptionInfo(info: *const ExceptionInfo) -> u32 {
     read_info("aclrtGetErrorCodeFromExceptionInfo", info, |i| i.error_code)
+}
+
+/// `aclrtGetFuncHandleFromExceptionInfo`: the function of a failed kernel launched through the
+/// kernel API; `0xFFFFFFFF` for a stale info, `107000` for another task's.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetFuncHandleFromExceptionInfo(
+    info: *const ExceptionInfo,
+    func: *mut *mut c_void,
+) -> aclError {
+    const CALL: &str = "aclrtGetFuncHandleFromExceptionInfo";
+    guard(CALL, || {
+        not_null(func, CALL, "func")?;
+        let h = api::exception_info_func_handle(info as usize)?;
+        // SAFETY: checked non-NULL; writable (C contract).
+        unsafe { put(func, h.as_raw() as usize as *mut c_void) };
+        Ok(())
+    })
+}
+
+/// `aclrtGetArgsFromExceptionInfo`: where a failed kernel's arguments are, and their size.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetArgsFromExceptionInfo(
+    info: *const ExceptionInfo,
+    devArgsPtr: *mut *mut c_void,
+    devArgsLen: *mut u32,
+) -> aclError {
+    const CALL: &str = "aclrtGetArgsFromExceptionInfo";
+    guard(CALL, || {
+        not_null(devArgsPtr, CALL, "devArgsPtr")?;
+        not_null(devArgsLen, CALL, "devArgsLen")?;
+        let (args, len) = api::exception_info_args(info as usize)?;
+        // SAFETY: checked non-NULL; writable (C contract).
+        unsafe {
+            put(devArgsPtr, args as *mut c_void);
+            put(devArgsLen, len);
+        }
+        Ok(())
+    })
 }

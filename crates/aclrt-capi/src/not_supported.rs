@@ -573,15 +573,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Kernel binaries, arguments and launches
-    fn aclrtGetArgsFromExceptionInfo(
-        info: *const aclrtExceptionInfo,
-        devArgsPtr: *mut *mut c_void,
-        devArgsLen: *mut u32,
-    ) -> aclError;
-    fn aclrtGetFuncHandleFromExceptionInfo(
-        info: *const aclrtExceptionInfo,
-        func: *mut aclrtFuncHandle,
-    ) -> aclError;
     fn aclrtBinarySetExceptionCallback(
         binHandle: aclrtBinHandle,
         callback: aclrtOpExceptionCallback,
@@ -862,6 +853,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 175);
+        assert_eq!(NOT_SUPPORTED.len(), 173);
     }
 }

@@ -64,4 +64,6 @@ pub struct Failure {
     pub device_id: i32,
     /// OS thread id of the thread that submitted the task.
     pub thread_id: u32,
+    /// The kernel, for a task launched through the kernel API that failed.
+    pub kernel: Option<crate::kernel::FailedKernel>,
 }

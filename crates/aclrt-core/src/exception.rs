@@ -2,7 +2,12 @@
 
 use std::sync::{Arc, RwLock};
 
-use crate::error::Failure;
+use crate::error::{AclError, Failure};
+
+/// What the vendor's exception-info getters return for a NULL or stale info
+/// (`0xFFFFFFFF`), and `aclrtGetArgsFromExceptionInfo` for the info of a task that was not a
+/// kernel.
+pub const ACL_ERROR_INVALID_EXCEPTION_INFO: AclError = -1;
 
 /// What the exception callback learns about a failed task (`aclrtExceptionInfo`).
 ///
@@ -20,6 +25,13 @@ pub struct ExceptionInfo {
     pub device_id: u32,
     /// The `aclError` the task failed with.
     pub error_code: u32,
+    /// The raw function handle of a kernel launched through the kernel API; 0 for other tasks.
+    pub func: u64,
+    /// Where that kernel's arguments are (see [`crate::kernel::FailedKernel`]); 0 for other
+    /// tasks.
+    pub args: usize,
+    /// Bytes of those arguments.
+    pub args_len: u32,
 }
 
 impl From<&Failure> for ExceptionInfo {
@@ -30,6 +42,9 @@ impl From<&Failure> for ExceptionInfo {
             thread_id: f.thread_id,
             device_id: f.device_id as u32,
             error_code: f.code as u32,
+            func: f.kernel.map_or(0, |k| k.func),
+            args: f.kernel.map_or(0, |k| k.args),
+            args_len: f.kernel.map_or(0, |k| k.args_len),
         }
     }
 }

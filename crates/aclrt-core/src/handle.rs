@@ -77,6 +77,28 @@ handle_type!(
     0x56
 );
 
+handle_type!(
+    /// An `aclrtBinary`: a kernel library image kept by `aclrtCreateBinary`.
+    BinaryImageHandle,
+    0x60
+);
+handle_type!(
+    /// An `aclrtBinHandle`: a loaded kernel library.
+    BinHandle,
+    0x61
+);
+handle_type!(
+    /// An `aclrtFuncHandle`: a kernel of a loaded library.
+    FuncHandle,
+    0x62
+);
+handle_type!(
+    /// An `aclrtArgsHandle` made by `aclrtKernelArgsInit` (one placed in the caller's memory
+    /// is named by its address instead).
+    ArgsHandle,
+    0x63
+);
+
 impl StreamHandle {
     /// The current context's default stream (`NULL` in C, `0` in Python).
     pub const DEFAULT: Self = Self::NULL;
@@ -149,7 +171,6 @@ impl<T> HandleTable<T> {
     }
 
     /// Stores `value` and returns its token.
-    #[cfg(test)]
     pub(crate) fn insert(&self, value: Arc<T>) -> u64 {
         let mut slots = self.write();
         slots.live += 1;

@@ -48,6 +48,7 @@ mod extras;
 mod fork;
 mod handle;
 pub mod hostlib;
+mod kernel;
 mod memory;
 mod notify;
 pub mod observe;
@@ -71,11 +72,13 @@ pub use config::Config;
 pub use device::{MAX_STREAMS_PER_DEVICE, MAX_SYNC_EVENTS_PER_DEVICE};
 pub use error::Failure;
 pub use error::{AclError, Error, Result};
-pub use exception::{ExceptionCallback, ExceptionInfo};
+pub use exception::{ExceptionCallback, ExceptionInfo, ACL_ERROR_INVALID_EXCEPTION_INFO};
 pub use extras::StreamStateCallback;
 pub use handle::{
-    CntNotifyHandle, ContextHandle, EventHandle, MemPoolHandle, NotifyHandle, StreamHandle,
+    ArgsHandle, BinHandle, BinaryImageHandle, CntNotifyHandle, ContextHandle, EventHandle,
+    FuncHandle, MemPoolHandle, NotifyHandle, StreamHandle,
 };
+pub use kernel::FailedKernel;
 pub use memory::ALIGNMENT;
 pub use runtime::Runtime;
 pub use task_info::{HostFn, KernelFn, MemRange, TaskKind, TaskMeta};

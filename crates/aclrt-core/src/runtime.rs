@@ -36,6 +36,8 @@ pub struct Runtime {
     pub(crate) contexts: HandleTable<Context>,
     pub(crate) streams: HandleTable<Stream>,
     pub(crate) events: HandleTable<Event>,
+    /// The vendor kernel API's binaries, functions and args handles.
+    pub(crate) kernels: crate::kernel::Kernels,
     pub(crate) reports: ReportHub,
     /// The threads that run host functions (`aclrtSubscribeHostFunc`).
     pub(crate) host_funcs: ReportHub,
@@ -144,6 +146,7 @@ impl Runtime {
             contexts: HandleTable::new(ContextHandle::TAG),
             streams: HandleTable::new(StreamHandle::TAG),
             events: HandleTable::new(EventHandle::TAG),
+            kernels: Default::default(),
             reports: ReportHub::default(),
             host_funcs: ReportHub::default(),
             memory: Arc::new(MemoryMap::default()),

@@ -349,6 +349,7 @@ impl Stream {
             stream_id: self.id,
             device_id: self.context.device.id,
             thread_id,
+            kernel: None,
         }
     }
 
@@ -378,7 +379,10 @@ impl Stream {
             observe::task_finished(self.task_ref(id), kind, outcome.as_ref().err());
         }
         if let Err((code, message)) = outcome {
-            self.fail(self.failure_for(id, code, &message, meta.submitter_thread));
+            let mut failure = self.failure_for(id, code, &message, meta.submitter_thread);
+            failure.kernel = crate::kernel::failed_kernel();
+            self.fail(failure);
+            crate::kernel::forget_failed_kernel();
         }
         self.progress.retire(id);
     }

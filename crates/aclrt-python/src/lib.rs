@@ -6,6 +6,7 @@
 //! `acl.rt`, `acl.util`, `acl.media`, `acl.ext` and `acl.constants`, and adds the Stream/Event
 //! layer.
 
+mod allocator;
 mod args;
 mod base;
 mod callbacks;
@@ -17,6 +18,7 @@ mod rt_config;
 mod rt_device_misc;
 mod rt_ext;
 mod rt_host;
+mod rt_kernel;
 mod rt_more;
 mod site;
 mod util;
@@ -89,6 +91,7 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     );
     m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
     base::register(m)?;
+    allocator::register(m)?;
     host_memory::init_from_env();
     site::install();
     submodule(m, "rt", |m| {
@@ -97,6 +100,8 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         rt_config::register(m)?;
         rt_host::register(m)?;
         rt_device_misc::register(m)?;
+        rt_kernel::register(m)?;
+        allocator::register_rt(m)?;
         rt_more::register(m)
     })?;
     submodule(m, "util", util::register)?;

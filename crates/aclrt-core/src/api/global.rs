@@ -735,6 +735,52 @@ pub fn exception_info(address: usize) -> Option<crate::ExceptionInfo> {
     crate::exception::live_info(address)
 }
 
+/// The info at `address`, or the vendor's invalid-info code (`0xFFFFFFFF`) for NULL, stale or
+/// made-up pointers.
+fn live_exception_info(address: usize, call: &str) -> Result<crate::ExceptionInfo> {
+    crate::exception::live_info(address).ok_or_else(|| {
+        Error::new(
+            crate::exception::ACL_ERROR_INVALID_EXCEPTION_INFO,
+            format!(
+                "{call}: {address:#x} is not an exception info being handed to an exception \
+                 callback"
+            ),
+        )
+    })
+}
+
+/// `aclrtGetFuncHandleFromExceptionInfo`: the function of a failed kernel launched through the
+/// kernel API; another task's info is `107000`.
+pub fn exception_info_func_handle(address: usize) -> Result<crate::FuncHandle> {
+    const CALL: &str = "aclrtGetFuncHandleFromExceptionInfo";
+    noted((|| {
+        let info = live_exception_info(address, CALL)?;
+        if info.func == 0 {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: the failed task is not a kernel launched through the kernel API"
+            );
+        }
+        Ok(crate::FuncHandle::from_raw(info.func))
+    })())
+}
+
+/// `aclrtGetArgsFromExceptionInfo`: where a failed kernel's arguments are and their size;
+/// another task's info is the invalid-info code.
+pub fn exception_info_args(address: usize) -> Result<(usize, u32)> {
+    const CALL: &str = "aclrtGetArgsFromExceptionInfo";
+    noted((|| {
+        let info = live_exception_info(address, CALL)?;
+        if info.func == 0 {
+            bail!(
+                crate::exception::ACL_ERROR_INVALID_EXCEPTION_INFO,
+                "{CALL}: the failed task is not a kernel launched through the kernel API"
+            );
+        }
+        Ok((info.args, info.args_len))
+    })())
+}
+
 /// Notes `error` for the calling thread (`aclrtGetLastError`, `aclGetRecentErrMsg`): for faces'
 /// failures made outside [`acl`].
 pub fn note_failure(error: &Error) {

@@ -51,6 +51,10 @@ const CLASSES: &[(&str, &str)] = &[
     ("Vec<Arc<Pool>>", "memory.retired_pools"),
     ("ManagedState", "memory.managed"),
     ("PendingSet", "memory.pending_frees"),
+    ("BinaryFunctions", "kernel.binary_functions"),
+    ("FunctionArgs", "kernel.function_args"),
+    ("ArgsState", "kernel.args_state"),
+    ("UserArgs", "kernel.user_args"),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is

@@ -1,0 +1,751 @@
+//! The vendor kernel API: binaries (host libraries), their functions, args handles and
+//! launches. The objects and their invariants are in `crate::kernel`.
+
+use std::ffi::{c_void, CString};
+use std::path::Path;
+use std::sync::Arc;
+
+use super::KernelAccess;
+use crate::codes::*;
+use crate::consts::{ACLX_ACCESS_READ, ACLX_ACCESS_WRITE};
+use crate::error::{bail, err, Result};
+use crate::handle::{ArgsHandle, BinHandle, BinaryImageHandle, FuncHandle, StreamHandle};
+use crate::hostlib::{is_host_shared_object, HostLibrary, OpenError};
+use crate::kernel::*;
+use crate::runtime::Runtime;
+use crate::sync::lock;
+use crate::task_info::MemRange;
+
+fn null_check(raw: u64, call: &str, what: &str) -> Result<()> {
+    if raw == 0 {
+        bail!(ACL_ERROR_INVALID_PARAM, "{call}: {what} is NULL");
+    }
+    Ok(())
+}
+
+fn stale(call: &str, what: &str, raw: u64, kind: &str) -> crate::error::Error {
+    crate::error::Error::new(
+        ACL_ERROR_RT_INVALID_HANDLE,
+        format!("{call}: {what} {raw:#x} is not a live {kind} handle (never made, or freed)"),
+    )
+}
+
+fn opened(
+    result: std::result::Result<HostLibrary, OpenError>,
+    call: &str,
+    what: &str,
+) -> Result<Binary> {
+    match result {
+        Ok(lib) => Ok(Binary {
+            library: Arc::new(lib),
+            functions: Default::default(),
+        }),
+        Err(OpenError::Loader(e)) => err(
+            ACL_ERROR_INVALID_FILE,
+            format!("{call}: cannot load {what}: {e}"),
+        ),
+        Err(OpenError::System(e)) => err(
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            format!("{call}: cannot load {what} from memory: {e}"),
+        ),
+    }
+}
+
+fn not_a_library(call: &str, what: &str) -> crate::error::Error {
+    crate::error::Error::new(
+        ACL_ERROR_INVALID_FILE,
+        format!(
+            "{call}: {what} is not a host shared library; the emulated device runs kernels \
+             built into one (see acl/acl_host_kernel.h)"
+        ),
+    )
+}
+
+fn load_image(bytes: &[u8], call: &str) -> Result<Binary> {
+    if !is_host_shared_object(bytes) {
+        return Err(not_a_library(call, "the data"));
+    }
+    opened(
+        HostLibrary::open_image(bytes, c"aclrt-kernel-binary"),
+        call,
+        "the data",
+    )
+}
+
+fn refuse_if_finalized(a: &ArgsState, call: &str) -> Result<()> {
+    if a.finalized {
+        bail!(
+            ACL_ERROR_INVALID_PARAM,
+            "{call}: the args handle is finalized; no parameter can be appended"
+        );
+    }
+    Ok(())
+}
+
+fn param_index(a: &ArgsState, param: usize, call: &str) -> Result<usize> {
+    let i = param.wrapping_sub(1);
+    if i >= a.params.len() {
+        bail!(
+            ACL_ERROR_INVALID_PARAM,
+            "{call}: {param:#x} is not a parameter of this args handle"
+        );
+    }
+    Ok(i)
+}
+
+impl Runtime {
+    fn binary(&self, h: BinHandle, call: &str) -> Result<Arc<Binary>> {
+        null_check(h.as_raw(), call, "binHandle")?;
+        self.kernels
+            .binaries
+            .get(h.as_raw())
+            .ok_or_else(|| stale(call, "binHandle", h.as_raw(), "binary"))
+    }
+
+    fn function(&self, h: FuncHandle, call: &str) -> Result<Arc<Function>> {
+        null_check(h.as_raw(), call, "funcHandle")?;
+        self.kernels
+            .functions
+            .get(h.as_raw())
+            .ok_or_else(|| stale(call, "funcHandle", h.as_raw(), "function"))
+    }
+
+    /// An args handle: a token of `aclrtKernelArgsInit`, or the address of one placed in the
+    /// caller's memory.
+    fn args(&self, h: ArgsHandle, call: &str) -> Result<Arc<Args>> {
+        null_check(h.as_raw(), call, "argsHandle")?;
+        if let Some(a) = self.kernels.args.get(h.as_raw()) {
+            return Ok(a);
+        }
+        let placed = lock(&self.kernels.user_args)
+            .by_address
+            .get(&h.as_raw())
+            .copied();
+        placed
+            .and_then(|t| self.kernels.args.get(t.as_raw()))
+            .ok_or_else(|| stale(call, "argsHandle", h.as_raw(), "args"))
+    }
+
+    fn hand_out(&self, binary: Binary) -> BinHandle {
+        BinHandle::from_raw(self.kernels.binaries.insert(Arc::new(binary)))
+    }
+
+    /// `aclrtBinaryLoadFromFile`: opens the host library at `path` (load options are ignored).
+    pub fn binary_load_from_file(&self, path: &Path) -> Result<BinHandle> {
+        const CALL: &str = "aclrtBinaryLoadFromFile";
+        let head = std::fs::read(path).map_err(|e| {
+            crate::error::Error::new(
+                ACL_ERROR_INVALID_FILE,
+                format!("{CALL}: cannot read {path:?}: {e}"),
+            )
+        })?;
+        if !is_host_shared_object(&head) {
+            return Err(not_a_library(CALL, &format!("{path:?}")));
+        }
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) else {
+            bail!(
+                ACL_ERROR_INVALID_FILE,
+                "{CALL}: {path:?} contains a NUL byte"
+            );
+        };
+        let binary = opened(HostLibrary::open(&c_path), CALL, &format!("{path:?}"))?;
+        Ok(self.hand_out(binary))
+    }
+
+    /// `aclrtBinaryLoadFromData`: a host library image in memory, opened through an anonymous
+    /// file.
+    pub fn binary_load_from_data(&self, data: &[u8]) -> Result<BinHandle> {
+        Ok(self.hand_out(load_image(data, "aclrtBinaryLoadFromData")?))
+    }
+
+    /// `aclrtCreateBinary`: keeps a copy of the image for `aclrtBinaryLoad`; empty data is
+    /// `100000`.
+    pub fn create_binary(&self, data: &[u8]) -> Result<BinaryImageHandle> {
+        if data.is_empty() {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtCreateBinary: the data is NULL or empty"
+            );
+        }
+        let raw = self.kernels.images.insert(Arc::new(Image(data.to_vec())));
+        Ok(BinaryImageHandle::from_raw(raw))
+    }
+
+    /// `aclrtDestroyBinary`: binaries loaded from the image stay loaded.
+    pub fn destroy_binary(&self, image: BinaryImageHandle) -> Result<()> {
+        const CALL: &str = "aclrtDestroyBinary";
+        null_check(image.as_raw(), CALL, "the binary")?;
+        self.kernels
+            .images
+            .remove(image.as_raw())
+            .map(drop)
+            .ok_or_else(|| stale(CALL, "the binary", image.as_raw(), "aclrtBinary"))
+    }
+
+    /// `aclrtBinaryLoad`: loads an `aclrtCreateBinary` image.
+    pub fn binary_load(&self, image: BinaryImageHandle) -> Result<BinHandle> {
+        const CALL: &str = "aclrtBinaryLoad";
+        null_check(image.as_raw(), CALL, "the binary")?;
+        let Some(bytes) = self.kernels.images.get(image.as_raw()) else {
+            return Err(stale(CALL, "the binary", image.as_raw(), "aclrtBinary"));
+        };
+        Ok(self.hand_out(load_image(&bytes.0, CALL)?))
+    }
+
+    /// `aclrtBinaryUnLoad`: the binary's function and args handles become invalid; launches
+    /// already queued still run (they hold the library).
+    pub fn binary_unload(&self, bin: BinHandle) -> Result<()> {
+        const CALL: &str = "aclrtBinaryUnLoad";
+        null_check(bin.as_raw(), CALL, "binHandle")?;
+        let Some(binary) = self.kernels.binaries.remove(bin.as_raw()) else {
+            return Err(stale(CALL, "binHandle", bin.as_raw(), "binary"));
+        };
+        let functions: Vec<FuncHandle> = std::mem::take(&mut lock(&binary.functions).by_name)
+            .into_values()
+            .collect();
+        for h in functions {
+            let Some(f) = self.kernels.functions.remove(h.as_raw()) else {
+                continue;
+            };
+            let (handles, addresses) = {
+                let mut args = lock(&f.args);
+                args.closed = true;
+                (
+                    std::mem::take(&mut args.handles),
+                    std::mem::take(&mut args.user_addresses),
+                )
+            };
+            for a in handles {
+                self.kernels.args.remove(a.as_raw());
+            }
+            let mut user = lock(&self.kernels.user_args);
+            for address in addresses {
+                user.by_address.remove(&address);
+            }
+        }
+        Ok(())
+    }
+
+    /// `aclrtBinaryGetFunction`: the kernel exported as `name`; the same name gives the same
+    /// handle, a name the library does not export is `107042`.
+    pub fn binary_get_function(&self, bin: BinHandle, name: &str) -> Result<FuncHandle> {
+        const CALL: &str = "aclrtBinaryGetFunction";
+        let binary = self.binary(bin, CALL)?;
+        let mut functions = lock(&binary.functions);
+        if let Some(&f) = functions.by_name.get(name) {
+            return Ok(f);
+        }
+        let Some(address) = binary.library.symbol(name) else {
+            bail!(
+                ACL_ERROR_RT_SYMBOL_NOT_FOUND,
+                "{CALL}: the binary exports no kernel {name:?}"
+            );
+        };
+        // SAFETY: the library exports `name` as a kernel of the documented signature (the
+        // convention of acl_host_kernel.h).
+        let entry = unsafe { std::mem::transmute::<*mut c_void, HostKernel>(address) };
+        let accesses = binary
+            .library
+            .symbol(&format!("{ACCESSES_PREFIX}{name}"))
+            // SAFETY: the library exports the declaration with the documented signature.
+            .map(|p| unsafe { std::mem::transmute::<*mut c_void, AccessDeclaration>(p) });
+        let function = self.kernels.functions.insert_with(|raw| {
+            Arc::new(Function {
+                handle: FuncHandle::from_raw(raw),
+                library: binary.library.clone(),
+                entry,
+                accesses,
+                name: name.to_owned(),
+                args: Default::default(),
+            })
+        });
+        let handle = function.handle;
+        functions.by_name.insert(name.to_owned(), handle);
+        Ok(handle)
+    }
+
+    /// `aclrtGetFunctionName`: the kernel's name.
+    pub fn function_name(&self, func: FuncHandle) -> Result<String> {
+        Ok(self.function(func, "aclrtGetFunctionName")?.name.clone())
+    }
+
+    /// `aclrtKernelArgsGetHandleMemSize`: bytes of an args handle placed in the caller's memory.
+    pub fn kernel_args_handle_mem_size(&self, func: FuncHandle) -> Result<usize> {
+        null_check(
+            func.as_raw(),
+            "aclrtKernelArgsGetHandleMemSize",
+            "funcHandle",
+        )?;
+        Ok(ARGS_HANDLE_MEM_SIZE)
+    }
+
+    /// `aclrtKernelArgsGetMemSize`: the argument bytes take what the caller asks for.
+    pub fn kernel_args_mem_size(&self, func: FuncHandle, user_args_size: usize) -> Result<usize> {
+        null_check(func.as_raw(), "aclrtKernelArgsGetMemSize", "funcHandle")?;
+        Ok(user_args_size)
+    }
+
+    /// A new args handle of `f`, listed with it (refused once its binary is unloaded).
+    fn new_args(
+        &self,
+        func: FuncHandle,
+        f: &Function,
+        user: Option<u64>,
+        call: &str,
+    ) -> Result<ArgsHandle> {
+        let args = Arc::new(Args {
+            function: func,
+            state: Default::default(),
+        });
+        let handle = ArgsHandle::from_raw(self.kernels.args.insert(args));
+        {
+            let mut list = lock(&f.args);
+            if list.closed {
+                drop(list);
+                self.kernels.args.remove(handle.as_raw());
+                return Err(stale(call, "funcHandle", func.as_raw(), "function"));
+            }
+            list.handles.push(handle);
+            list.user_addresses.extend(user);
+        }
+        Ok(handle)
+    }
+
+    /// `aclrtKernelArgsInit`: an empty args handle for the kernel, valid until its binary is
+    /// unloaded.
+    pub fn kernel_args_init(&self, func: FuncHandle) -> Result<ArgsHandle> {
+        const CALL: &str = "aclrtKernelArgsInit";
+        let f = self.function(func, CALL)?;
+        self.new_args(func, &f, None, CALL)
+    }
+
+    /// `aclrtKernelArgsInitByUserMem`: an empty args handle named by `address`, the caller's
+    /// `aclrtKernelArgsGetHandleMemSize` bytes (aligned to that size); the runtime keeps the
+    /// argument bytes itself and writes nothing there.
+    pub fn kernel_args_init_by_user_mem(&self, func: FuncHandle, address: u64) -> Result<()> {
+        const CALL: &str = "aclrtKernelArgsInitByUserMem";
+        let f = self.function(func, CALL)?;
+        null_check(address, CALL, "argsHandle")?;
+        if address % ARGS_HANDLE_MEM_SIZE as u64 != 0 {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: argsHandle {address:#x} is not pointer-aligned"
+            );
+        }
+        let handle = self.new_args(func, &f, Some(address), CALL)?;
+        let replaced = lock(&self.kernels.user_args)
+            .by_address
+            .insert(address, handle);
+        // The caller's memory now holds another handle: the one it held is gone.
+        if let Some(old) = replaced {
+            self.kernels.args.remove(old.as_raw());
+        }
+        Ok(())
+    }
+
+    /// `aclrtKernelArgsAppend`: copies `param` to the end of the arguments (no padding);
+    /// returns the parameter's handle.
+    pub fn kernel_args_append(&self, args: ArgsHandle, param: &[u8]) -> Result<usize> {
+        const CALL: &str = "aclrtKernelArgsAppend";
+        let a = self.args(args, CALL)?;
+        let mut state = lock(&a.state);
+        refuse_if_finalized(&state, CALL)?;
+        if param.is_empty() {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: paramSize is 0");
+        }
+        let offset = state.bytes.len();
+        state.bytes.extend_from_slice(param);
+        state.params.push(Param {
+            offset,
+            size: param.len(),
+            kind: ParamKind::Value,
+        });
+        Ok(param_handle(state.params.len() - 1))
+    }
+
+    /// `aclrtKernelArgsAppendPlaceHolder`: a pointer slot at the end of the arguments, to point
+    /// to the buffer `aclrtKernelArgsGetPlaceHolderBuffer` gives; returns its handle.
+    pub fn kernel_args_append_placeholder(&self, args: ArgsHandle) -> Result<usize> {
+        const CALL: &str = "aclrtKernelArgsAppendPlaceHolder";
+        let a = self.args(args, CALL)?;
+        let mut state = lock(&a.state);
+        refuse_if_finalized(&state, CALL)?;
+        let offset = state.bytes.len();
+        let size = std::mem::size_of::<usize>();
+        state
+            .bytes
+            .extend_from_slice(&[0; std::mem::size_of::<usize>()]);
+        state.params.push(Param {
+            offset,
+            size,
+            kind: ParamKind::PlaceHolder(None, 0),
+        });
+        Ok(param_handle(state.params.len() - 1))
+    }
+
+    /// `aclrtKernelArgsGetPlaceHolderBuffer`: the address of a zeroed host buffer of `size`
+    /// bytes, owned by the args handle, for the placeholder's data (replacing any earlier one);
+    /// the kernel sees a copy taken at launch.
+    pub fn kernel_args_get_placeholder_buffer(
+        &self,
+        args: ArgsHandle,
+        param: usize,
+        size: usize,
+    ) -> Result<usize> {
+        const CALL: &str = "aclrtKernelArgsGetPlaceHolderBuffer";
+        let a = self.args(args, CALL)?;
+        let mut state = lock(&a.state);
+        let i = param_index(&state, param, CALL)?;
+        if size == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: dataSize is 0");
+        }
+        let ParamKind::PlaceHolder(buffer, buffer_size) = &mut state.params[i].kind else {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: parameter {param:#x} is not a placeholder"
+            );
+        };
+        let mut fresh = vec![0u64; size.div_ceil(8)].into_boxed_slice();
+        let address = fresh.as_mut_ptr() as usize;
+        *buffer = Some(fresh);
+        *buffer_size = size;
+        Ok(address)
+    }
+
+    /// `aclrtKernelArgsParaUpdate`: replaces an appended parameter's bytes (same size).
+    pub fn kernel_args_para_update(
+        &self,
+        args: ArgsHandle,
+        param: usize,
+        bytes: &[u8],
+    ) -> Result<()> {
+        const CALL: &str = "aclrtKernelArgsParaUpdate";
+        let a = self.args(args, CALL)?;
+        let mut state = lock(&a.state);
+        let i = param_index(&state, param, CALL)?;
+        let p = &state.params[i];
+        let is_value = matches!(p.kind, ParamKind::Value);
+        if !is_value || p.size != bytes.len() {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: parameter {param:#x} is {} of {} bytes, not {} bytes",
+                if is_value { "a value" } else { "a placeholder" },
+                p.size,
+                bytes.len()
+            );
+        }
+        let (offset, size) = (p.offset, p.size);
+        state.bytes[offset..offset + size].copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// `aclrtKernelArgsFinalize`: the parameters are complete; appending more is refused. The
+    /// handle stays usable for launches and updates.
+    pub fn kernel_args_finalize(&self, args: ArgsHandle) -> Result<()> {
+        let a = self.args(args, "aclrtKernelArgsFinalize")?;
+        lock(&a.state).finalized = true;
+        Ok(())
+    }
+
+    /// `aclrtLaunchKernelWithConfig`: launches with the handle's arguments; placeholder slots
+    /// point to copies of their buffers taken now. The configuration's attributes are ignored.
+    pub fn launch_kernel_with_config(
+        &self,
+        func: FuncHandle,
+        num_blocks: u32,
+        stream: StreamHandle,
+        args: ArgsHandle,
+    ) -> Result<()> {
+        const CALL: &str = "aclrtLaunchKernelWithConfig";
+        let f = self.function(func, CALL)?;
+        let a = self.args(args, CALL)?;
+        if a.function != func {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: the args handle was made for another function"
+            );
+        }
+        let (bytes, copies) = lock(&a.state).launch_bytes();
+        self.launch_function(&f, num_blocks, bytes, stream, copies, None)
+    }
+
+    /// `aclrtLaunchKernel`: runs the kernel on the stream with the `size` bytes at `data` as
+    /// they are when it runs (device memory, as on the vendor's device, or host memory).
+    ///
+    /// # Safety
+    /// `data` holds `size` readable bytes until the kernel ran.
+    pub unsafe fn launch_kernel_from(
+        &self,
+        func: FuncHandle,
+        num_blocks: u32,
+        data: usize,
+        size: usize,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        // SAFETY: the caller's promise.
+        unsafe { self.launch_from(func, num_blocks, data, size, stream, "aclrtLaunchKernel") }
+    }
+
+    /// `aclrtLaunchKernelV2`: [`Runtime::launch_kernel_from`]; the launch configuration's
+    /// attributes are ignored.
+    ///
+    /// # Safety
+    /// As for [`Runtime::launch_kernel_from`].
+    pub unsafe fn launch_kernel_v2_from(
+        &self,
+        func: FuncHandle,
+        num_blocks: u32,
+        data: usize,
+        size: usize,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        // SAFETY: the caller's promise.
+        unsafe { self.launch_from(func, num_blocks, data, size, stream, "aclrtLaunchKernelV2") }
+    }
+
+    /// The launches whose arguments are read from an address when the kernel runs, so work
+    /// queued before it on the stream (an asynchronous copy of the arguments, say) is seen.
+    /// The bytes there at launch choose the memory accesses the checker sees.
+    ///
+    /// # Safety
+    /// `data` holds `size` readable bytes until the kernel ran.
+    unsafe fn launch_from(
+        &self,
+        func: FuncHandle,
+        num_blocks: u32,
+        data: usize,
+        size: usize,
+        stream: StreamHandle,
+        call: &str,
+    ) -> Result<()> {
+        let f = self.function(func, call)?;
+        if size == 0 {
+            return self.launch_function(&f, num_blocks, Vec::new(), stream, Vec::new(), None);
+        }
+        null_check(data as u64, call, "argsData")?;
+        // Refuses a range that overruns an allocation or runs into freed memory.
+        self.classify_memory(data, size, &format!("{call}: argsData"))?;
+        // SAFETY: the caller's promise.
+        let bytes = unsafe { std::slice::from_raw_parts(data as *const u8, size) }.to_vec();
+        self.launch_function(&f, num_blocks, bytes, stream, Vec::new(), Some(data))
+    }
+
+    /// Queues `f` on `stream` with a copy of `bytes` as its arguments (re-read from `from` when
+    /// it runs, if given), keeping `extra` alive until the kernel ran.
+    fn launch_function(
+        &self,
+        f: &Function,
+        num_blocks: u32,
+        bytes: Vec<u8>,
+        stream: StreamHandle,
+        extra: Vec<Box<[u64]>>,
+        from: Option<usize>,
+    ) -> Result<()> {
+        // Keep the copy 8-byte aligned: kernels read packed arguments in place.
+        let len = bytes.len();
+        let mut words = vec![0u64; len.div_ceil(8)].into_boxed_slice();
+        // SAFETY: `words` holds at least `len` bytes; the regions are distinct.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), words.as_mut_ptr().cast(), len) };
+        let mut access = match f.accesses {
+            Some(declare) => declared_accesses(declare, &words, len)?,
+            None => self.pointer_accesses(&bytes),
+        };
+        if let Some(start) = from.filter(|_| len > 0) {
+            access.reads.push(MemRange { start, len });
+        }
+        let library = f.library.clone();
+        let entry = f.entry;
+        let func = f.handle.as_raw();
+        let kernel = Box::new(move || {
+            let _held = (library, extra);
+            let mut words = words;
+            if let Some(from) = from {
+                // SAFETY: the launch's argsData holds `len` bytes, and stays valid until the
+                // task ran (the caller's contract, as on the device); `words` holds `len`.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(from as *const u8, words.as_mut_ptr().cast(), len)
+                };
+            }
+            let args = if len == 0 {
+                std::ptr::null_mut()
+            } else {
+                words.as_mut_ptr().cast()
+            };
+            // SAFETY: the library stays open (held above); the kernel has the documented
+            // signature; `args` holds `len` bytes.
+            match unsafe { entry(num_blocks, args, len) } {
+                0 => Ok(()),
+                code => {
+                    let failed = FailedKernel {
+                        func,
+                        args: from.unwrap_or(args as usize),
+                        args_len: u32::try_from(len).unwrap_or(u32::MAX),
+                    };
+                    crate::kernel::note_failed(failed, words);
+                    Err(code as crate::error::AclError)
+                }
+            }
+        });
+        self.launch_kernel(stream, &f.name, access, kernel)
+            .map(|_| ())
+    }
+
+    /// The default declared accesses: each pointer-aligned word of the arguments that points
+    /// into a live allocation reads and writes that whole allocation.
+    fn pointer_accesses(&self, bytes: &[u8]) -> KernelAccess {
+        let mut ranges: Vec<MemRange> = Vec::new();
+        let word = std::mem::size_of::<usize>();
+        for chunk in bytes.chunks_exact(word) {
+            let value = usize::from_ne_bytes(chunk.try_into().expect("a word"));
+            if value == 0 {
+                continue;
+            }
+            if let Some(range) = self.allocation_containing(value) {
+                if !ranges.contains(&range) {
+                    ranges.push(range);
+                }
+            }
+        }
+        KernelAccess {
+            reads: ranges.clone(),
+            writes: ranges,
+        }
+    }
+}
+
+/// The accesses the kernel's declaration gives for the arguments `words` (`len` bytes). The
+/// declaration is user code: it runs on the launching thread with no runtime lock held.
+fn declared_accesses(
+    declare: AccessDeclaration,
+    words: &[u64],
+    len: usize,
+) -> Result<KernelAccess> {
+    let args: *const c_void = if len == 0 {
+        std::ptr::null()
+    } else {
+        words.as_ptr().cast()
+    };
+    let empty = DeclaredAccess {
+        ptr: std::ptr::null(),
+        size: 0,
+        mode: 0,
+    };
+    let mut entries = vec![empty; 16];
+    loop {
+        // SAFETY: the declaration has the documented signature and writes at most `capacity`
+        // entries; `args` holds `len` bytes.
+        let count = unsafe { declare(args, len, entries.as_mut_ptr(), entries.len()) };
+        if count <= entries.len() {
+            entries.truncate(count);
+            break;
+        }
+        entries = vec![empty; count];
+    }
+    let mut access = KernelAccess::default();
+    for (i, a) in entries.iter().enumerate() {
+        if a.mode & !(ACLX_ACCESS_READ | ACLX_ACCESS_WRITE) != 0 {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "the kernel's access declaration gives mode {:#x} for range {i}, with bits \
+                 other than ACLX_ACCESS_READ and ACLX_ACCESS_WRITE",
+                a.mode
+            );
+        }
+        if a.ptr.is_null() || a.size == 0 {
+            continue;
+        }
+        let range = MemRange {
+            start: a.ptr as usize,
+            len: a.size,
+        };
+        if a.mode & ACLX_ACCESS_READ != 0 {
+            access.reads.push(range);
+        }
+        if a.mode & ACLX_ACCESS_WRITE != 0 {
+            access.writes.push(range);
+        }
+    }
+    Ok(access)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host shared library every test process has loaded: the C library.
+    fn libc_path() -> std::path::PathBuf {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        let line = maps
+            .lines()
+            .find(|l| l.contains("/libc.so") || l.contains("/libc-"))
+            .expect("libc is mapped");
+        line[line.find('/').unwrap()..].trim().into()
+    }
+
+    #[test]
+    fn handles_of_an_unloaded_binary_are_gone_with_it() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        assert_eq!(rt.binary_get_function(bin, "getpid"), Ok(f));
+        let function = rt.function(f, "test").unwrap();
+        let a = rt.kernel_args_init(f).unwrap();
+        // Two handles placed at one address: the second replaces the first.
+        let mut slot = [0u64; 1];
+        let address = slot.as_mut_ptr() as u64;
+        rt.kernel_args_init_by_user_mem(f, address).unwrap();
+        rt.kernel_args_init_by_user_mem(f, address).unwrap();
+        assert_eq!(rt.kernels.args.live(), 2);
+        assert_eq!(
+            rt.kernel_args_append(ArgsHandle::from_raw(address), &[7]),
+            Ok(1)
+        );
+        assert_eq!(slot, [0], "nothing is written in the caller's memory");
+        rt.binary_unload(bin).unwrap();
+        assert_eq!(rt.kernels.binaries.live(), 0);
+        assert_eq!(rt.kernels.functions.live(), 0);
+        assert_eq!(rt.kernels.args.live(), 0);
+        assert!(crate::sync::lock(&rt.kernels.user_args)
+            .by_address
+            .is_empty());
+        let code = |r: Result<usize>| r.unwrap_err().code();
+        assert_eq!(
+            code(rt.kernel_args_append(a, &[1])),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(
+            code(rt.kernel_args_append(ArgsHandle::from_raw(address), &[1])),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        // A function looked up before the unload makes no args handle after it.
+        let late = rt.new_args(f, &function, None, "aclrtKernelArgsInit");
+        assert_eq!(late.unwrap_err().code(), ACL_ERROR_RT_INVALID_HANDLE);
+        assert_eq!(rt.kernels.args.live(), 0);
+    }
+
+    #[test]
+    fn handles_are_the_runtimes_own() {
+        let rt = Runtime::new(&crate::Config::default());
+        let other = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        let foreign = other.binary_get_function(bin, "getpid").unwrap_err();
+        assert_eq!(foreign.code(), ACL_ERROR_RT_INVALID_HANDLE);
+        assert_eq!(
+            other.function_name(f).unwrap_err().code(),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(rt.function_name(f).as_deref(), Ok("getpid"));
+        // Wrong kinds: a function handle is no binary, a binary no args handle.
+        let wrong = rt
+            .binary_unload(BinHandle::from_raw(f.as_raw()))
+            .unwrap_err();
+        assert_eq!(wrong.code(), ACL_ERROR_RT_INVALID_HANDLE);
+        let wrong = rt.kernel_args_finalize(ArgsHandle::from_raw(bin.as_raw()));
+        assert_eq!(wrong.unwrap_err().code(), ACL_ERROR_RT_INVALID_HANDLE);
+        let null = rt.kernel_args_init(FuncHandle::NULL).unwrap_err();
+        assert_eq!(null.code(), ACL_ERROR_INVALID_PARAM);
+        rt.binary_unload(bin).unwrap();
+    }
+}

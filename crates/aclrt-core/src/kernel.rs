@@ -1,0 +1,222 @@
+//! The objects of the vendor kernel API (`aclrtBinary*`, `aclrtKernelArgs*`,
+//! `aclrtLaunchKernel*`) over host libraries: a binary is a host shared library, a kernel one of
+//! its exported functions of the signature `acl/acl_host_kernel.h` declares, and a launch runs it
+//! once, in stream order, on the stream's worker.
+//!
+//! Invariants:
+//! - Every object lives in one of the runtime's handle tables ([`Kernels`]), so a stale,
+//!   garbage or foreign handle fails lookup (`107017`) and is never followed.
+//! - A binary owns its functions and they own their args handles: unloading the binary removes
+//!   all of them from their tables at once (a function's list is closed under its lock, so an
+//!   args handle made concurrently with the unload is refused instead of outliving it).
+//! - A launch copies the argument bytes (placeholder buffers included) when it is made, or for
+//!   a launch from an address when the kernel runs, and holds the library open until the
+//!   kernel ran, so unloading with launches queued is safe.
+//! - A kernel that fails leaves what the exception callback may ask about it ([`FailedKernel`],
+//!   with its argument copy) in a slot of the worker thread; the stream takes it into the
+//!   failure it reports on that same thread and empties the slot right after, so the copy
+//!   lives exactly while the exception callback can read it.
+//! - None of these locks is held while user code runs (a kernel or an access declaration) or
+//!   while another runtime lock is taken: each is a leaf.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+
+use crate::handle::{ArgsHandle, BinHandle, BinaryImageHandle, FuncHandle, HandleTable};
+use crate::hostlib::HostLibrary;
+
+/// `aclHostKernel`: the entry point of a kernel in a host library.
+pub(crate) type HostKernel =
+    unsafe extern "C" fn(num_blocks: u32, args: *mut c_void, args_size: usize) -> u32;
+
+/// One byte range of a kernel's access declaration, laid out as `aclxMemAccess` (the host
+/// library writes an array of them).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DeclaredAccess {
+    pub(crate) ptr: *const c_void,
+    pub(crate) size: usize,
+    pub(crate) mode: u32,
+}
+
+/// `ACL_HOST_KERNEL_ACCESSES(name)`: the memory a launch with these arguments touches.
+pub(crate) type AccessDeclaration = unsafe extern "C" fn(
+    args: *const c_void,
+    args_size: usize,
+    accesses: *mut DeclaredAccess,
+    capacity: usize,
+) -> usize;
+
+/// The prefix of a kernel's access declaration symbol.
+pub(crate) const ACCESSES_PREFIX: &str = "aclHostKernelAccesses_";
+
+/// Bytes of an args handle placed in the caller's memory (`aclrtKernelArgsGetHandleMemSize`);
+/// such a handle must be aligned to it.
+pub(crate) const ARGS_HANDLE_MEM_SIZE: usize = std::mem::size_of::<u64>();
+
+/// The kernel objects of one runtime.
+pub(crate) struct Kernels {
+    /// `aclrtCreateBinary` images.
+    pub(crate) images: HandleTable<Image>,
+    pub(crate) binaries: HandleTable<Binary>,
+    pub(crate) functions: HandleTable<Function>,
+    pub(crate) args: HandleTable<Args>,
+    /// Args handles placed in the caller's memory (`aclrtKernelArgsInitByUserMem`), by address.
+    pub(crate) user_args: Mutex<UserArgs>,
+}
+
+impl Default for Kernels {
+    fn default() -> Self {
+        Self {
+            images: HandleTable::new(BinaryImageHandle::TAG),
+            binaries: HandleTable::new(BinHandle::TAG),
+            functions: HandleTable::new(FuncHandle::TAG),
+            args: HandleTable::new(ArgsHandle::TAG),
+            user_args: Mutex::new(UserArgs::default()),
+        }
+    }
+}
+
+/// Addresses of args handles in the caller's memory, and the args they name.
+#[derive(Default)]
+pub(crate) struct UserArgs {
+    pub(crate) by_address: HashMap<u64, ArgsHandle>,
+}
+
+/// `aclrtCreateBinary`'s result: the image bytes, loaded by `aclrtBinaryLoad`.
+pub(crate) struct Image(pub(crate) Vec<u8>);
+
+/// A loaded library and the functions looked up in it.
+pub(crate) struct Binary {
+    pub(crate) library: Arc<HostLibrary>,
+    pub(crate) functions: Mutex<BinaryFunctions>,
+}
+
+/// The functions of a binary by name: the same name gives the same handle.
+#[derive(Default)]
+pub(crate) struct BinaryFunctions {
+    pub(crate) by_name: HashMap<String, FuncHandle>,
+}
+
+/// One kernel of a binary.
+pub(crate) struct Function {
+    pub(crate) handle: FuncHandle,
+    pub(crate) library: Arc<HostLibrary>,
+    pub(crate) entry: HostKernel,
+    pub(crate) accesses: Option<AccessDeclaration>,
+    pub(crate) name: String,
+    pub(crate) args: Mutex<FunctionArgs>,
+}
+
+/// The args handles made for a function, removed with it.
+#[derive(Default)]
+pub(crate) struct FunctionArgs {
+    pub(crate) handles: Vec<ArgsHandle>,
+    /// Addresses of the handles among them placed in the caller's memory.
+    pub(crate) user_addresses: Vec<u64>,
+    /// Set when the binary is unloaded: no args handle is made for the function after it.
+    pub(crate) closed: bool,
+}
+
+/// What a parameter of an args handle is.
+pub(crate) enum ParamKind {
+    /// Bytes copied in by `aclrtKernelArgsAppend`.
+    Value,
+    /// A pointer slot whose data is the buffer `aclrtKernelArgsGetPlaceHolderBuffer` gave
+    /// (`None` before it was asked for), of the given size.
+    PlaceHolder(Option<Box<[u64]>>, usize),
+}
+
+pub(crate) struct Param {
+    pub(crate) offset: usize,
+    pub(crate) size: usize,
+    pub(crate) kind: ParamKind,
+}
+
+/// An args handle: made for one function, its parameters packed with no padding.
+pub(crate) struct Args {
+    pub(crate) function: FuncHandle,
+    pub(crate) state: Mutex<ArgsState>,
+}
+
+#[derive(Default)]
+pub(crate) struct ArgsState {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) params: Vec<Param>,
+    /// Set by `aclrtKernelArgsFinalize`: no parameter may be appended after it.
+    pub(crate) finalized: bool,
+}
+
+impl ArgsState {
+    /// The argument bytes of a launch made now, with the placeholder data that must live until
+    /// the kernel ran: each placeholder slot points to an 8-byte aligned copy of its buffer.
+    pub(crate) fn launch_bytes(&self) -> (Vec<u8>, Vec<Box<[u64]>>) {
+        let mut bytes = self.bytes.clone();
+        let mut copies = Vec::new();
+        for p in &self.params {
+            if let ParamKind::PlaceHolder(Some(buffer), size) = &p.kind {
+                // The copy lives in a box moved into the task: its address is stable.
+                let mut copy = vec![0u64; size.div_ceil(8)].into_boxed_slice();
+                // SAFETY: both hold at least `size` bytes and are distinct; the caller writes
+                // the buffer through its address, so it is read through a pointer too.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        buffer.as_ptr().cast::<u8>(),
+                        copy.as_mut_ptr().cast::<u8>(),
+                        *size,
+                    )
+                };
+                let addr = copy.as_ptr() as usize;
+                bytes[p.offset..p.offset + std::mem::size_of::<usize>()]
+                    .copy_from_slice(&addr.to_ne_bytes());
+                copies.push(copy);
+            }
+        }
+        (bytes, copies)
+    }
+}
+
+/// A parameter handle: the parameter's position plus one (never 0, so never NULL).
+pub(crate) fn param_handle(index: usize) -> usize {
+    index + 1
+}
+
+/// What a failed task launched through the kernel API tells the exception callback
+/// (`aclrtGetFuncHandleFromExceptionInfo`, `aclrtGetArgsFromExceptionInfo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FailedKernel {
+    /// The raw function handle.
+    pub func: u64,
+    /// Where the kernel's arguments are: the launch's `argsData`, or the runtime's copy of an
+    /// args handle's bytes (valid while the exception callback runs).
+    pub args: usize,
+    /// Bytes of arguments.
+    pub args_len: u32,
+}
+
+thread_local! {
+    /// The kernel that just failed on this thread, with its argument copy kept alive until the
+    /// stream has reported the failure (the exception callback runs on this thread, in between).
+    static FAILED: RefCell<Option<(FailedKernel, Box<[u64]>)>> = const { RefCell::new(None) };
+}
+
+/// Notes, from inside a failing kernel task, what the failure report names.
+pub(crate) fn note_failed(kernel: FailedKernel, words: Box<[u64]>) {
+    let _ = FAILED.try_with(|f| *f.borrow_mut() = Some((kernel, words)));
+}
+
+/// The kernel the task that just failed on this thread launched, if it was one.
+pub(crate) fn failed_kernel() -> Option<FailedKernel> {
+    FAILED
+        .try_with(|f| f.borrow().as_ref().map(|(k, _)| *k))
+        .ok()
+        .flatten()
+}
+
+/// Forgets the failed kernel (its failure has been reported), freeing its argument copy.
+pub(crate) fn forget_failed_kernel() {
+    let taken = FAILED.try_with(|f| f.borrow_mut().take()).ok().flatten();
+    drop(taken);
+}

@@ -1,0 +1,270 @@
+"""pyACL's kernel API: binaries (host libraries built here from tests/c/kernels with gcc),
+functions, args handles, launches, and what a failed kernel tells the exception callback, with
+exact values and codes."""
+
+import ctypes
+import pathlib
+import shutil
+import struct
+import subprocess
+
+import pytest
+
+import acl
+from acl import rt, util
+
+E = acl
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SOURCE = ROOT / "tests" / "c" / "kernels" / "binary_kernels.c"
+INVALID_INFO = -1  # (aclError)0xFFFFFFFF
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    """The kernel library's path and the library itself (the same handle the runtime opens,
+    so the test reads what a kernel recorded)."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    path = tmp_path_factory.mktemp("kernels") / "libbinary_kernels.so"
+    subprocess.run(
+        ["gcc", "-std=c11", "-Wall", "-Werror", "-fPIC", "-shared", f"-I{ROOT / 'include'}",
+         str(SOURCE), "-o", str(path)],
+        check=True,
+    )
+    lib = ctypes.CDLL(str(path), mode=ctypes.RTLD_LOCAL)
+    lib.record_view.restype = ctypes.c_size_t
+    lib.record_view.argtypes = [ctypes.POINTER(ctypes.c_uint32), ctypes.c_char_p]
+    return path, lib
+
+
+def view(lib):
+    """(numBlocks, argument bytes) of the last launch of `record`."""
+    blocks = ctypes.c_uint32()
+    buf = ctypes.create_string_buffer(256)
+    size = lib.record_view(ctypes.byref(blocks), buf)
+    return blocks.value, buf.raw[:size]
+
+
+@pytest.fixture
+def binary(library):
+    path, _ = library
+    b, ret = rt.binary_load_from_file(str(path))
+    assert ret == 0 and b != 0
+    yield b
+    rt.binary_unload(b)
+
+
+def function(b, name):
+    f, ret = rt.binary_get_function(b, name)
+    assert ret == 0 and f != 0
+    return f
+
+
+def test_load_functions_and_names(library, tmp_path):
+    path, _ = library
+    b, ret = rt.binary_load_from_file(str(path), None)
+    assert ret == 0
+    f = function(b, "record")
+    assert rt.binary_get_function(b, "record") == (f, 0)
+    assert rt.get_function_name(f) == ("record", 0)
+    assert rt.binary_get_function(b, "no_such_kernel") == (0, E.ACL_ERROR_RT_SYMBOL_NOT_FOUND)
+    assert "no_such_kernel" in acl.get_recent_err_msg()
+    assert rt.binary_get_function(0, "record") == (0, E.ACL_ERROR_INVALID_PARAM)
+    args, ret = rt.kernel_args_init(f)
+    assert ret == 0
+    assert rt.binary_unload(b) == 0
+    # Stale, garbage and wrong-kind handles are refused.
+    assert rt.binary_unload(b) == E.ACL_ERROR_RT_INVALID_HANDLE
+    assert rt.binary_unload(0) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.binary_get_function(b, "record") == (0, E.ACL_ERROR_RT_INVALID_HANDLE)
+    assert rt.get_function_name(f) == ("", E.ACL_ERROR_RT_INVALID_HANDLE)
+    assert rt.kernel_args_finalize(args) == E.ACL_ERROR_RT_INVALID_HANDLE
+    assert rt.get_function_name(0x1000) == ("", E.ACL_ERROR_RT_INVALID_HANDLE)
+    assert rt.binary_get_function(f, "record") == (0, E.ACL_ERROR_RT_INVALID_HANDLE)
+    # Files that are not host libraries.
+    assert rt.binary_load_from_file("/nonexistent/kernels.so") == (0, E.ACL_ERROR_INVALID_FILE)
+    text = tmp_path / "kernel.ptx"
+    text.write_text(".version 8.0\n")
+    assert rt.binary_load_from_file(str(text)) == (0, E.ACL_ERROR_INVALID_FILE)
+    assert "not a host shared library" in acl.get_recent_err_msg()
+
+
+def test_load_from_data_and_created_binaries(library):
+    path, lib = library
+    image = bytearray(path.read_bytes())
+    ptr = util.bytes_to_ptr(image)
+    b, ret = rt.binary_load_from_data(ptr, len(image))
+    assert ret == 0 and b != 0
+    img = rt.create_binary(ptr, len(image))
+    assert img != 0
+    c, ret = rt.binary_load(img)
+    assert ret == 0 and c not in (0, b)
+    assert rt.destroy_binary(img) == 0
+    assert rt.destroy_binary(img) == E.ACL_ERROR_RT_INVALID_HANDLE
+    assert rt.binary_load(img) == (0, E.ACL_ERROR_RT_INVALID_HANDLE)
+    assert rt.get_function_name(function(c, "fill")) == ("fill", 0)
+    assert rt.binary_unload(b) == 0
+    assert rt.binary_unload(c) == 0
+    junk = bytearray(b"not a library")
+    assert rt.binary_load_from_data(util.bytes_to_ptr(junk), len(junk)) == (
+        0, E.ACL_ERROR_INVALID_FILE)
+    assert rt.binary_load_from_data(0, 13) == (0, E.ACL_ERROR_INVALID_PARAM)
+    assert rt.create_binary(0, 4) == 0
+    assert acl.rt.get_last_error(acl.ACL_RT_THREAD_LEVEL) == E.ACL_ERROR_INVALID_PARAM
+    # An address the module does not know is refused before any byte is read.
+    assert rt.binary_load_from_data(0x1000, 64) == (0, E.ACL_ERROR_INVALID_PARAM)
+
+
+def test_launch_with_raw_arguments(binary, library, stream):
+    _, lib = library
+    f = function(binary, "record")
+    args = bytearray(range(1, 41))
+    assert rt.launch_kernel(f, 7, util.bytes_to_ptr(args), len(args), stream) == 0
+    assert rt.synchronize_stream(stream) == 0
+    assert view(lib) == (7, bytes(range(1, 41)))
+    # Device memory, read when the kernel runs: a copy queued before it is seen.
+    dev, ret = rt.malloc(40, 0)
+    assert ret == 0
+    later = bytearray(200 - i for i in range(40))
+    assert rt.memcpy_async(dev, 40, util.bytes_to_ptr(later), 40, 1, stream) == 0
+    assert rt.launch_kernel_v2(f, 2, dev, 40, None, stream) == 0
+    assert rt.synchronize_stream(stream) == 0
+    assert view(lib) == (2, bytes(later))
+    assert rt.launch_kernel(f, 3, 0, 0, stream) == 0
+    assert rt.synchronize_stream(stream) == 0
+    assert view(lib) == (3, b"")
+    assert rt.launch_kernel(0, 1, dev, 4, stream) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.launch_kernel(f, 1, 0, 4, stream) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.launch_kernel(f, 1, dev + 8, 40, stream) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.launch_kernel(f, 1, 0x1000, 4, stream) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.free(dev) == 0
+
+
+def test_args_handles(binary, library, stream):
+    _, lib = library
+    rec, sum_ = function(binary, "record"), function(binary, "sum_placeholder")
+    a, ret = rt.kernel_args_init(rec)
+    assert ret == 0 and a != 0
+    x = bytearray(struct.pack("<Q", 0x1122334455667788))
+    y = bytearray(struct.pack("<Q", 0x0102030405060708))
+    three = bytearray(b"\xa1\xa2\xa3")
+    p64, ret = rt.kernel_args_append(a, util.bytes_to_ptr(x), 8)
+    assert (p64, ret) == (1, 0)
+    assert rt.kernel_args_append(a, util.bytes_to_ptr(three), 3) == (2, 0)
+    ph, ret = rt.kernel_args_append_place_holder(a)
+    assert (ph, ret) == (3, 0)
+    buf, ret = rt.kernel_args_get_place_holder_buffer(a, ph, 8)
+    assert ret == 0 and buf != 0
+    assert ctypes.string_at(buf, 8) == bytes(8)
+    assert rt.kernel_args_get_place_holder_buffer(a, 2, 8) == (0, E.ACL_ERROR_INVALID_PARAM)
+    assert rt.kernel_args_get_place_holder_buffer(a, 99, 8) == (0, E.ACL_ERROR_INVALID_PARAM)
+    assert rt.kernel_args_para_update(a, p64, util.bytes_to_ptr(y), 8) == 0
+    assert rt.kernel_args_para_update(a, p64, util.bytes_to_ptr(y), 4) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.kernel_args_para_update(a, ph, util.bytes_to_ptr(y), 8) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.kernel_args_append(a, util.bytes_to_ptr(x), 0) == (0, E.ACL_ERROR_INVALID_PARAM)
+    assert rt.launch_kernel_with_config(rec, 5, stream, None, a) == 0
+    assert rt.synchronize_stream(stream) == 0
+    blocks, seen = view(lib)
+    assert blocks == 5 and len(seen) == 8 + 3 + 8
+    assert seen[:8] == bytes(y) and seen[8:11] == bytes(three)
+    slot = struct.unpack("<Q", seen[11:19])[0]
+    assert slot not in (0, buf)  # the launch's copy of the buffer
+    # An args handle belongs to its function; a finalized one takes no more parameters.
+    assert rt.launch_kernel_with_config(sum_, 1, stream, None, a, None) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.kernel_args_finalize(a) == 0
+    assert rt.kernel_args_append(a, util.bytes_to_ptr(x), 8) == (0, E.ACL_ERROR_INVALID_PARAM)
+    assert rt.kernel_args_append_place_holder(a) == (0, E.ACL_ERROR_INVALID_PARAM)
+    assert rt.kernel_args_para_update(a, p64, util.bytes_to_ptr(x), 8) == 0
+    assert rt.launch_kernel_with_config(rec, 6, stream, None, a, None) == 0
+    assert rt.synchronize_stream(stream) == 0
+    assert view(lib)[0] == 6 and view(lib)[1][:8] == bytes(x)
+    assert rt.kernel_args_finalize(0) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.kernel_args_finalize(0x1000) == E.ACL_ERROR_RT_INVALID_HANDLE
+
+
+def test_placeholder_data_is_taken_at_launch(binary, stream):
+    sum_ = function(binary, "sum_placeholder")
+    out, ret = rt.malloc(4, 0)
+    assert ret == 0
+    a, _ = rt.kernel_args_init(sum_)
+    out_bytes = bytearray(struct.pack("<Q", out))
+    value = bytearray(struct.pack("<i", 100))
+    assert rt.kernel_args_append(a, util.bytes_to_ptr(out_bytes), 8)[1] == 0
+    v_p, ret = rt.kernel_args_append(a, util.bytes_to_ptr(value), 4)
+    assert ret == 0
+    ph, _ = rt.kernel_args_append_place_holder(a)
+    buf, ret = rt.kernel_args_get_place_holder_buffer(a, ph, 8)
+    assert ret == 0
+    ctypes.memmove(buf, struct.pack("<ii", 20, 3), 8)
+    assert rt.kernel_args_finalize(a) == 0
+    assert rt.launch_kernel_with_config(sum_, 1, stream, None, a, None) == 0
+    # Changes after the launch do not reach it.
+    ctypes.memmove(buf, struct.pack("<i", 1000), 4)
+    late = bytearray(struct.pack("<i", 5000))
+    assert rt.kernel_args_para_update(a, v_p, util.bytes_to_ptr(late), 4) == 0
+    assert rt.synchronize_stream(stream) == 0
+    result = bytearray(4)
+    assert rt.memcpy(util.bytes_to_ptr(result), 4, out, 4, 2) == 0
+    assert struct.unpack("<i", result)[0] == 123
+    assert rt.free(out) == 0
+
+
+def test_args_handle_in_the_callers_memory(binary, library, stream):
+    _, lib = library
+    rec = function(binary, "record")
+    assert rt.kernel_args_get_handle_mem_size(rec) == (8, 0)
+    assert rt.kernel_args_get_handle_mem_size(0) == (0, E.ACL_ERROR_INVALID_PARAM)
+    assert rt.kernel_args_get_mem_size(rec, 4) == (4, 0)
+    assert rt.kernel_args_get_mem_size(0, 4) == (0, E.ACL_ERROR_INVALID_PARAM)
+    mem = ctypes.create_string_buffer(16)
+    addr = ctypes.addressof(mem)
+    addr += -addr % 8
+    assert rt.kernel_args_init_by_user_mem(rec, addr + 1, 0, 0) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.kernel_args_init_by_user_mem(rec, 0, 0, 0) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.kernel_args_init_by_user_mem(0, addr, 0, 0) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.kernel_args_init_by_user_mem(rec, addr, 0, 0) == 0
+    v = bytearray(struct.pack("<i", -7))
+    assert rt.kernel_args_append(addr, util.bytes_to_ptr(v), 4) == (1, 0)
+    assert rt.kernel_args_finalize(addr) == 0
+    assert rt.launch_kernel_with_config(rec, 1, stream, None, addr, None) == 0
+    assert rt.synchronize_stream(stream) == 0
+    assert view(lib) == (1, bytes(v))
+    # The runtime writes nothing there.
+    assert mem.raw == bytes(16)
+
+
+def test_failures_and_exception_info(binary, stream):
+    f = function(binary, "fail_with")
+    seen = []
+
+    def on_exception(info):
+        func = rt.get_func_handle_from_exception_info(info)
+        ptr, size, ret = rt.get_args_from_exception_info(info)
+        data = ctypes.string_at(ptr, size) if ret == 0 else None
+        seen.append((info, func, ptr, size, ret, data))
+
+    assert rt.set_exception_info_callback(on_exception) == 0
+    code = bytearray(struct.pack("<i", 507018))
+    assert rt.launch_kernel(f, 1, util.bytes_to_ptr(code), 4, stream) == 0
+    assert rt.synchronize_stream(stream) == 507018
+    info, func, ptr, size, ret, data = seen.pop()
+    assert func == (f, 0)
+    assert (ptr, size, ret, data) == (util.bytes_to_ptr(code), 4, 0, bytes(code))
+    # An args handle: the runtime's copy, readable while the callback runs.
+    a, _ = rt.kernel_args_init(f)
+    code2 = bytearray(struct.pack("<i", 507035))
+    assert rt.kernel_args_append(a, util.bytes_to_ptr(code2), 4)[1] == 0
+    assert rt.launch_kernel_with_config(f, 1, stream, None, a, None) == 0
+    assert rt.synchronize_stream(stream) == 507035
+    _, func, _, size, ret, data = seen.pop()
+    assert func == (f, 0) and (size, ret, data) == (4, 0, bytes(code2))
+    # Another task's info names no kernel.
+    assert acl.ext.launch_host_kernel(lambda _: 507011, None, stream)[1] == 0
+    assert rt.synchronize_stream(stream) == 507011
+    _, func, ptr, size, ret, data = seen.pop()
+    assert func == (0, E.ACL_ERROR_RT_PARAM_INVALID)
+    assert (ptr, size, ret) == (0, 0, INVALID_INFO)
+    # Outside the callback the info is stale.
+    assert rt.get_func_handle_from_exception_info(info) == (0, INVALID_INFO)
+    assert rt.get_args_from_exception_info(0) == (0, 0, INVALID_INFO)
+    assert rt.set_exception_info_callback(None) == 0
