@@ -146,8 +146,6 @@ type aclrtSnapShotBackupArgs = c_void;
 type aclrtSnapShotCallBack = Option<unsafe extern "C" fn(i32, *mut c_void) -> u32>;
 type aclrtSnapShotRestoreArgs = c_void;
 type aclrtSnapShotStage = u32;
-type aclrtStreamAttr = u32;
-type aclrtStreamAttrValue = c_void;
 type aclrtTaskGrp = *mut c_void;
 type aclrtTaskUpdateInfo = c_void;
 type aclrtTsId = u32;
@@ -272,16 +270,6 @@ not_supported! {
     fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut c_void) -> aclError;
 
     // ---- Streams
-    fn aclrtSetStreamAttribute(
-        stream: aclrtStream,
-        stmAttrType: aclrtStreamAttr,
-        value: *mut aclrtStreamAttrValue,
-    ) -> aclError;
-    fn aclrtGetStreamAttribute(
-        stream: aclrtStream,
-        stmAttrType: aclrtStreamAttr,
-        value: *mut aclrtStreamAttrValue,
-    ) -> aclError;
     fn aclrtActiveStream(activeStream: aclrtStream, stream: aclrtStream) -> aclError;
     fn aclrtSwitchStream(
         leftValue: *mut c_void,
@@ -853,6 +841,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 173);
+        assert_eq!(NOT_SUPPORTED.len(), 171);
     }
 }

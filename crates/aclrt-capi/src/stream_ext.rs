@@ -243,3 +243,48 @@ mod tests {
         assert_eq!(std::mem::offset_of!(aclrtStreamConfigHandle, priority), 24);
     }
 }
+
+/// `aclrtSetStreamAttribute` (`aclrtStreamAttr`, `aclrtStreamAttrValue *`): the union's first
+/// 8 bytes carry the value (a `uint64_t` failure mode, else a `uint32_t`).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtSetStreamAttribute(
+    stream: aclrtStream,
+    stmAttrType: i32,
+    value: *mut c_void,
+) -> aclError {
+    entry("aclrtSetStreamAttribute", |rt| {
+        not_null(value, "aclrtSetStreamAttribute", "value")?;
+        let raw = if i64::from(stmAttrType) == aclrt::vendor_consts::ACL_STREAM_ATTR_FAILURE_MODE {
+            // SAFETY: non-NULL (checked above) and a readable `aclrtStreamAttrValue` (16
+            // bytes), the C caller's contract; unaligned reads need no alignment.
+            unsafe { (value as *const u64).read_unaligned() }
+        } else {
+            // SAFETY: as above.
+            u64::from(unsafe { (value as *const u32).read_unaligned() })
+        };
+        rt.set_stream_attribute(stream_handle(stream), stmAttrType, raw)
+    })
+}
+
+/// `aclrtGetStreamAttribute`: writes the union member of the attribute (8 bytes for the
+/// failure mode, 4 otherwise) and nothing else.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetStreamAttribute(
+    stream: aclrtStream,
+    stmAttrType: i32,
+    value: *mut c_void,
+) -> aclError {
+    entry("aclrtGetStreamAttribute", |rt| {
+        not_null(value, "aclrtGetStreamAttribute", "value")?;
+        let got = rt.get_stream_attribute(stream_handle(stream), stmAttrType)?;
+        if i64::from(stmAttrType) == aclrt::vendor_consts::ACL_STREAM_ATTR_FAILURE_MODE {
+            // SAFETY: non-NULL (checked above) and a writable `aclrtStreamAttrValue`, the C
+            // caller's contract.
+            unsafe { (value as *mut u64).write_unaligned(got) };
+        } else {
+            // SAFETY: as above; the other members are `uint32_t`.
+            unsafe { (value as *mut u32).write_unaligned(got as u32) };
+        }
+        Ok(())
+    })
+}

@@ -47,7 +47,12 @@ pub(crate) struct Stream {
     pub(crate) id: u32,
     pub(crate) context: Arc<Context>,
     pub(crate) is_default: bool,
-    pub(crate) priority: u32,
+    /// 0 (highest) to 7: set at creation, changed by `aclrtSetStreamAttribute`.
+    pub(crate) priority: AtomicU32,
+    /// `ACL_STREAM_ATTR_USER_CUSTOM_TAG`: kept for the program, 0 until set.
+    pub(crate) user_tag: AtomicU32,
+    /// `ACL_STREAM_ATTR_CACHE_OP_INFO`: 0 or 1, kept for the program, 0 until set.
+    pub(crate) cache_op_info: AtomicU32,
     pub(crate) flags: u32,
     /// Whether it synchronises with a legacy default stream (CUDA contexts only).
     pub(crate) legacy_sync: LegacySync,
@@ -142,7 +147,9 @@ impl Stream {
             handle,
             id,
             is_default,
-            priority,
+            priority: AtomicU32::new(priority),
+            user_tag: AtomicU32::new(0),
+            cache_op_info: AtomicU32::new(0),
             flags,
             legacy_sync,
             queue: WorkQueue::new(),
@@ -393,6 +400,14 @@ impl Stream {
         if self.failure_mode.get() == Some(&ACL_STOP_ON_FAILURE) {
             self.context.stop(failure);
         }
+    }
+
+    /// The failure mode (`ACL_CONTINUE_ON_FAILURE` until set).
+    pub(crate) fn failure_mode(&self) -> u32 {
+        self.failure_mode
+            .get()
+            .copied()
+            .unwrap_or(crate::consts::ACL_CONTINUE_ON_FAILURE)
     }
 
     /// Sets the failure mode; only once per stream.

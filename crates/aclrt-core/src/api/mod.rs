@@ -34,6 +34,7 @@ mod random;
 mod reduce;
 mod res_limit;
 mod stream;
+mod stream_attr;
 mod stream_ext;
 
 pub use crate::memory::managed::Location as ManagedLocation;

@@ -311,6 +311,7 @@ impl Runtime {
     pub fn stream_priority(&self, handle: StreamHandle) -> Result<u32> {
         Ok(self
             .stream_to_observe(self.lookup_stream(handle)?)?
-            .priority)
+            .priority
+            .load(std::sync::atomic::Ordering::Relaxed))
     }
 }

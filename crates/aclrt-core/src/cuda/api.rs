@@ -231,7 +231,7 @@ pub fn stream_get_priority(handle: StreamHandle) -> CuResultOf<i32> {
         if s.is_default {
             return Ok(STREAM_PRIORITY_LEAST);
         }
-        Ok(s.priority as i32 + STREAM_PRIORITY_GREATEST)
+        Ok(s.priority.load(std::sync::atomic::Ordering::Relaxed) as i32 + STREAM_PRIORITY_GREATEST)
     })
 }
 
