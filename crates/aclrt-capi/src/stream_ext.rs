@@ -233,17 +233,6 @@ pub unsafe extern "C" fn aclrtRegStreamStateCallback(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn config_handle_has_the_c_layout() {
-        assert_eq!(std::mem::size_of::<aclrtStreamConfigHandle>(), 32);
-        assert_eq!(std::mem::offset_of!(aclrtStreamConfigHandle, priority), 24);
-    }
-}
-
 /// `aclrtSetStreamAttribute` (`aclrtStreamAttr`, `aclrtStreamAttrValue *`): the union's first
 /// 8 bytes carry the value (a `uint64_t` failure mode, else a `uint32_t`).
 #[no_mangle]
@@ -287,4 +276,15 @@ pub unsafe extern "C" fn aclrtGetStreamAttribute(
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_handle_has_the_c_layout() {
+        assert_eq!(std::mem::size_of::<aclrtStreamConfigHandle>(), 32);
+        assert_eq!(std::mem::offset_of!(aclrtStreamConfigHandle, priority), 24);
+    }
 }
