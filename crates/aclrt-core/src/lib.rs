@@ -48,6 +48,7 @@ mod extras;
 mod fork;
 mod handle;
 pub mod hostlib;
+pub mod ipc;
 mod memory;
 mod notify;
 pub mod observe;

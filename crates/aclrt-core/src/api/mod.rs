@@ -20,6 +20,7 @@ mod dvpp;
 mod event;
 mod exception_ext;
 mod global;
+mod ipc;
 mod managed;
 mod mem_pool;
 mod memory;
