@@ -42,6 +42,7 @@ pub use dvpp::{dvpp_size, DVPP_ALIGNMENT, DVPP_SIZE_STEP};
 pub(crate) use event::*;
 pub use exception_ext::*;
 pub use global::*;
+pub use ipc::NOTIFY_KEY_MIN_LEN;
 pub use managed::{MANAGED_HOST_LOCATION, MANAGED_LIMIT, MANAGED_NO_LOCATION};
 pub use mem_pool::MemPoolProps;
 pub(crate) use mem_pool::PoolKind;
