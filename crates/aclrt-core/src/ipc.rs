@@ -482,6 +482,7 @@ impl Segment {
         partner: impl Fn() -> Option<i32>,
         deadline: Option<Instant>,
     ) -> Waited {
+        crate::sync::order::assert_none_held("waiting on an IPC object");
         let s = self.shared();
         loop {
             let seen = s.wake.load(Ordering::SeqCst);
@@ -674,7 +675,9 @@ impl Segment {
 impl Drop for Segment {
     fn drop(&mut self) {
         let s = self.shared();
-        if let Some(p) = s.peers.get(self.peer) {
+        // A forked child holds its parent's mapping but not its parent's peer slot.
+        let mine = std::process::id() as i32 == self.me.pid;
+        if let Some(p) = s.peers.get(self.peer).filter(|_| mine) {
             // Leaving wakes waiters, who look whether anyone is left.
             p.pid.store(0, Ordering::SeqCst);
             self.bump();
