@@ -26,12 +26,16 @@
 //! - Processes are named by pid and start time (`/proc/<pid>/stat`), so a reused pid is not
 //!   mistaken for the process that left; a zombie counts as gone.
 
+use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::codes::*;
 use crate::error::{bail, Error, Result};
+use crate::observe::TaskRef;
+use crate::sync::lock;
 
 /// Event records that may be pending at once on one IPC event.
 pub const SLOTS: usize = 128;
@@ -244,6 +248,30 @@ fn futex_wake_all(word: &AtomicU32) {
             0u32,
         );
     }
+}
+
+/// The record task of each IPC event record this process ran, while tasks are observed, so
+/// that a wait of this process that a record released names it (the happens-before edge the
+/// checker and traces see; records of other processes have none here). Keyed by the object's
+/// token and the record's number; a record's entry is dropped once its slot is reused.
+pub(crate) struct Recorders(BTreeMap<(u64, u32), TaskRef>);
+
+fn recorders() -> &'static Mutex<Recorders> {
+    static RECORDERS: OnceLock<Mutex<Recorders>> = OnceLock::new();
+    RECORDERS.get_or_init(|| Mutex::new(Recorders(BTreeMap::new())))
+}
+
+/// Notes that `task` ran record `seq` of the object `token` names.
+pub(crate) fn note_recorder(token: u64, seq: u32, task: TaskRef) {
+    let mut r = lock(recorders());
+    let stale = seq.wrapping_sub(SLOTS as u32);
+    r.0.retain(|&(t, s), _| t != token || (s.wrapping_sub(stale) as i32) > 0);
+    r.0.insert((token, seq), task);
+}
+
+/// The task that ran record `seq` of the object `token` names, if this process ran it.
+pub(crate) fn recorder_of(token: u64, seq: u32) -> Option<TaskRef> {
+    lock(recorders()).0.get(&(token, seq)).copied()
 }
 
 /// How a wait on shared state ended.

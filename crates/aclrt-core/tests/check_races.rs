@@ -176,6 +176,37 @@ fn record_then_wait_orders_for_every_event_family() {
 }
 
 #[test]
+fn an_ipc_event_record_orders_a_wait_on_it_or_on_its_opened_twin() {
+    let _g = start();
+    for opened in [false, true] {
+        check::enable_with(Options::quiet(Parts::DEFAULT));
+        let ev = api::create_event_ex_with_flag(ACL_EVENT_IPC).unwrap();
+        let twin = if opened {
+            api::ipc_open_event_handle(&api::ipc_get_event_handle(ev).unwrap()).unwrap()
+        } else {
+            ev
+        };
+        let (findings, dev) = record_wait(|a, b| {
+            api::record_event(ev, a).unwrap();
+            api::stream_wait_event(b, twin).unwrap();
+        });
+        assert!(findings.is_empty(), "opened {opened}: {findings:#?}");
+        api::free(dev).unwrap();
+        if opened {
+            api::destroy_event(twin).unwrap();
+        }
+        api::destroy_event(ev).unwrap();
+    }
+    // Without the wait, the same program races.
+    check::enable_with(Options::quiet(Parts::DEFAULT));
+    let ev = api::create_event_ex_with_flag(ACL_EVENT_IPC).unwrap();
+    let (findings, dev) = record_wait(|a, _| api::record_event(ev, a).unwrap());
+    assert!(!findings.is_empty(), "an unordered copy was not reported");
+    api::free(dev).unwrap();
+    api::destroy_event(ev).unwrap();
+}
+
+#[test]
 fn notifies_counting_notifies_and_value_writes_order_like_events() {
     let _g = start();
     let n = api::create_notify(0).unwrap();

@@ -346,7 +346,14 @@ impl Runtime {
     pub fn query_event_status(&self, event: EventHandle) -> Result<u32> {
         let ev = self.event_in_context(event)?;
         let complete = match (&ev.ipc, ev.latest()) {
-            (Some(seg), _) => seg.record_done(seg.latest()),
+            (Some(seg), _) => {
+                let seq = seg.latest();
+                let done = seg.record_done(seq);
+                if done {
+                    super::ipc::learned_record(seg, seq);
+                }
+                done
+            }
             (None, Some(r)) => {
                 observe_record_completion(&r);
                 r.is_done()

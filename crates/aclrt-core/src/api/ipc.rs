@@ -22,6 +22,7 @@ use crate::exec::Work;
 use crate::handle::{EventHandle, NotifyHandle};
 use crate::ipc::{Kind, Origin, Segment, Waited, HANDLE_SIZE};
 use crate::notify::Notify;
+use crate::observe::EdgeKind;
 use crate::runtime::Runtime;
 use crate::stream::Stream;
 use crate::task_info::{KernelFn, TaskKind, TaskMeta};
@@ -71,6 +72,16 @@ fn named(name: &str, event: &Event) -> TaskMeta {
         submitter_thread: os_thread_id(),
         event: Some(event.handle.as_raw()),
         ..TaskMeta::default()
+    }
+}
+
+/// The calling host thread learned that record `seq` completed: observers see it as a host
+/// synchronisation with the record task, when this process ran it.
+pub(crate) fn learned_record(seg: &Segment, seq: u32) {
+    if crate::observe::enabled() {
+        if let Some(task) = crate::ipc::recorder_of(seg.origin().token, seq) {
+            crate::observe::host_synchronized(task);
+        }
     }
 }
 
@@ -137,8 +148,12 @@ impl Runtime {
         stream: &Arc<Stream>,
     ) -> Result<()> {
         let seq = seg.begin_record()?;
+        let token = seg.origin().token;
         let done = CompleteOnDrop(seg.clone(), seq);
         let kernel: KernelFn = Box::new(move || {
+            if let Some(me) = crate::observe::running_task() {
+                crate::ipc::note_recorder(token, seq, me);
+            }
             drop(done);
             Ok(())
         });
@@ -161,13 +176,19 @@ impl Runtime {
     ) -> Result<()> {
         let seq = seg.latest();
         if seg.record_done(seq) {
+            learned_record(seg, seq);
             return Ok(());
         }
         let (seg, waiter, id) = (seg.clone(), stream.clone(), ev.id);
         let kernel: KernelFn = Box::new(move || {
             let deadline = timeout.map(|t| Instant::now() + t);
             match seg.wait_record(seq, &|| waiter.dropping_work(), deadline) {
-                Waited::Done | Waited::Interrupted => Ok(()),
+                Waited::Done => {
+                    let by = crate::ipc::recorder_of(seg.origin().token, seq);
+                    super::notify::released_by(by, EdgeKind::EventWait);
+                    Ok(())
+                }
+                Waited::Interrupted => Ok(()),
                 Waited::TimedOut => crate::user_code::fail_user_code(Error::new(
                     ACL_ERROR_RT_TASK_TIMEOUT,
                     format!(
@@ -199,8 +220,12 @@ impl Runtime {
         deadline: Option<Instant>,
     ) -> Result<bool> {
         not_in_callback("aclrtSynchronizeEvent")?;
-        match seg.wait_record(seg.latest(), &|| false, deadline) {
-            Waited::Done | Waited::Interrupted => Ok(true),
+        let seq = seg.latest();
+        match seg.wait_record(seq, &|| false, deadline) {
+            Waited::Done | Waited::Interrupted => {
+                learned_record(seg, seq);
+                Ok(true)
+            }
             Waited::TimedOut => Ok(false),
             Waited::Gone(pid) => Err(peer_gone(
                 &format!("aclrtSynchronizeEvent on IPC event {}", ev.id),
