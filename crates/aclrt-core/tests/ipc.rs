@@ -113,6 +113,18 @@ fn agent() {
                 Err(e) => say(&format!("imported {}", e.code())),
             },
             "pid" => say(&format!("pid {}", std::process::id())),
+            "cpu" => {
+                // utime + stime (fields 14 and 15 of /proc/self/stat), in clock ticks.
+                let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+                let after = &stat[stat.rfind(')').unwrap() + 2..];
+                let f: Vec<u64> = after
+                    .split_whitespace()
+                    .skip(11)
+                    .take(2)
+                    .map(|v| v.parse().unwrap())
+                    .collect();
+                say(&format!("cpu {}", f[0] + f[1]));
+            }
             // Producing: a kernel held at a gate writes the file, then the record.
             "produce" => {
                 let path = arg.to_owned();
@@ -308,6 +320,35 @@ fn an_ipc_event_recorded_by_its_owner_orders_another_process_and_back() {
     round(&mut other, &mut [&mut owner], "opener-to-owner", true);
     other.exit();
     owner.exit();
+}
+
+/// A process whose stream waits for another process's record sleeps: over half a second of
+/// waiting (a measuring window, not an ordering) it uses next to no processor time.
+#[test]
+fn a_process_waiting_on_an_ipc_event_sleeps() {
+    let mut owner = Agent::spawn();
+    let mut waiter = Agent::spawn();
+    let handle = owner.ask("make-event");
+    assert_eq!(waiter.ask(&format!("open-event {handle}")), "0");
+    let path = payload_file("sleeps");
+    let p = path.display().to_string();
+    assert_eq!(owner.ask(&format!("produce {p}")), "0");
+    assert_eq!(waiter.ask(&format!("consume {p}")), "0");
+    let before: u64 = waiter.ask("cpu").parse().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let after: u64 = waiter.ask("cpu").parse().unwrap();
+    assert_eq!(waiter.ask("peek"), "false");
+    // A spinning waiter would use about 50 ticks (of 10 ms) here.
+    assert!(
+        after - before <= 10,
+        "the waiter used {} ticks",
+        after - before
+    );
+    assert_eq!(owner.ask("go"), "");
+    assert_eq!(finished(&waiter.ask("finish")), (0, PAYLOAD.to_owned()));
+    waiter.exit();
+    owner.exit();
+    std::fs::remove_file(&path).ok();
 }
 
 #[test]
