@@ -92,7 +92,7 @@ struct Shared {
     signal: AtomicU32,
     /// Notify: 1 when importers must be on the allow list.
     validate_pids: AtomicU32,
-    /// Notify: how many imports there have been.
+    /// Notify: how many imports by other processes than the exporter there have been.
     imports: AtomicU32,
     owner_pid: AtomicI32,
     peers: [Peer; PEERS],
@@ -250,7 +250,8 @@ fn futex_wake_all(word: &AtomicU32) {
     }
 }
 
-/// The record task of each IPC event record this process ran, while tasks are observed, so
+/// The record task of each IPC event record (and the latest IPC notify record) this process
+/// ran, while tasks are observed, so
 /// that a wait of this process that a record released names it (the happens-before edge the
 /// checker and traces see; records of other processes have none here). Keyed by the object's
 /// token and the record's number; a record's entry is dropped once its slot is reused.
@@ -260,6 +261,9 @@ fn recorders() -> &'static Mutex<Recorders> {
     static RECORDERS: OnceLock<Mutex<Recorders>> = OnceLock::new();
     RECORDERS.get_or_init(|| Mutex::new(Recorders(BTreeMap::new())))
 }
+
+/// The number under which a notify's latest record in this process is noted.
+pub(crate) const NOTIFY_SEQ: u32 = 0;
 
 /// Notes that `task` ran record `seq` of the object `token` names.
 pub(crate) fn note_recorder(token: u64, seq: u32, task: TaskRef) {
@@ -677,7 +681,7 @@ impl Segment {
     }
 
     /// Import: refuses this process when the exporter asked for validation and did not list
-    /// it (`507022`); counts the import.
+    /// it (`507022`); counts an import by another process than the exporter.
     pub(crate) fn admit(&self) -> Result<()> {
         let s = self.shared();
         if !self.is_owner()
@@ -695,7 +699,10 @@ impl Segment {
                 self.origin.pid
             );
         }
-        s.imports.fetch_add(1, Ordering::SeqCst);
+        // An import by the exporting process itself shares the notify with nobody new.
+        if !self.is_owner() {
+            s.imports.fetch_add(1, Ordering::SeqCst);
+        }
         Ok(())
     }
 }

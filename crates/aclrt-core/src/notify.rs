@@ -82,6 +82,9 @@ impl Notify {
     /// A record task (`by`, when observed) ran: sets the notify and wakes its waiters.
     pub(crate) fn record(&self, by: Option<TaskRef>) {
         if let Some(seg) = self.ipc.get() {
+            if let Some(task) = by {
+                crate::ipc::note_recorder(seg.origin().token, crate::ipc::NOTIFY_SEQ, task);
+            }
             return seg.notify_record();
         }
         let mut signal = lock(&self.signal);
@@ -114,7 +117,10 @@ impl Notify {
     pub(crate) fn wait_and_reset(&self, stream: &Stream, deadline: Option<Instant>) -> WaitEnd {
         if let Some(seg) = self.ipc.get() {
             return match seg.notify_wait_and_reset(&|| stream.dropping_work(), deadline) {
-                Waited::Done => WaitEnd::Taken(None),
+                Waited::Done => WaitEnd::Taken(crate::ipc::recorder_of(
+                    seg.origin().token,
+                    crate::ipc::NOTIFY_SEQ,
+                )),
                 Waited::Interrupted => WaitEnd::Dropped,
                 Waited::TimedOut => WaitEnd::TimedOut,
                 Waited::Gone(pid) => WaitEnd::Gone(pid),

@@ -176,7 +176,7 @@ fn record_then_wait_orders_for_every_event_family() {
 }
 
 #[test]
-fn an_ipc_event_record_orders_a_wait_on_it_or_on_its_opened_twin() {
+fn ipc_event_and_notify_records_order_waits_on_them_or_their_twins() {
     let _g = start();
     for opened in [false, true] {
         check::enable_with(Options::quiet(Parts::DEFAULT));
@@ -197,6 +197,19 @@ fn an_ipc_event_record_orders_a_wait_on_it_or_on_its_opened_twin() {
         }
         api::destroy_event(ev).unwrap();
     }
+    // An IPC notify recorded through its imported twin releases a wait on the exported one.
+    check::enable_with(Options::quiet(Parts::DEFAULT));
+    let n = api::create_notify(0).unwrap();
+    let key = api::notify_get_export_key(n, 65, 2).unwrap();
+    let imported = api::notify_import_by_key(&key, 0).unwrap();
+    let (findings, dev) = record_wait(|a, b| {
+        api::record_notify(imported, a).unwrap();
+        api::wait_and_reset_notify(n, b, 0).unwrap();
+    });
+    assert!(findings.is_empty(), "IPC notify: {findings:#?}");
+    api::free(dev).unwrap();
+    api::destroy_notify(imported).unwrap();
+    api::destroy_notify(n).unwrap();
     // Without the wait, the same program races.
     check::enable_with(Options::quiet(Parts::DEFAULT));
     let ev = api::create_event_ex_with_flag(ACL_EVENT_IPC).unwrap();

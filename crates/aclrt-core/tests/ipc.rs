@@ -657,8 +657,23 @@ fn notify_export_and_import_check_their_arguments() {
     // An imported notify cannot be exported again, nor given an allow list.
     assert_eq!(code(api::notify_get_export_key(imported, 65, 0)), pi);
     assert_eq!(code(api::notify_set_import_pid(imported, &[1])), pi);
-    // One signal, seen through both.
+    // One signal, seen through both; a wait queued before the record waits for it (an import
+    // by the exporting process itself is no partner that could leave).
     let s = api::create_stream().unwrap();
+    let t = api::create_stream().unwrap();
+    api::wait_and_reset_notify(imported, t, 0).unwrap();
+    let waited = Arc::new(AtomicBool::new(false));
+    let w = waited.clone();
+    launch(t, kernel(move || w.store(true, Ordering::SeqCst)));
+    assert_eq!(
+        code(api::synchronize_stream_with_timeout(t, 50)),
+        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+    );
+    assert!(!waited.load(Ordering::SeqCst));
+    api::record_notify(n, s).unwrap();
+    api::synchronize_stream(t).unwrap();
+    assert!(waited.load(Ordering::SeqCst));
+    api::destroy_stream(t).unwrap();
     api::record_notify(imported, s).unwrap();
     api::synchronize_stream(s).unwrap();
     assert!(api::notify_is_set(n).unwrap());

@@ -221,7 +221,13 @@ impl Runtime {
     ) -> Result<bool> {
         not_in_callback("aclrtSynchronizeEvent")?;
         let seq = seg.latest();
-        match seg.wait_record(seq, &|| false, deadline) {
+        let token = seg.origin().token;
+        let waited = super::traced_wait_on(
+            "aclrtSynchronizeEvent",
+            || crate::ipc::recorder_of(token, seq).into_iter().collect(),
+            || seg.wait_record(seq, &|| false, deadline),
+        );
+        match waited {
             Waited::Done | Waited::Interrupted => {
                 learned_record(seg, seq);
                 Ok(true)
