@@ -25,15 +25,13 @@ static void stubs(void)
     aclrtStream stream = (aclrtStream)garbage;
     aclrtLabel label = NULL;
     dim3 grid = {2, 3, 4};
-    aclrtIpcEventHandle ipc;
-    memset(&ipc, 0, sizeof ipc);
 
     /* aclError returns. */
     EXPECT_CODE(aclrtCreateLabel(&label), NS);
     CHECK(label == NULL);
     expect_noted("aclrtCreateLabel");
-    EXPECT_CODE(aclrtIpcGetEventHandle((aclrtEvent)garbage, &ipc), NS);
-    expect_noted("aclrtIpcGetEventHandle");
+    EXPECT_CODE(aclrtNotifySetImportPidInterServer(garbage, (aclrtServerPid *)garbage, 1), NS);
+    expect_noted("aclrtNotifySetImportPidInterServer");
     EXPECT_CODE(aclrtGetMemcpyDescSize(ACL_MEMCPY_HOST_TO_DEVICE, (size_t *)garbage), NS);
     expect_noted("aclrtGetMemcpyDescSize");
     EXPECT_CODE(aclrtLaunchKernelWithHostArgs(garbage, 1, stream, NULL, garbage, 8, NULL, 0), NS);
@@ -41,8 +39,6 @@ static void stubs(void)
     EXPECT_CODE(aclrtLaunchSIMTKernelWithHostArgs(garbage, grid, grid, 0, stream, NULL,
                                                   garbage, 8, NULL, 0), NS);
     expect_noted("aclrtLaunchSIMTKernelWithHostArgs");
-    EXPECT_CODE(aclrtIpcOpenEventHandle(ipc, (aclrtEvent *)garbage), NS);
-    expect_noted("aclrtIpcOpenEventHandle");
     EXPECT_CODE(aclrtMemP2PMap(garbage, 64, 0, 0), NS);
     expect_noted("aclrtMemP2PMap");
     EXPECT_CODE(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), NS);

@@ -196,3 +196,40 @@ pub unsafe extern "C" fn aclrtGetEventAvailNum(eventCount: *mut u32) -> aclError
         })
     }
 }
+
+/// `aclrtIpcEventHandle`, passed by value: `ACL_IPC_EVENT_HANDLE_SIZE` opaque bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aclrtIpcEventHandle {
+    /// The handle's bytes.
+    pub reserved: [std::ffi::c_char; aclrt::ipc::HANDLE_SIZE],
+}
+
+/// `aclrtIpcGetEventHandle`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcGetEventHandle(
+    event: aclrtEvent,
+    handle: *mut aclrtIpcEventHandle,
+) -> aclError {
+    // SAFETY: `handle` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtIpcGetEventHandle", handle, "handle", |rt| {
+            let bytes = rt.ipc_get_event_handle(event_handle(event))?;
+            Ok(aclrtIpcEventHandle {
+                reserved: bytes.map(|b| b as std::ffi::c_char),
+            })
+        })
+    }
+}
+
+/// `aclrtIpcOpenEventHandle`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcOpenEventHandle(
+    handle: aclrtIpcEventHandle,
+    event: *mut aclrtEvent,
+) -> aclError {
+    let bytes = handle.reserved.map(|b| b as u8);
+    create("aclrtIpcOpenEventHandle", event, |rt| {
+        rt.ipc_open_event_handle(&bytes)
+    })
+}

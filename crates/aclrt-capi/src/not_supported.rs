@@ -15,7 +15,7 @@ use std::ffi::{c_char, c_int, c_void};
 
 use aclrt::Error;
 
-use crate::{aclError, aclrtEvent, aclrtStream};
+use crate::{aclError, aclrtStream};
 
 /// What a function without an implementation returns, by C return type.
 trait Fallback {
@@ -150,14 +150,6 @@ type aclrtTaskGrp = *mut c_void;
 type aclrtTaskUpdateInfo = c_void;
 type aclrtTsId = u32;
 
-/// `aclrtIpcEventHandle`, passed by value.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct aclrtIpcEventHandle {
-    /// `ACL_IPC_EVENT_HANDLE_SIZE` opaque bytes.
-    pub reserved: [c_char; 64],
-}
-
 /// `dim3`, passed by value.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -283,8 +275,6 @@ not_supported! {
     fn aclrtPersistentTaskClean(stream: aclrtStream) -> aclError;
 
     // ---- Events
-    fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) -> aclError;
-    fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError;
 
     // ---- Execution control: host callbacks, host functions, timeouts
     fn aclrtTaskUpdateAsync(
@@ -295,14 +285,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Notifies
-    fn aclrtNotifyGetExportKey(
-        notify: aclrtNotify,
-        key: *mut c_char,
-        len: usize,
-        flags: u64,
-    ) -> aclError;
-    fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *const c_char, flags: u64) -> aclError;
-    fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError;
     fn aclrtNotifySetImportPidInterServer(
         notify: aclrtNotify,
         serverPids: *mut aclrtServerPid,
@@ -818,7 +800,6 @@ mod tests {
 
     #[test]
     fn by_value_structs_have_the_c_layout() {
-        assert_eq!(std::mem::size_of::<aclrtIpcEventHandle>(), 64);
         assert_eq!(std::mem::size_of::<dim3>(), 12);
         assert_eq!(std::mem::size_of::<aclmdlRICondTaskParams>(), 24);
         assert_eq!(
@@ -841,6 +822,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 171);
+        assert_eq!(NOT_SUPPORTED.len(), 166);
     }
 }

@@ -1,6 +1,6 @@
 //! Notifies and stream memory operations (`aclrtValueWrite`, `aclrtValueWait`).
 
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void, CStr};
 
 use aclrt::{CntNotifyHandle, NotifyHandle};
 
@@ -72,6 +72,60 @@ pub unsafe extern "C" fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: 
         let array = unsafe { std::slice::from_raw_parts(notifies, num) };
         let handles: Vec<NotifyHandle> = array.iter().map(|&n| notify_handle(n)).collect();
         rt.notify_batch_reset(&handles)
+    })
+}
+
+/// `aclrtNotifyGetExportKey`: writes the key, NUL-terminated, into `key` (`len` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn aclrtNotifyGetExportKey(
+    notify: aclrtNotify,
+    key: *mut c_char,
+    len: usize,
+    flags: u64,
+) -> aclError {
+    entry("aclrtNotifyGetExportKey", |rt| {
+        not_null(key, "aclrtNotifyGetExportKey", "key")?;
+        let text = rt.notify_get_export_key(notify_handle(notify), len, flags)?;
+        // SAFETY: non-NULL and writable for `len` bytes, the C caller's contract; the core
+        // checked the key and its NUL fit in `len`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr().cast::<c_char>(), key, text.len());
+            key.add(text.len()).write(0);
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtNotifyImportByKey`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtNotifyImportByKey(
+    notify: *mut aclrtNotify,
+    key: *const c_char,
+    flags: u64,
+) -> aclError {
+    // SAFETY: `notify` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtNotifyImportByKey", notify, "notify", |rt| {
+            not_null(key, "aclrtNotifyImportByKey", "key")?;
+            // SAFETY: non-NULL, a C string by the C contract.
+            let key = CStr::from_ptr(key).to_string_lossy();
+            Ok(rt.notify_import_by_key(&key, flags)?.as_raw() as aclrtNotify)
+        })
+    }
+}
+
+/// `aclrtNotifySetImportPid`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtNotifySetImportPid(
+    notify: aclrtNotify,
+    pid: *mut i32,
+    num: usize,
+) -> aclError {
+    entry("aclrtNotifySetImportPid", |rt| {
+        not_null(pid, "aclrtNotifySetImportPid", "pid")?;
+        // SAFETY: non-NULL and valid for `num` reads, the C caller's contract.
+        let pids = unsafe { std::slice::from_raw_parts(pid, num) };
+        rt.notify_set_import_pid(notify_handle(notify), pids)
     })
 }
 

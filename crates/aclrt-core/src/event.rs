@@ -4,6 +4,9 @@
 //! task runs: snapshot waits, queries and synchronise all look at the latest record's state.
 //! A legacy SYNC event additionally owns a [`SyncFlag`] that record sets, reset clears and
 //! waits read when they execute, so a wait may be queued before the record it waits for.
+//! An IPC event (`ACL_EVENT_IPC`, or opened from another process's handle) keeps its records
+//! in shared memory instead ([`crate::ipc::Segment`]): records, waits, queries and
+//! synchronise of every process that holds it go there.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -11,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use crate::consts::{ACL_EVENT_DEVICE_USE_ONLY, ACL_EVENT_SYNC, ACL_EVENT_TIME_LINE};
 use crate::exec::{EventSide, RecordState, SyncFlag};
 use crate::handle::EventHandle;
+use crate::ipc::Segment;
 use crate::stream::Context;
 use crate::sync::lock;
 
@@ -52,6 +56,8 @@ pub(crate) struct Event {
     pub(crate) flag: SyncFlag,
     /// Wait tasks queued on this event and not yet executed.
     pending_waits: AtomicUsize,
+    /// An IPC event's shared completion state.
+    pub(crate) ipc: Option<Arc<Segment>>,
 }
 
 impl Event {
@@ -61,6 +67,7 @@ impl Event {
         flags: u32,
         context: Arc<Context>,
         holds_sync_resource: bool,
+        ipc: Option<Arc<Segment>>,
     ) -> Self {
         Self {
             handle,
@@ -75,6 +82,7 @@ impl Event {
             }),
             flag: SyncFlag::default(),
             pending_waits: AtomicUsize::new(0),
+            ipc,
         }
     }
 

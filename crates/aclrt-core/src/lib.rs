@@ -49,6 +49,7 @@ mod fork;
 mod handle;
 pub mod hostlib;
 mod kernel;
+pub mod ipc;
 mod memory;
 mod notify;
 pub mod observe;

@@ -5,6 +5,10 @@
 //! one step: a record that completes after the swap sets the new latch and is not lost. Several
 //! records before one wait are one signal.
 //!
+//! An IPC notify (exported with `aclrtNotifyGetExportKey`, or imported by key) keeps its
+//! signal in shared memory instead ([`crate::ipc::Segment`]), so records and waits of every
+//! process that holds it meet there; a wait queued on it before its export waits on the latch.
+//!
 //! Counting notifies ([`CntNotify`]) keep a 32-bit count instead of a signal.
 //!
 //! While tasks are observed (tracing, checking), each keeps the record task that released a
@@ -14,10 +18,11 @@
 //! it hold at worst, which can hide a race but never invent one).
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use crate::handle::{CntNotifyHandle, NotifyHandle};
+use crate::ipc::{Segment, Waited};
 use crate::observe::TaskRef;
 use crate::stream::Stream;
 use crate::sync::{lock, Latch, SpinPolicy, WaitList};
@@ -30,6 +35,8 @@ pub(crate) struct Notify {
     /// `aclrtGetNotifyId`: unique among the device's live notifies.
     pub(crate) id: u32,
     signal: Mutex<Signal>,
+    /// The shared signal, once exported or when imported.
+    pub(crate) ipc: OnceLock<Arc<Segment>>,
 }
 
 /// A notify's current signal: the latch records set, and the record task that set it first
@@ -57,6 +64,8 @@ pub(crate) enum WaitEnd {
     Dropped,
     /// The deadline passed first.
     TimedOut,
+    /// An IPC notify's other processes are gone (this pid, 0 when several), none set it.
+    Gone(i32),
 }
 
 impl Notify {
@@ -66,11 +75,18 @@ impl Notify {
             device_id,
             id,
             signal: Mutex::new(Signal::new()),
+            ipc: OnceLock::new(),
         }
     }
 
     /// A record task (`by`, when observed) ran: sets the notify and wakes its waiters.
     pub(crate) fn record(&self, by: Option<TaskRef>) {
+        if let Some(seg) = self.ipc.get() {
+            if let Some(task) = by {
+                crate::ipc::note_recorder(seg.origin().token, crate::ipc::NOTIFY_SEQ, task);
+            }
+            return seg.notify_record();
+        }
         let mut signal = lock(&self.signal);
         if !signal.latch.is_set() {
             signal.by = by;
@@ -80,6 +96,9 @@ impl Notify {
 
     /// Clears the notify (`aclrtNotifyBatchReset`); a waiting task goes on waiting.
     pub(crate) fn reset(&self) {
+        if let Some(seg) = self.ipc.get() {
+            return seg.notify_reset();
+        }
         let mut signal = lock(&self.signal);
         if signal.latch.is_set() {
             *signal = Signal::new();
@@ -88,11 +107,25 @@ impl Notify {
 
     /// Whether the notify is set now.
     pub(crate) fn is_set(&self) -> bool {
+        if let Some(seg) = self.ipc.get() {
+            return seg.notify_is_set();
+        }
         lock(&self.signal).latch.is_set()
     }
 
     /// Runs on `stream`'s worker: waits until the notify is set, then resets it.
     pub(crate) fn wait_and_reset(&self, stream: &Stream, deadline: Option<Instant>) -> WaitEnd {
+        if let Some(seg) = self.ipc.get() {
+            return match seg.notify_wait_and_reset(&|| stream.dropping_work(), deadline) {
+                Waited::Done => WaitEnd::Taken(crate::ipc::recorder_of(
+                    seg.origin().token,
+                    crate::ipc::NOTIFY_SEQ,
+                )),
+                Waited::Interrupted => WaitEnd::Dropped,
+                Waited::TimedOut => WaitEnd::TimedOut,
+                Waited::Gone(pid) => WaitEnd::Gone(pid),
+            };
+        }
         loop {
             let latch = lock(&self.signal).latch.clone();
             let set = latch.wait_or(|| stream.dropping_work(), deadline, SpinPolicy::Brief);

@@ -176,6 +176,50 @@ fn record_then_wait_orders_for_every_event_family() {
 }
 
 #[test]
+fn ipc_event_and_notify_records_order_waits_on_them_or_their_twins() {
+    let _g = start();
+    for opened in [false, true] {
+        check::enable_with(Options::quiet(Parts::DEFAULT));
+        let ev = api::create_event_ex_with_flag(ACL_EVENT_IPC).unwrap();
+        let twin = if opened {
+            api::ipc_open_event_handle(&api::ipc_get_event_handle(ev).unwrap()).unwrap()
+        } else {
+            ev
+        };
+        let (findings, dev) = record_wait(|a, b| {
+            api::record_event(ev, a).unwrap();
+            api::stream_wait_event(b, twin).unwrap();
+        });
+        assert!(findings.is_empty(), "opened {opened}: {findings:#?}");
+        api::free(dev).unwrap();
+        if opened {
+            api::destroy_event(twin).unwrap();
+        }
+        api::destroy_event(ev).unwrap();
+    }
+    // An IPC notify recorded through its imported twin releases a wait on the exported one.
+    check::enable_with(Options::quiet(Parts::DEFAULT));
+    let n = api::create_notify(0).unwrap();
+    let key = api::notify_get_export_key(n, 65, 2).unwrap();
+    let imported = api::notify_import_by_key(&key, 0).unwrap();
+    let (findings, dev) = record_wait(|a, b| {
+        api::record_notify(imported, a).unwrap();
+        api::wait_and_reset_notify(n, b, 0).unwrap();
+    });
+    assert!(findings.is_empty(), "IPC notify: {findings:#?}");
+    api::free(dev).unwrap();
+    api::destroy_notify(imported).unwrap();
+    api::destroy_notify(n).unwrap();
+    // Without the wait, the same program races.
+    check::enable_with(Options::quiet(Parts::DEFAULT));
+    let ev = api::create_event_ex_with_flag(ACL_EVENT_IPC).unwrap();
+    let (findings, dev) = record_wait(|a, _| api::record_event(ev, a).unwrap());
+    assert!(!findings.is_empty(), "an unordered copy was not reported");
+    api::free(dev).unwrap();
+    api::destroy_event(ev).unwrap();
+}
+
+#[test]
 fn notifies_counting_notifies_and_value_writes_order_like_events() {
     let _g = start();
     let n = api::create_notify(0).unwrap();

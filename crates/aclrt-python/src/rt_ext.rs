@@ -5,7 +5,7 @@
 use aclrt::{api, NotifyHandle, StreamHandle};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyInt, PyList};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
 
 use crate::args::*;
 
@@ -193,6 +193,69 @@ fn notify_batch_reset(notifies: &Any) -> PyResult<i32> {
     Ok(ret(api::acl(|rt| rt.notify_batch_reset(&handles))))
 }
 
+/// `handle, ret = acl.rt.ipc_get_event_handle(event)`: `handle` is the 64 bytes of an
+/// `aclrtIpcEventHandle` (empty on failure).
+#[pyfunction]
+fn ipc_get_event_handle<'py>(py: Python<'py>, event: &Any) -> PyResult<(Bound<'py, PyBytes>, i32)> {
+    let e = event_arg(event, "event")?;
+    Ok(match api::acl(|rt| rt.ipc_get_event_handle(e)) {
+        Ok(bytes) => (PyBytes::new(py, &bytes), 0),
+        Err(err) => (PyBytes::new(py, &[]), err.code()),
+    })
+}
+
+/// `event, ret = acl.rt.ipc_open_event_handle(handle)`: `handle` is the 64 bytes
+/// `ipc_get_event_handle` returned (bytes or bytearray; another length raises `ValueError`).
+#[pyfunction]
+fn ipc_open_event_handle(handle: &Any) -> PyResult<(u64, i32)> {
+    let raw: Vec<u8> = handle.extract()?;
+    let bytes: [u8; aclrt::ipc::HANDLE_SIZE] = raw.try_into().map_err(|_| {
+        PyValueError::new_err(format!("handle must be {} bytes", aclrt::ipc::HANDLE_SIZE))
+    })?;
+    Ok(value(
+        api::acl(|rt| rt.ipc_open_event_handle(&bytes)).map(aclrt::EventHandle::as_raw),
+        0,
+    ))
+}
+
+/// `key, ret = acl.rt.notify_get_export_key(notify, flags)`: the key as a string (empty on
+/// failure), read into a buffer of the documented minimum length.
+#[pyfunction]
+fn notify_get_export_key(notify: &Any, flags: &Any) -> PyResult<(String, i32)> {
+    let n = notify_arg(notify)?;
+    let flags = int_bits(flags, "flags")?;
+    let len = aclrt::api::NOTIFY_KEY_MIN_LEN;
+    Ok(value(
+        api::acl(|rt| rt.notify_get_export_key(n, len, flags)),
+        String::new(),
+    ))
+}
+
+/// `notify, ret = acl.rt.notify_import_by_key(key, flags)`.
+#[pyfunction]
+fn notify_import_by_key(key: &Any, flags: &Any) -> PyResult<(u64, i32)> {
+    let key: String = key.extract()?;
+    let flags = int_bits(flags, "flags")?;
+    Ok(value(
+        api::acl(|rt| rt.notify_import_by_key(&key, flags)).map(NotifyHandle::as_raw),
+        0,
+    ))
+}
+
+/// `ret = acl.rt.notify_set_import_pid(notify, pids)`: `pids` is a list of ints.
+#[pyfunction]
+fn notify_set_import_pid(notify: &Any, pids: &Any) -> PyResult<i32> {
+    let n = notify_arg(notify)?;
+    let list = pids
+        .cast::<PyList>()
+        .map_err(|_| PyValueError::new_err("argument only support the format of list"))?;
+    let pids = list
+        .iter()
+        .map(|p| p.extract::<i32>())
+        .collect::<PyResult<Vec<i32>>>()?;
+    Ok(ret(api::acl(|rt| rt.notify_set_import_pid(n, &pids))))
+}
+
 /// `ret = acl.rt.value_write(dev_addr, value, flag, stream)`.
 #[pyfunction]
 fn value_write(dev_addr: &Any, value: &Any, flag: &Any, stream: &Any) -> PyResult<i32> {
@@ -284,6 +347,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             wait_and_reset_notify,
             get_notify_id,
             notify_batch_reset,
+            notify_get_export_key,
+            notify_import_by_key,
+            notify_set_import_pid,
+            ipc_get_event_handle,
+            ipc_open_event_handle,
             value_write,
             value_wait,
             malloc_align32,

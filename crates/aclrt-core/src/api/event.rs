@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::ipc::refuse_ipc;
 use super::os_thread_id;
 use super::{
     failure_error, not_in_callback, observe_record_completion, sync_timeout, traced_wait_on,
@@ -122,6 +123,15 @@ impl Runtime {
                 crate::device::MAX_SYNC_EVENTS_PER_DEVICE
             );
         }
+        let ipc = if family == Family::Ex {
+            Self::new_ipc_segment(flags).inspect_err(|_| {
+                if holds {
+                    ctx.device.release_sync_event();
+                }
+            })?
+        } else {
+            None
+        };
         let event = self.events.insert_with(|raw| {
             Arc::new(Event::new(
                 EventHandle::from_raw(raw),
@@ -129,6 +139,7 @@ impl Runtime {
                 flags,
                 ctx.clone(),
                 holds,
+                ipc,
             ))
         });
         drop(creating);
@@ -204,6 +215,9 @@ impl Runtime {
         event: &Arc<Event>,
         stream: &Arc<crate::stream::Stream>,
     ) -> Result<()> {
+        if let Some(seg) = &event.ipc {
+            return self.ipc_record(event, seg, stream);
+        }
         let mut state = lock(&event.state);
         if state.destroyed {
             bail!(
@@ -275,6 +289,7 @@ impl Runtime {
         let ev = self.lookup_event(event)?;
         let stream = self.stream_for_work(self.lookup_stream(stream)?, "aclrtResetEvent")?;
         refuse_device_only(&ev, "aclrtResetEvent")?;
+        refuse_ipc(&ev, "aclrtResetEvent")?;
         match ev.family {
             Family::Ex | Family::Cuda => bail!(
                 ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -313,6 +328,7 @@ impl Runtime {
     /// pending; a never-recorded event is complete.
     pub fn query_event(&self, event: EventHandle) -> Result<u32> {
         let ev = self.event_in_context(event)?;
+        refuse_ipc(&ev, "aclrtQueryEvent")?;
         refuse_ex(&ev, "aclrtQueryEvent")?;
         Ok(match ev.latest() {
             Some(r) if !r.is_done() => ACL_EVENT_STATUS_NOT_READY,
@@ -329,12 +345,20 @@ impl Runtime {
     /// latest record is done. Before the first record: NOT_READY, except for Ex events.
     pub fn query_event_status(&self, event: EventHandle) -> Result<u32> {
         let ev = self.event_in_context(event)?;
-        let complete = match ev.latest() {
-            Some(r) => {
+        let complete = match (&ev.ipc, ev.latest()) {
+            (Some(seg), _) => {
+                let seq = seg.latest();
+                let done = seg.record_done(seq);
+                if done {
+                    super::ipc::learned_record(seg, seq);
+                }
+                done
+            }
+            (None, Some(r)) => {
                 observe_record_completion(&r);
                 r.is_done()
             }
-            None => matches!(ev.family, Family::Ex | Family::Cuda),
+            (None, None) => matches!(ev.family, Family::Ex | Family::Cuda),
         };
         Ok(if complete {
             ACL_EVENT_RECORDED_STATUS_COMPLETE
@@ -346,6 +370,7 @@ impl Runtime {
     /// `aclrtQueryEventWaitStatus`: COMPLETE when every wait queued on the event has executed.
     pub fn query_event_wait_status(&self, event: EventHandle) -> Result<u32> {
         let ev = self.event_in_context(event)?;
+        refuse_ipc(&ev, "aclrtQueryEventWaitStatus")?;
         refuse_ex(&ev, "aclrtQueryEventWaitStatus")?;
         Ok(if ev.pending_waits() == 0 {
             ACL_EVENT_WAIT_STATUS_COMPLETE
@@ -361,6 +386,9 @@ impl Runtime {
         deadline: Option<Instant>,
         spin: SpinPolicy,
     ) -> Result<bool> {
+        if let Some(seg) = &ev.ipc {
+            return self.ipc_synchronize(ev, seg, deadline);
+        }
         let Some(record) = ev.latest() else {
             return Ok(true);
         };
@@ -414,6 +442,8 @@ impl Runtime {
         let s = self.lookup_event(start)?;
         let e = self.lookup_event(end)?;
         self.current_context()?;
+        refuse_ipc(&s, "aclrtEventElapsedTime")?;
+        refuse_ipc(&e, "aclrtEventElapsedTime")?;
         let (t0, t1) = (acl_time(&s)?, acl_time(&e)?);
         Ok(((t1 as f64 - t0 as f64) / 1e6) as f32)
     }
@@ -421,6 +451,7 @@ impl Runtime {
     /// `aclrtEventGetTimestamp`: completion time in microseconds since the device epoch.
     pub fn event_get_timestamp(&self, event: EventHandle) -> Result<u64> {
         let ev = self.event_in_context(event)?;
+        refuse_ipc(&ev, "aclrtEventGetTimestamp")?;
         Ok(acl_time(&ev)? / 1_000)
     }
 
@@ -432,6 +463,9 @@ impl Runtime {
         timeout: Option<Duration>,
     ) -> Result<()> {
         refuse_device_only(ev, "aclrtStreamWaitEvent")?;
+        if let Some(seg) = &ev.ipc {
+            return self.ipc_wait_on(stream, ev, seg, timeout);
+        }
         if matches!(ev.family, Family::Flag | Family::Ex) && !ev.has_sync() {
             bail!(
                 ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -536,7 +570,9 @@ impl Runtime {
 
     /// `aclrtGetEventId`.
     pub fn get_event_id(&self, event: EventHandle) -> Result<u32> {
-        Ok(self.event_in_context(event)?.id)
+        let ev = self.event_in_context(event)?;
+        refuse_ipc(&ev, "aclrtGetEventId")?;
+        Ok(ev.id)
     }
 
     /// `aclrtGetEventAvailNum`: SYNC event resources left on the current device.

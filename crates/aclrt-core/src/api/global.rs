@@ -454,6 +454,11 @@ on_the_process_runtime! {
     fn wait_and_reset_notify(handle: NotifyHandle, stream: StreamHandle, timeout_s: u32) -> ();
     fn get_notify_id(handle: NotifyHandle) -> u32;
     fn notify_batch_reset(handles: &[NotifyHandle]) -> ();
+    fn notify_get_export_key(handle: NotifyHandle, len: usize, flags: u64) -> String;
+    fn notify_import_by_key(key: &str, flags: u64) -> NotifyHandle;
+    fn notify_set_import_pid(handle: NotifyHandle, pids: &[i32]) -> ();
+    fn ipc_get_event_handle(event: EventHandle) -> [u8; crate::ipc::HANDLE_SIZE];
+    fn ipc_open_event_handle(handle: &[u8; crate::ipc::HANDLE_SIZE]) -> EventHandle;
     fn notify_is_set(handle: NotifyHandle) -> bool;
     fn cnt_notify_create(flag: u64) -> CntNotifyHandle;
     fn cnt_notify_destroy(handle: CntNotifyHandle) -> ();

@@ -46,7 +46,7 @@ fn smallest_free(mut used: Vec<u32>) -> u32 {
 
 /// Takes one of a device's `MAX_NOTIFIES_PER_DEVICE` slots in `counts` (`207009` when none is
 /// left) and returns the guard, to hold until the new object is in its table.
-fn take_notify_slot<'a>(
+pub(crate) fn take_notify_slot<'a>(
     counts: &'a std::sync::Mutex<Vec<usize>>,
     device_id: i32,
     what: &str,
@@ -67,7 +67,7 @@ fn take_notify_slot<'a>(
 }
 
 impl Runtime {
-    fn lookup_notify(&self, handle: NotifyHandle) -> Result<Arc<Notify>> {
+    pub(crate) fn lookup_notify(&self, handle: NotifyHandle) -> Result<Arc<Notify>> {
         if handle.is_null() {
             bail!(ACL_ERROR_INVALID_PARAM, "the notify is NULL");
         }
@@ -103,7 +103,7 @@ impl Runtime {
     }
 
     /// The smallest id no live notify of the device has.
-    fn free_notify_id(&self, device_id: i32) -> u32 {
+    pub(crate) fn free_notify_id(&self, device_id: i32) -> u32 {
         smallest_free(
             self.extras
                 .notifies
@@ -207,6 +207,10 @@ impl Runtime {
                             "the wait for notify {} timed out after {timeout_s} s",
                             notify.id
                         ),
+                    )),
+                    WaitEnd::Gone(pid) => crate::user_code::fail_user_code(super::ipc::peer_gone(
+                        &format!("the wait for IPC notify {}", notify.id),
+                        pid,
                     )),
                 }
             }),
@@ -532,6 +536,8 @@ impl Runtime {
                             notify.count()
                         ),
                     )),
+                    // Counting notifies are never shared between processes.
+                    WaitEnd::Gone(_) => Ok(()),
                 }
             }),
         )

@@ -55,6 +55,7 @@ const CLASSES: &[(&str, &str)] = &[
     ("FunctionArgs", "kernel.function_args"),
     ("ArgsState", "kernel.args_state"),
     ("UserArgs", "kernel.user_args"),
+    ("Recorders", "ipc.recorders"),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
