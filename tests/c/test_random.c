@@ -138,6 +138,13 @@ int main(void)
     uint8_t mask[3];
     REQUIRE_OK(aclrtMemcpy(mask, 3, out, 3, ACL_MEMCPY_DEVICE_TO_HOST));
     CHECK(mask[0] == 0xFF && mask[1] == 0x0F && mask[2] == 0xAB);
+    /* The bitmask has one parameter: the rest of the union is never read, whatever it holds. */
+    memset(&t.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max, 0x11, sizeof(aclrtRandomParaInfo));
+    t.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max.isAddr = 1;
+    EXPECT_OK(aclrtRandomNumAsync(&t, s, NULL));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    REQUIRE_OK(aclrtMemcpy(mask, 2, out, 2, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(mask[0] == 0xFF && mask[1] == 0x0F);
 
     /* Errors, in the vendor's order. */
     EXPECT_CODE(aclrtRandomNumAsync(NULL, s, NULL), ACL_ERROR_INVALID_PARAM);
@@ -176,9 +183,45 @@ int main(void)
     bad.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min = value_of(&lo64, 8);
     bad.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max = value_of(&hi64, 8);
     EXPECT_CODE(aclrtRandomNumAsync(&bad, s, NULL), ACL_ERROR_INVALID_PARAM);
+    /* Memory the runtime does not own is refused, nothing queued or written: host memory or
+     * a garbage address as counter, result, parameter or parameter area. */
+    static uint8_t host_bytes[64];
+    void *garbage = (void *)(uintptr_t)0x10;
+    void *not_runtime[2] = {host_bytes, garbage};
+    for (int i = 0; i < 2; i++) {
+        bad = t;
+        bad.randomCounterAddr = not_runtime[i];
+        EXPECT_CODE(aclrtRandomNumAsync(&bad, s, NULL), ACL_ERROR_INVALID_PARAM);
+        bad = t;
+        bad.randomResultAddr = not_runtime[i];
+        EXPECT_CODE(aclrtRandomNumAsync(&bad, s, NULL), ACL_ERROR_INVALID_PARAM);
+        bad = t;
+        bad.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min = address_of(not_runtime[i]);
+        EXPECT_CODE(aclrtRandomNumAsync(&bad, s, NULL), ACL_ERROR_INVALID_PARAM);
+        bad = t;
+        bad.randomParaAddr = not_runtime[i];
+        EXPECT_CODE(aclrtRandomNumAsync(&bad, s, NULL), ACL_ERROR_INVALID_PARAM);
+        bad = t;
+        bad.randomNum = address_of(not_runtime[i]);
+        EXPECT_CODE(aclrtRandomNumAsync(&bad, s, NULL), ACL_ERROR_INVALID_PARAM);
+    }
+    for (size_t i = 0; i < sizeof host_bytes; i++)
+        CHECK(host_bytes[i] == 0);
+    /* A refused launch leaves the parameter area as it was. */
+    REQUIRE_OK(aclrtMemset(params, 16, 0x5A, 16));
+    bad = t;
+    bad.randomParaAddr = params;
+    bad.randomCounterAddr = NULL;
+    EXPECT_CODE(aclrtRandomNumAsync(&bad, s, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    uint8_t area_bytes[16];
+    REQUIRE_OK(aclrtMemcpy(area_bytes, 16, params, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(area_bytes[0] == 0x5A && area_bytes[15] == 0x5A);
     /* A count read from memory that overruns the output fails the task instead. */
     count = N + 1;
     REQUIRE_OK(aclrtMemcpy((char *)scalars + 16, 8, &count, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    bad = task(ACL_INT64, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, out, counter, 1, 0);
+    bad.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min = value_of(&lo64, 8);
+    bad.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max = value_of(&hi64, 8);
     bad.randomNum = address_of((char *)scalars + 16);
     EXPECT_OK(aclrtRandomNumAsync(&bad, s, NULL));
     EXPECT_CODE(aclrtSynchronizeStream(s), ACL_ERROR_RT_INTERNAL_ERROR);

@@ -31,6 +31,7 @@ use crate::codes::*;
 use crate::error::{bail, Result};
 use crate::exec::Work;
 use crate::handle::StreamHandle;
+use crate::memory::Access;
 use crate::runtime::Runtime;
 use crate::task_info::{MemRange, TaskKind, TaskMeta};
 use crate::vendor_consts as vc;
@@ -54,14 +55,16 @@ pub struct RandomParam {
 }
 
 impl RandomParam {
-    /// A value given in place.
+    /// A value given in place: its first 8 bytes at most (a longer one is cut, as its `size`
+    /// could not say more).
     pub fn value(bytes: &[u8]) -> Self {
+        let n = bytes.len().min(8);
         let mut value_or_addr = [0; 8];
-        value_or_addr[..bytes.len()].copy_from_slice(bytes);
+        value_or_addr[..n].copy_from_slice(&bytes[..n]);
         Self {
             is_addr: 0,
             value_or_addr,
-            size: bytes.len() as u8,
+            size: n as u8,
         }
     }
 
@@ -430,14 +433,26 @@ unsafe fn read_le(addr: usize, size: usize) -> u64 {
 }
 
 impl Runtime {
+    /// Checks that `[addr, addr + len)` lies in one live runtime allocation: the task reads
+    /// and writes its memory on a runtime thread, so nothing the runtime does not own is taken.
+    fn random_range(&self, addr: usize, len: usize, what: &str) -> Result<()> {
+        match self.memory.check_access(addr, len, what)? {
+            Access::Runtime => Ok(()),
+            _ => bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: {what} {addr:#x} (+{len}) is not in memory of this runtime (aclrtMalloc)"
+            ),
+        }
+    }
+
     /// `aclrtRandomNumAsync`: a task on the stream that writes random numbers (see the module
     /// documentation). A data type outside the vendor's table is `100000`; a non-NULL
     /// `reserve`, a function type out of range, a data type the function does not take, a
     /// NULL result or counter address and a parameter whose `isAddr` is not 0 or 1 or whose
     /// `size` is 0 or larger than its type (8 for addresses, the seed and the count) are
-    /// `107000`. Memory is checked at launch as for copies (`100000` outside runtime
-    /// memory): the counter's 16 bytes, every parameter given by address, the parameter area's
-    /// 16 bytes and, with a count given by value, the result's `num` elements. With a count
+    /// `107000`. Every address must lie in memory of this runtime (`100000` otherwise), checked
+    /// at launch: the counter's 16 bytes, every parameter given by address, the parameter
+    /// area's 16 bytes and, with a count given by value, the result's `num` elements. With a count
     /// given by address the task checks the result's size when it runs and fails with
     /// `507000` (`ACL_ERROR_RT_INTERNAL_ERROR`) rather than write outside the allocation.
     ///
@@ -507,18 +522,16 @@ impl Runtime {
             check_param(param, name, max)?;
         }
 
-        self.memory
-            .check_access(task.counter_addr, RANDOM_COUNTER_SIZE, "random counter")?;
+        self.random_range(task.counter_addr, RANDOM_COUNTER_SIZE, "randomCounterAddr")?;
         let addr_of = |p: &RandomParam| (p.is_addr == 1).then(|| p.raw() as usize);
         for (param, name) in [(&task.seed, "randomSeed"), (&task.num, "randomNum")] {
             if let Some(at) = addr_of(param) {
-                self.memory.check_access(at, 8, name)?;
+                self.random_range(at, 8, name)?;
             }
         }
         for param in task.params.iter().take(func.param_count()) {
             if let Some(at) = addr_of(param) {
-                self.memory
-                    .check_access(at, element.size(), "random parameter")?;
+                self.random_range(at, element.size(), "a parameter's address")?;
             }
         }
         let known_num = (task.num.is_addr == 0).then(|| task.num.raw());
@@ -526,46 +539,34 @@ impl Runtime {
             start: task.counter_addr,
             len: RANDOM_COUNTER_SIZE,
         }];
-        if let Some(num) = known_num {
-            let Some(len) = Generate::output_len(func, element, num) else {
-                bail!(
-                    ACL_ERROR_RT_PARAM_INVALID,
-                    "{CALL}: randomNum {num} is too large"
-                );
-            };
-            self.memory
-                .check_access(task.result_addr, len, "random result")?;
-            writes.push(MemRange {
-                start: task.result_addr,
-                len,
-            });
-        }
+        let written = match known_num {
+            Some(num) => {
+                let Some(len) = Generate::output_len(func, element, num) else {
+                    bail!(
+                        ACL_ERROR_RT_PARAM_INVALID,
+                        "{CALL}: randomNum {num} is too large"
+                    );
+                };
+                self.random_range(task.result_addr, len, "randomResultAddr")?;
+                len
+            }
+            // The count is read when the task runs: what it may write is the rest of the
+            // allocation the result starts in (checked then to hold the output).
+            None => {
+                self.random_range(task.result_addr, 1, "randomResultAddr")?;
+                let (base, allocation) = self
+                    .memory
+                    .allocation_at(task.result_addr)
+                    .expect("checked to lie in a live allocation just above");
+                base + allocation.size - task.result_addr
+            }
+        };
+        writes.push(MemRange {
+            start: task.result_addr,
+            len: written,
+        });
         if task.para_addr != 0 {
-            self.memory.check_access(
-                task.para_addr,
-                RANDOM_PARAM_AREA_SIZE,
-                "random parameter area",
-            )?;
-            let mut area = [0u8; RANDOM_PARAM_AREA_SIZE];
-            area[..8].copy_from_slice(&task.params[0].raw().to_le_bytes());
-            if func.param_count() == 2 {
-                area[8..].copy_from_slice(&task.params[1].raw().to_le_bytes());
-            }
-            let range = MemRange {
-                start: task.para_addr,
-                len: RANDOM_PARAM_AREA_SIZE,
-            };
-            if crate::observe::enabled() {
-                crate::observe::host_access(CALL, &[], &[range]);
-            }
-            // SAFETY: 16 bytes inside one live runtime allocation (checked above).
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    area.as_ptr(),
-                    task.para_addr as *mut u8,
-                    RANDOM_PARAM_AREA_SIZE,
-                )
-            };
+            self.random_range(task.para_addr, RANDOM_PARAM_AREA_SIZE, "randomParaAddr")?;
         }
         let mut reads = vec![MemRange {
             start: task.counter_addr,
@@ -594,6 +595,12 @@ impl Runtime {
             submitter_thread: super::os_thread_id(),
             ..TaskMeta::default()
         };
+        let mut area = [0u8; RANDOM_PARAM_AREA_SIZE];
+        area[..8].copy_from_slice(&task.params[0].raw().to_le_bytes());
+        if func.param_count() == 2 {
+            area[8..].copy_from_slice(&task.params[1].raw().to_le_bytes());
+        }
+        let para_addr = task.para_addr;
         let task = *task;
         let memory = self.memory.clone();
         let work = Work::Kernel(Box::new(move || {
@@ -608,14 +615,24 @@ impl Runtime {
                 func,
                 element,
                 first: value(&task.params[0], element.size()),
-                second: value(&task.params[1], element.size()),
+                // A dropout bitmask has one parameter: the other half of the C union is not
+                // read (it may hold anything).
+                second: if func.param_count() == 2 {
+                    value(&task.params[1], element.size())
+                } else {
+                    0
+                },
                 seed: value(&task.seed, 8),
                 num,
             };
             // A count read from memory is checked here: a task reports a code only, so
             // the launch's documentation names the rule.
-            let fits = Generate::output_len(func, element, num)
-                .filter(|&len| memory.check_access(task.result_addr, len, CALL).is_ok());
+            let fits = Generate::output_len(func, element, num).filter(|&len| {
+                matches!(
+                    memory.check_access(task.result_addr, len, CALL),
+                    Ok(Access::Runtime)
+                )
+            });
             let Some(len) = fits else {
                 return Err(ACL_ERROR_RT_INTERNAL_ERROR);
             };
@@ -643,7 +660,28 @@ impl Runtime {
             };
             Ok(())
         }));
-        self.submit(&s, TaskKind::Kernel, work, meta).map(|_| ())
+        self.submit(&s, TaskKind::Kernel, work, meta)?;
+        // The parameter area is written once the task is accepted (a refused launch leaves
+        // memory as it was); the task itself never reads it.
+        if para_addr != 0 {
+            let range = MemRange {
+                start: para_addr,
+                len: RANDOM_PARAM_AREA_SIZE,
+            };
+            if crate::observe::enabled() {
+                crate::observe::host_access(CALL, &[], &[range]);
+            }
+            // SAFETY: 16 bytes inside one live runtime allocation (checked above; the
+            // caller keeps it valid for the call).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    area.as_ptr(),
+                    para_addr as *mut u8,
+                    RANDOM_PARAM_AREA_SIZE,
+                )
+            };
+        }
+        Ok(())
     }
 }
 
