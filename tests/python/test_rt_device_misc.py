@@ -109,3 +109,40 @@ def test_finalize_reference():
     """).stdout
     assert out.split() == ["(0,", f"{E.ACL_ERROR_REPEAT_FINALIZE})", "(1,", "0)", "0",
                            "(0,", "0)", str(E.ACL_ERROR_UNINITIALIZE)]
+
+
+def test_stream_attributes_read_back_and_follow_the_calls_of_their_own(stream):
+    value, ret = acl.rt.get_stream_attribute(stream, acl.ACL_STREAM_ATTR_FAILURE_MODE)
+    assert ret == 0 and value["failureMode"] == acl.ACL_CONTINUE_ON_FAILURE
+    assert sorted(value) == sorted(
+        ["failureMode", "overflowSwitch", "userCustomTag", "cacheOpInfoSwitch", "streamPriority", "reserve"]
+    )
+    assert acl.rt.set_stream_attribute(stream, acl.ACL_STREAM_ATTR_FAILURE_MODE, {"failureMode": 1}) == 0
+    assert acl.rt.get_stream_attribute(stream, acl.ACL_STREAM_ATTR_FAILURE_MODE)[0]["failureMode"] == 1
+    # Once per stream, as aclrtSetStreamFailureMode.
+    assert acl.rt.set_stream_failure_mode(stream, 0) == acl.ACL_ERROR_RT_PARAM_INVALID
+
+    assert acl.rt.set_stream_attribute(stream, acl.ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK, {"overflowSwitch": 1}) == 0
+    assert acl.rt.get_stream_overflow_switch(stream) == (1, 0)
+    assert acl.rt.set_stream_attribute(stream, acl.ACL_STREAM_ATTR_USER_CUSTOM_TAG, {"userCustomTag": 77}) == 0
+    value, ret = acl.rt.get_stream_attribute(stream, acl.ACL_STREAM_ATTR_USER_CUSTOM_TAG)
+    assert (value["userCustomTag"], value["reserve"], ret) == (77, [77, 0, 0, 0], 0)
+    # An absent member is 0.
+    assert acl.rt.set_stream_attribute(stream, acl.ACL_STREAM_ATTR_USER_CUSTOM_TAG, {}) == 0
+    assert acl.rt.get_stream_attribute(stream, acl.ACL_STREAM_ATTR_USER_CUSTOM_TAG)[0]["userCustomTag"] == 0
+    assert acl.rt.set_stream_attribute(stream, acl.ACL_STREAM_ATTR_PRIORITY, {"streamPriority": 12}) == 0
+    assert acl.rt.get_stream_attribute(stream, acl.ACL_STREAM_ATTR_PRIORITY)[0]["streamPriority"] == 7
+
+
+def test_stream_attribute_errors(stream):
+    code = acl.rt.set_stream_attribute(stream, acl.ACL_STREAM_ATTR_CACHE_OP_INFO, {"cacheOpInfoSwitch": 2})
+    assert code == acl.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.set_stream_attribute(stream, 6, {}) == acl.ACL_ERROR_RT_PARAM_INVALID
+    value, ret = acl.rt.get_stream_attribute(stream, 0)
+    assert ret == acl.ACL_ERROR_RT_PARAM_INVALID and value["failureMode"] == 0
+    # The default stream (0) has no priority to set.
+    assert acl.rt.set_stream_attribute(0, acl.ACL_STREAM_ATTR_PRIORITY, {"streamPriority": 1}) == (
+        acl.ACL_ERROR_RT_PARAM_INVALID
+    )
+    with pytest.raises(TypeError):
+        acl.rt.set_stream_attribute(stream, acl.ACL_STREAM_ATTR_USER_CUSTOM_TAG, 5)

@@ -8,6 +8,7 @@
 
 use aclrt::api;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::args::*;
 use crate::host_memory::vet;
@@ -88,6 +89,74 @@ fn set_stream_overflow_switch(stream: &Any, flag: &Any) -> PyResult<i32> {
 fn get_stream_overflow_switch(stream: &Any) -> PyResult<(u32, i32)> {
     let s = stream_arg(stream)?;
     Ok(value(api::acl(|rt| rt.get_stream_overflow_switch(s)), 0))
+}
+
+/// The member of pyACL's `aclrtStreamAttrValue` dict an attribute reads and writes.
+fn stream_attr_member(attr: i32) -> &'static str {
+    match i64::from(attr) {
+        aclrt::vendor_consts::ACL_STREAM_ATTR_FAILURE_MODE => "failureMode",
+        aclrt::vendor_consts::ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK => "overflowSwitch",
+        aclrt::vendor_consts::ACL_STREAM_ATTR_USER_CUSTOM_TAG => "userCustomTag",
+        aclrt::vendor_consts::ACL_STREAM_ATTR_CACHE_OP_INFO => "cacheOpInfoSwitch",
+        _ => "streamPriority",
+    }
+}
+
+/// `ret = acl.rt.set_stream_attribute(stream, stm_attr_type, value)`: `value` is pyACL's
+/// `aclrtStreamAttrValue` dict; the member the attribute names is read (absent: 0).
+#[pyfunction]
+fn set_stream_attribute(
+    py: Python<'_>,
+    stream: &Any,
+    stm_attr_type: &Any,
+    value: &Any,
+) -> PyResult<i32> {
+    let s = stream_arg(stream)?;
+    let attr = i32_arg(stm_attr_type, "stm_attr_type")?;
+    let dict = value
+        .cast::<PyDict>()
+        .map_err(|_| final_type_error(py, "value must be a dict (aclrtStreamAttrValue)"))?;
+    let raw = match dict.get_item(stream_attr_member(attr))? {
+        Some(v) => int_bits(&v, stream_attr_member(attr))?,
+        None => 0,
+    };
+    Ok(ret(api::acl(|rt| rt.set_stream_attribute(s, attr, raw))))
+}
+
+/// `value, ret = acl.rt.get_stream_attribute(stream, stm_attr_type)`: the union as pyACL's
+/// dict, every member read from its bytes (the one the attribute names holds the value).
+#[pyfunction]
+fn get_stream_attribute<'py>(
+    py: Python<'py>,
+    stream: &Any,
+    stm_attr_type: &Any,
+) -> PyResult<(Bound<'py, PyDict>, i32)> {
+    let s = stream_arg(stream)?;
+    let attr = i32_arg(stm_attr_type, "stm_attr_type")?;
+    let (got, code) = value(api::acl(|rt| rt.get_stream_attribute(s, attr)), 0);
+    // The C call writes 8 bytes for the failure mode and 4 for the others.
+    let mut bytes = [0u8; 16];
+    if stream_attr_member(attr) == "failureMode" {
+        bytes[..8].copy_from_slice(&got.to_ne_bytes());
+    } else {
+        bytes[..4].copy_from_slice(&(got as u32).to_ne_bytes());
+    }
+    let word = |i: usize| u32::from_ne_bytes(bytes[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
+    let dict = PyDict::new(py);
+    dict.set_item(
+        "failureMode",
+        u64::from_ne_bytes(bytes[..8].try_into().expect("8 bytes")),
+    )?;
+    for key in [
+        "overflowSwitch",
+        "userCustomTag",
+        "cacheOpInfoSwitch",
+        "streamPriority",
+    ] {
+        dict.set_item(key, word(0))?;
+    }
+    dict.set_item("reserve", [word(0), word(1), word(2), word(3)])?;
+    Ok((dict, code))
 }
 
 /// `ret = acl.rt.get_overflow_status(output_addr, output_size, stream)`.
@@ -189,6 +258,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             get_device_sat_mode,
             set_stream_overflow_switch,
             get_stream_overflow_switch,
+            set_stream_attribute,
+            get_stream_attribute,
             get_overflow_status,
             reset_overflow_status,
             reduce_async,
