@@ -32,13 +32,6 @@ import sys as _sys
 
 from . import _acl
 from ._acl import (
-    allocator_create_desc,
-    allocator_destroy_desc,
-    allocator_set_alloc_advise_func_to_desc,
-    allocator_set_alloc_func_to_desc,
-    allocator_set_free_func_to_desc,
-    allocator_set_get_addr_from_block_func_to_desc,
-    allocator_set_obj_to_desc,
     app_log,
     create_data_buffer,
     data_type_size,

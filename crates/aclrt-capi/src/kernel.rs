@@ -11,7 +11,6 @@ use std::path::Path;
 use aclrt::{api, ArgsHandle, BinHandle, BinaryImageHandle, FuncHandle};
 
 use crate::{aclError, aclrtStream, entry, guard_value, not_null, produce, put, stream_handle};
-use aclrt::codes::ACL_ERROR_INVALID_PARAM;
 
 fn bin(h: *const c_void) -> BinHandle {
     BinHandle::from_raw(h as u64)
@@ -157,15 +156,8 @@ pub unsafe extern "C" fn aclrtGetFunctionName(
     const CALL: &str = "aclrtGetFunctionName";
     entry(CALL, |rt| {
         not_null(name, CALL, "name")?;
-        let text = rt.function_name(func(funcHandle))?;
-        let needed = text.len() + 1;
-        if needed > maxLen as usize {
-            return Err(aclrt::Error::new(
-                ACL_ERROR_INVALID_PARAM,
-                format!("{CALL}: the name needs {needed} bytes, maxLen is {maxLen}"),
-            ));
-        }
-        // SAFETY: `name` holds maxLen >= needed bytes (C contract).
+        let text = rt.function_name(func(funcHandle), maxLen)?;
+        // SAFETY: `name` holds maxLen bytes (C contract), more than the text (checked).
         unsafe {
             std::ptr::copy_nonoverlapping(text.as_ptr().cast(), name, text.len());
             name.add(text.len()).write(0);

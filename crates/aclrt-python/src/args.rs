@@ -115,6 +115,9 @@ const WITH_BANG: &[&str] = &[
     "acl.rt.set_op_execute_time_out",
     "acl.rt.set_op_execute_timeout_v2",
     "acl.media.dvpp_malloc",
+    "acl.rt.binary_load_from_file",
+    "acl.rt.binary_load_from_data",
+    "acl.rt.get_function_name",
 ];
 
 /// Calls whose parse failure pyACL spells `faild`: `acl.rt.set_sys_param_opt args parse faild`.

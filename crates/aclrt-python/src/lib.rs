@@ -91,7 +91,6 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     );
     m.add_function(wrap_pyfunction!(_shutdown, m)?)?;
     base::register(m)?;
-    allocator::register(m)?;
     host_memory::init_from_env();
     site::install();
     submodule(m, "rt", |m| {
@@ -101,7 +100,7 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         rt_host::register(m)?;
         rt_device_misc::register(m)?;
         rt_kernel::register(m)?;
-        allocator::register_rt(m)?;
+        allocator::register(m)?;
         rt_more::register(m)
     })?;
     submodule(m, "util", util::register)?;

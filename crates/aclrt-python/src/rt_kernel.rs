@@ -1,14 +1,19 @@
-//! `acl.rt`: the kernel API (binaries, functions, args handles, launches) and what a failed
-//! kernel tells the exception callback, with pyACL's names and results. Every rule is the
-//! core's; this module converts arguments and vets the host memory the core reads (argument
-//! bytes), as `acl.rt.memcpy` vets its ranges.
+//! `acl.rt`: the kernel API (binaries, functions, args handles, launches) under the names,
+//! argument orders and results of pyACL's kernel chapter, and nothing beyond it (the C calls
+//! pyACL does not bind have no name here). Every rule is the core's; this module converts
+//! arguments, parses pyACL's option and configuration lists (whose values the runtime, like the
+//! C face, does not use) and vets the host memory the core reads (argument bytes), as
+//! `acl.rt.memcpy` vets its ranges.
 
 use aclrt::{api, ArgsHandle, BinHandle, BinaryImageHandle, FuncHandle, Runtime};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
 
 use crate::args::*;
 use crate::host_memory::vet;
 use crate::rt::{release_after, KeepAlive};
+use crate::rt_more::int_field;
 
 type Any<'py> = Bound<'py, PyAny>;
 
@@ -26,6 +31,41 @@ fn args_arg(obj: &Any) -> PyResult<ArgsHandle> {
 
 fn image_arg(obj: &Any) -> PyResult<BinaryImageHandle> {
     Ok(BinaryImageHandle::from_raw(int_bits(obj, "binary")?))
+}
+
+/// A list of two-field dicts as pyACL reads `aclrtBinaryLoadOptions` (`{"type", "value"}`)
+/// and `aclrtLaunchKernelCfg` (`{"id", "value"}`): not a list is its `ValueError` (worded
+/// "argument 2" for every call, as pyACL words it), an item that is not a dict its
+/// `TypeError` `not_dict`; an absent field is 0. The pairs are returned for the record only:
+/// the runtime, like the C face, takes no option or attribute into account.
+fn dict_list(
+    py: Python<'_>,
+    obj: &Any,
+    keys: [&str; 2],
+    not_dict: &str,
+) -> PyResult<Vec<(u64, u64)>> {
+    let list = obj
+        .cast::<PyList>()
+        .map_err(|_| PyValueError::new_err("argument 2 only support the format of list"))?;
+    list.iter()
+        .map(|item| {
+            let dict = item
+                .cast_into::<PyDict>()
+                .map_err(|_| final_type_error(py, not_dict))?;
+            Ok((int_field(&dict, keys[0])?, int_field(&dict, keys[1])?))
+        })
+        .collect()
+}
+
+/// `options` of the binary loads: `[{"type": option_type, "value": option_value}, ...]`.
+fn load_options(py: Python<'_>, options: &Any) -> PyResult<()> {
+    dict_list(
+        py,
+        options,
+        ["type", "value"],
+        "the bin_option argument is not dict",
+    )
+    .map(drop)
 }
 
 /// The `len` bytes at `ptr` the core is about to read, once vetted (NULL or empty reads
@@ -48,30 +88,32 @@ fn read_host<'a>(
     Ok(unsafe { std::slice::from_raw_parts(ptr as *const u8, len) })
 }
 
-/// `bin_handle, ret = acl.rt.binary_load_from_file(bin_path, options=None)`
-/// (`aclrtBinaryLoadFromFile`; the options are ignored).
+/// `bin_handle, ret = acl.rt.binary_load_from_file(bin_path, options)`
+/// (`aclrtBinaryLoadFromFile`): `options` is a list, `[]` for none.
 #[pyfunction]
-#[pyo3(signature = (bin_path, options = None))]
-fn binary_load_from_file(bin_path: &str, options: Option<&Any>) -> (u64, i32) {
-    let _ = options;
-    value(
+fn binary_load_from_file(py: Python<'_>, bin_path: &str, options: &Any) -> PyResult<(u64, i32)> {
+    load_options(py, options)?;
+    Ok(value(
         api::acl(|rt| rt.binary_load_from_file(std::path::Path::new(bin_path))).map(|h| h.as_raw()),
         0,
-    )
+    ))
 }
 
-/// `bin_handle, ret = acl.rt.binary_load_from_data(data, length, options=None)`
-/// (`aclrtBinaryLoadFromData`): `data` is the address of the library image.
+/// `bin_handle, ret = acl.rt.binary_load_from_data(mem_addr, length, options)`
+/// (`aclrtBinaryLoadFromData`): `mem_addr` is the address of the library image, `options` a
+/// list, `[]` for none.
 #[pyfunction]
-#[pyo3(signature = (data, length, options = None))]
 fn binary_load_from_data(
     py: Python<'_>,
-    data: &Any,
+    mem_addr: &Any,
     length: &Any,
-    options: Option<&Any>,
+    options: &Any,
 ) -> PyResult<(u64, i32)> {
-    let _ = options;
-    let (ptr, len) = (usize_arg(data, "data")?, usize_arg(length, "length")?);
+    let (ptr, len) = (
+        usize_arg(mem_addr, "mem_addr")?,
+        usize_arg(length, "length")?,
+    );
+    load_options(py, options)?;
     Ok(value(
         api::acl(|rt| {
             if ptr == 0 {
@@ -134,12 +176,23 @@ fn binary_get_function(bin_handle: &Any, kernel_name: &str) -> PyResult<(u64, i3
     ))
 }
 
-/// `name, ret = acl.rt.get_function_name(func_handle)` (`aclrtGetFunctionName`; the name
-/// needs no buffer here). `""` on failure.
+/// Below this, pyACL takes a `max_len` (its buffer is `max_len + 1` bytes).
+const FUNCTION_NAME_MAX_LEN: u32 = 1024;
+
+/// `func_name, ret = acl.rt.get_function_name(func_handle, max_len)` (`aclrtGetFunctionName`):
+/// `max_len` of 1024 or more is pyACL's `ValueError`; a name that does not fit in `max_len`
+/// bytes with its NUL is the C call's `ACL_ERROR_INVALID_PARAM`. `""` on failure.
 #[pyfunction]
-fn get_function_name(func_handle: &Any) -> PyResult<(String, i32)> {
+fn get_function_name(func_handle: &Any, max_len: &Any) -> PyResult<(String, i32)> {
     let f = func_arg(func_handle)?;
-    Ok(value(api::acl(|rt| rt.function_name(f)), String::new()))
+    let max_len = u32_arg(max_len, "max_len")?;
+    if max_len >= FUNCTION_NAME_MAX_LEN {
+        return Err(PyValueError::new_err("maxLen should be less than 1024"));
+    }
+    Ok(value(
+        api::acl(|rt| rt.function_name(f, max_len)),
+        String::new(),
+    ))
 }
 
 /// `mem_size, ret = acl.rt.kernel_args_get_handle_mem_size(func_handle)`
@@ -283,39 +336,35 @@ fn kernel_args_finalize(args_handle: &Any) -> PyResult<i32> {
 }
 
 /// `ret = acl.rt.launch_kernel_with_config(func_handle, num_blocks, stream, cfg, args_handle,
-/// reserve)` (`aclrtLaunchKernelWithConfig`; the configuration is ignored).
+/// reserve)` (`aclrtLaunchKernelWithConfig`): `cfg` is a list, `[{"id": attr_id, "value":
+/// attr_value}, ...]`, `[]` for none; `reserve` is 0.
 #[pyfunction]
-#[pyo3(signature = (func_handle, num_blocks, stream, cfg, args_handle, reserve = None))]
 fn launch_kernel_with_config(
+    py: Python<'_>,
     func_handle: &Any,
     num_blocks: &Any,
     stream: &Any,
     cfg: &Any,
     args_handle: &Any,
-    reserve: Option<&Any>,
+    reserve: &Any,
 ) -> PyResult<i32> {
-    let _ = (cfg, reserve);
     let f = func_arg(func_handle)?;
     let blocks = u32_arg(num_blocks, "num_blocks")?;
     let s = stream_arg(stream)?;
+    dict_list(py, cfg, ["id", "value"], "the cfg argument is not dict")?;
     let a = args_arg(args_handle)?;
+    usize_arg(reserve, "reserve")?;
     Ok(ret(api::acl(|rt| {
         rt.launch_kernel_with_config(f, blocks, s, a)
     })))
 }
 
-/// The launches from an address: the kernel reads the bytes when it runs, so a known host
-/// buffer is held until then.
+/// A launch from an address: the kernel reads the bytes when it runs, so a known host buffer
+/// is held until then.
 fn launch_from(
     py: Python<'_>,
     (f, blocks, data, size, s): (FuncHandle, u32, usize, usize, aclrt::StreamHandle),
-    v2: bool,
 ) -> i32 {
-    let call = if v2 {
-        "aclrtLaunchKernelV2"
-    } else {
-        "aclrtLaunchKernel"
-    };
     ret(api::acl(|rt| {
         let mut keep: KeepAlive = Vec::new();
         if data != 0 && size != 0 {
@@ -325,19 +374,13 @@ fn launch_from(
                 data,
                 size,
                 false,
-                &format!("{call}: args_data"),
+                "aclrtLaunchKernel: args_data",
             )?);
         }
         // SAFETY: a vetted range is runtime memory, a known host buffer held by `keep` until
         // the kernel ran (`release_after`), or raw pointers were allowed and the caller
         // vouches for it; the core refuses NULL and ranges it knows to be bad.
-        unsafe {
-            if v2 {
-                rt.launch_kernel_v2_from(f, blocks, data, size, s)
-            } else {
-                rt.launch_kernel_from(f, blocks, data, size, s)
-            }
-        }?;
+        unsafe { rt.launch_kernel_from(f, blocks, data, size, s) }?;
         release_after(rt, s, keep);
         Ok(())
     }))
@@ -360,51 +403,7 @@ fn launch_kernel(
     let data = usize_arg(args_data, "args_data")?;
     let size = usize_arg(args_size, "args_size")?;
     let s = stream_arg(stream)?;
-    Ok(launch_from(py, (f, blocks, data, size, s), false))
-}
-
-/// `ret = acl.rt.launch_kernel_v2(func_handle, num_blocks, args_data, args_size, cfg, stream)`
-/// (`aclrtLaunchKernelV2`; the configuration is ignored).
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn launch_kernel_v2(
-    py: Python<'_>,
-    func_handle: &Any,
-    num_blocks: &Any,
-    args_data: &Any,
-    args_size: &Any,
-    cfg: &Any,
-    stream: &Any,
-) -> PyResult<i32> {
-    let _ = cfg;
-    let f = func_arg(func_handle)?;
-    let blocks = u32_arg(num_blocks, "num_blocks")?;
-    let data = usize_arg(args_data, "args_data")?;
-    let size = usize_arg(args_size, "args_size")?;
-    let s = stream_arg(stream)?;
-    Ok(launch_from(py, (f, blocks, data, size, s), true))
-}
-
-/// `func_handle, ret = acl.rt.get_func_handle_from_exception_info(info)`
-/// (`aclrtGetFuncHandleFromExceptionInfo`).
-#[pyfunction]
-fn get_func_handle_from_exception_info(info: &Any) -> PyResult<(u64, i32)> {
-    let addr = usize_arg(info, "info")?;
-    Ok(value(
-        api::exception_info_func_handle(addr).map(|f| f.as_raw()),
-        0,
-    ))
-}
-
-/// `dev_args_ptr, dev_args_len, ret = acl.rt.get_args_from_exception_info(info)`
-/// (`aclrtGetArgsFromExceptionInfo`).
-#[pyfunction]
-fn get_args_from_exception_info(info: &Any) -> PyResult<(usize, u32, i32)> {
-    let addr = usize_arg(info, "info")?;
-    Ok(match api::exception_info_args(addr) {
-        Ok((ptr, len)) => (ptr, len, 0),
-        Err(e) => (0, 0, e.code()),
-    })
+    Ok(launch_from(py, (f, blocks, data, size, s)))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -430,10 +429,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             kernel_args_para_update,
             kernel_args_finalize,
             launch_kernel_with_config,
-            launch_kernel,
-            launch_kernel_v2,
-            get_func_handle_from_exception_info,
-            get_args_from_exception_info
+            launch_kernel
         ]
     );
     Ok(())

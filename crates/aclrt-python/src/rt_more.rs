@@ -209,7 +209,7 @@ fn unsigned(obj: &Any) -> PyResult<u64> {
 }
 
 /// An int field of a struct dict: absent is 0, as pyACL leaves an absent field zeroed.
-fn int_field(dict: &Bound<'_, PyDict>, key: &str) -> PyResult<u64> {
+pub(crate) fn int_field(dict: &Bound<'_, PyDict>, key: &str) -> PyResult<u64> {
     match dict.get_item(key)? {
         Some(v) => int_bits(&v, key),
         None => Ok(0),

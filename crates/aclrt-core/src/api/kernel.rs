@@ -265,9 +265,18 @@ impl Runtime {
         Ok(handle)
     }
 
-    /// `aclrtGetFunctionName`: the kernel's name.
-    pub fn function_name(&self, func: FuncHandle) -> Result<String> {
-        Ok(self.function(func, "aclrtGetFunctionName")?.name.clone())
+    /// `aclrtGetFunctionName`: the kernel's name, if `max_len` bytes hold it with its NUL.
+    pub fn function_name(&self, func: FuncHandle, max_len: u32) -> Result<String> {
+        const CALL: &str = "aclrtGetFunctionName";
+        let name = self.function(func, CALL)?.name.clone();
+        let needed = name.len() + 1;
+        if needed > max_len as usize {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: the name needs {needed} bytes, maxLen is {max_len}"
+            );
+        }
+        Ok(name)
     }
 
     /// `aclrtKernelArgsGetHandleMemSize`: bytes of an args handle placed in the caller's memory.
@@ -733,10 +742,16 @@ mod tests {
         let foreign = other.binary_get_function(bin, "getpid").unwrap_err();
         assert_eq!(foreign.code(), ACL_ERROR_RT_INVALID_HANDLE);
         assert_eq!(
-            other.function_name(f).unwrap_err().code(),
+            other.function_name(f, 64).unwrap_err().code(),
             ACL_ERROR_RT_INVALID_HANDLE
         );
-        assert_eq!(rt.function_name(f).as_deref(), Ok("getpid"));
+        assert_eq!(rt.function_name(f, 7).as_deref(), Ok("getpid"));
+        let short = rt.function_name(f, 6).unwrap_err();
+        assert_eq!(short.code(), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(
+            short.message(),
+            "aclrtGetFunctionName: the name needs 7 bytes, maxLen is 6"
+        );
         // Wrong kinds: a function handle is no binary, a binary no args handle.
         let wrong = rt
             .binary_unload(BinHandle::from_raw(f.as_raw()))
