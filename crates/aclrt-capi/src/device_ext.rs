@@ -200,6 +200,21 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
     }
 }
 
+/// `aclrtGetDevicesTopo`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetDevicesTopo(
+    deviceId: u32,
+    otherDeviceId: u32,
+    value: *mut u64,
+) -> aclError {
+    // SAFETY: `value` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtGetDevicesTopo", value, "value", |rt| {
+            rt.get_devices_topo(deviceId, otherDeviceId)
+        })
+    }
+}
+
 /// `aclrtDeviceEnablePeerAccess`.
 #[no_mangle]
 pub extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError {

@@ -249,7 +249,6 @@ not_supported! {
         srcDeviceId: i32,
         dstDeviceId: i32,
     ) -> aclError;
-    fn aclrtGetDevicesTopo(deviceId: u32, otherDeviceId: u32, value: *mut u64) -> aclError;
     fn aclrtGetUserDevIdByPhyDevId(phyDevId: i32, userDevId: *mut i32) -> aclError;
     fn aclrtGetPhyDevIdByUserDevId(userDevId: i32, phyDevId: *mut i32) -> aclError;
     fn aclrtRegDeviceStateCallback(
@@ -822,6 +821,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 166);
+        assert_eq!(NOT_SUPPORTED.len(), 165);
     }
 }

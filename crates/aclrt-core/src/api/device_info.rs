@@ -208,6 +208,16 @@ impl Runtime {
         Ok(1)
     }
 
+    /// `aclrtGetDevicesTopo`: how two devices are connected, one `ACL_RT_DEVS_TOPOLOGY_*` bit.
+    /// The emulated devices share the host's coherent memory, so every pair (a device with
+    /// itself too, as the vendor's runtime reports it) is `ACL_RT_DEVS_TOPOLOGY_HCCS`. An id out
+    /// of range is `107001`.
+    pub fn get_devices_topo(&self, device_id: u32, other_id: u32) -> Result<u64> {
+        self.device_checked_u32(device_id)?;
+        self.device_checked_u32(other_id)?;
+        Ok(vc::ACL_RT_DEVS_TOPOLOGY_HCCS as u64)
+    }
+
     /// `aclrtDeviceEnablePeerAccess`: lets the current device access `peer_id`'s memory (one
     /// direction). `flags` must be 0; the peer must be another device; enabling twice is fine.
     pub fn device_enable_peer_access(&self, peer_id: i32, flags: u32) -> Result<()> {
