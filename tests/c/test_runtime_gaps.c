@@ -1,6 +1,33 @@
 /* Runtime functions of the device, memory and exception chapters that an emulated device can
- * honour: the topology between devices, ... Every value and every documented error code. */
+ * honour: the topology between devices and a device-wide task abort. Every value and every
+ * documented error code. */
 #include "check.h"
+
+/* A kernel that works for a while (its sleep is the work, not an ordering). */
+struct slow {
+    int started;
+    int ms;
+};
+static aclError slow_kernel(void *args)
+{
+    struct slow *s = args;
+    __atomic_store_n(&s->started, 1, __ATOMIC_SEQ_CST);
+    sleep_ms(s->ms);
+    return ACL_SUCCESS;
+}
+
+static void wait_started(struct slow *s)
+{
+    while (!__atomic_load_n(&s->started, __ATOMIC_SEQ_CST)) {
+        sleep_ms(1);
+    }
+}
+
+static aclError count_kernel(void *args)
+{
+    __atomic_add_fetch((int *)args, 1, __ATOMIC_SEQ_CST);
+    return ACL_SUCCESS;
+}
 
 static void devices_topo(void)
 {
@@ -22,14 +49,97 @@ static void devices_topo(void)
     EXPECT_CODE(aclrtGetDevicesTopo(0, 1, NULL), ACL_ERROR_INVALID_PARAM);
 }
 
+/* Every stream of device 0 drops its queued work (a stream waiting on another's event too);
+ * device 1's streams are untouched; the streams take work again afterwards. */
+static void device_task_abort(void)
+{
+    aclrtStream s1 = NULL, s2 = NULL, other = NULL;
+    aclrtEvent ev = NULL;
+    aclrtContext ctx0 = NULL, ctx1 = NULL;
+    struct slow a = {0, 50}, c = {0, 50};
+    gate_t gate = GATE_INIT;
+    int on0 = 0, on1 = 0;
+    double t0;
+
+    REQUIRE_OK(aclrtSetDevice(1));
+    REQUIRE_OK(aclrtGetCurrentContext(&ctx1));
+    REQUIRE_OK(aclrtCreateStream(&other));
+    REQUIRE_OK(aclxLaunchHostKernel(other, gate_kernel, &gate, "gate"));
+    REQUIRE_OK(aclxLaunchHostKernel(other, count_kernel, &on1, "kept"));
+    REQUIRE_OK(aclrtSetDevice(0));
+    REQUIRE_OK(aclrtGetCurrentContext(&ctx0));
+    REQUIRE_OK(aclrtCreateStream(&s1));
+    REQUIRE_OK(aclrtCreateStream(&s2));
+    REQUIRE_OK(aclrtCreateEvent(&ev));
+
+    REQUIRE_OK(aclxLaunchHostKernel(s1, slow_kernel, &a, "slow"));
+    REQUIRE_OK(aclxLaunchHostKernel(s1, count_kernel, &on0, "discarded"));
+    REQUIRE_OK(aclrtRecordEvent(ev, s1));
+    REQUIRE_OK(aclrtStreamWaitEvent(s2, ev));
+    REQUIRE_OK(aclxLaunchHostKernel(s2, count_kernel, &on0, "discarded too"));
+    REQUIRE_OK(aclrtStreamWaitEvent(NULL, ev));
+    REQUIRE_OK(aclxLaunchHostKernel(NULL, count_kernel, &on0, "default discarded"));
+    wait_started(&a);
+    EXPECT_OK(aclrtDeviceTaskAbort(0, 0));
+    CHECK(__atomic_load_n(&on0, __ATOMIC_SEQ_CST) == 0);
+    EXPECT_CODE(aclrtSynchronizeEvent(ev), ACL_ERROR_RT_STREAM_ABORT);
+    EXPECT_CODE(aclrtSynchronizeStream(s1), ACL_ERROR_RT_STREAM_ABORT);
+    EXPECT_OK(aclrtSynchronizeStream(s1));
+    EXPECT_CODE(aclrtSynchronizeStream(s2), ACL_ERROR_RT_STREAM_ABORT);
+    EXPECT_OK(aclrtSynchronizeStream(s2));
+    EXPECT_CODE(aclrtSynchronizeStream(NULL), ACL_ERROR_RT_STREAM_ABORT);
+    EXPECT_OK(aclrtSynchronizeStream(NULL));
+    CHECK(on0 == 0);
+    /* The streams take work again. */
+    EXPECT_OK(aclxLaunchHostKernel(s1, count_kernel, &on0, "after"));
+    EXPECT_OK(aclxLaunchHostKernel(s2, count_kernel, &on0, "after"));
+    EXPECT_OK(aclrtSynchronizeStream(s1));
+    EXPECT_OK(aclrtSynchronizeStream(s2));
+    CHECK(on0 == 2);
+    /* Device 1 was not touched: its queued kernel runs once the gate opens. */
+    gate_open(&gate);
+    REQUIRE_OK(aclrtSetCurrentContext(ctx1));
+    EXPECT_OK(aclrtSynchronizeStream(other));
+    CHECK(on1 == 1);
+    EXPECT_OK(aclrtDestroyStream(other));
+    REQUIRE_OK(aclrtSetCurrentContext(ctx0));
+
+    /* A timeout shorter than the running task: the abort happens, then 107019. */
+    REQUIRE_OK(aclxLaunchHostKernel(s1, slow_kernel, &c, "slow"));
+    REQUIRE_OK(aclxLaunchHostKernel(s1, count_kernel, &on0, "discarded"));
+    wait_started(&c);
+    t0 = now_ms();
+    EXPECT_CODE(aclrtDeviceTaskAbort(0, 1), ACL_ERROR_RT_WAIT_TIMEOUT);
+    CHECK(now_ms() - t0 >= 20);
+    EXPECT_CODE(aclrtSynchronizeStream(s1), ACL_ERROR_RT_STREAM_ABORT);
+    CHECK(on0 == 2);
+
+    /* Nothing queued: the longest timeout is fine, and the next synchronise still reports the
+     * abort once, as after aclrtStreamAbort; beyond it is 107000; ids are checked. */
+    EXPECT_OK(aclrtDeviceTaskAbort(0, 36u * 60u * 1000u));
+    EXPECT_CODE(aclrtSynchronizeStream(s1), ACL_ERROR_RT_STREAM_ABORT);
+    EXPECT_OK(aclrtSynchronizeStream(s1));
+    EXPECT_CODE(aclrtDeviceTaskAbort(0, 36u * 60u * 1000u + 1u), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtDeviceTaskAbort(2, 0), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtDeviceTaskAbort(-1, 0), ACL_ERROR_RT_INVALID_DEVICEID);
+
+    EXPECT_OK(aclrtDestroyEvent(ev));
+    EXPECT_OK(aclrtDestroyStream(s1));
+    EXPECT_OK(aclrtDestroyStream(s2));
+    EXPECT_OK(aclrtResetDeviceForce(0));
+    EXPECT_OK(aclrtResetDeviceForce(1));
+}
+
 int main(void)
 {
     uint64_t value = 0;
 
     EXPECT_CODE(aclrtGetDevicesTopo(0, 1, &value), ACL_ERROR_UNINITIALIZE);
+    EXPECT_CODE(aclrtDeviceTaskAbort(0, 0), ACL_ERROR_UNINITIALIZE);
     REQUIRE_OK(aclxConfigureDevices(2, 64 << 20));
     REQUIRE_OK(aclInit(NULL));
     devices_topo();
+    device_task_abort();
     expect_no_live_objects();
     REQUIRE_OK(aclFinalize());
     return finish("test_runtime_gaps");

@@ -217,7 +217,6 @@ not_supported! {
         arraySize: usize,
         retSize: *mut usize,
     ) -> aclError;
-    fn aclrtDeviceTaskAbort(deviceId: i32, timeout: u32) -> aclError;
     fn aclrtMemUceRepair(
         deviceId: i32,
         memUceInfoArray: *mut aclrtMemUceInfo,
@@ -821,6 +820,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 165);
+        assert_eq!(NOT_SUPPORTED.len(), 164);
     }
 }

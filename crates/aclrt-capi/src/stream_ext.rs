@@ -190,6 +190,14 @@ pub unsafe extern "C" fn aclrtCreateStreamV2(
     }
 }
 
+/// `aclrtDeviceTaskAbort`.
+#[no_mangle]
+pub extern "C" fn aclrtDeviceTaskAbort(deviceId: i32, timeout: u32) -> aclError {
+    entry("aclrtDeviceTaskAbort", |rt| {
+        rt.device_task_abort(deviceId, timeout)
+    })
+}
+
 /// `aclrtStreamAbort`.
 #[no_mangle]
 pub extern "C" fn aclrtStreamAbort(stream: aclrtStream) -> aclError {

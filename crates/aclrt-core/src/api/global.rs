@@ -447,6 +447,7 @@ on_the_process_runtime! {
     fn get_stream_available_num() -> u32;
     fn create_stream_v2(config: &super::StreamConfig) -> StreamHandle;
     fn stream_abort(handle: StreamHandle) -> ();
+    fn device_task_abort(device_id: i32, timeout_ms: u32) -> ();
     fn stream_stop(handle: StreamHandle) -> ();
     fn reg_stream_state_callback(name: &str, callback: Option<crate::StreamStateCallback>) -> ();
     fn create_notify(flag: u64) -> NotifyHandle;

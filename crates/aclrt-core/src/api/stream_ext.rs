@@ -3,8 +3,9 @@
 //! and stream state callbacks.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use super::{default_stream, traced_wait};
+use super::{default_stream, not_in_callback, traced_wait};
 use crate::codes::*;
 use crate::device::MAX_STREAMS_PER_DEVICE;
 use crate::error::{bail, Result};
@@ -13,6 +14,9 @@ use crate::handle::StreamHandle;
 use crate::runtime::Runtime;
 use crate::sync::lock;
 use crate::vendor_consts as vc;
+
+/// The longest `aclrtDeviceTaskAbort` timeout: 36 minutes, as the vendor documents.
+pub const DEVICE_TASK_ABORT_TIMEOUT_MAX_MS: u32 = 36 * 60 * 1000;
 
 /// What `aclrtCreateStreamV2` creates a stream from (`aclrtStreamConfigHandle`). The default
 /// is what a NULL handle means: priority 0, no flags, no work area.
@@ -133,6 +137,55 @@ impl Runtime {
         traced_wait("aclrtStreamAbort", || {
             stream.abort_queued(failure, || lock(&self.extras.halted).contains(&raw))
         });
+        Ok(())
+    }
+
+    /// `aclrtDeviceTaskAbort`: an [`aclrtStreamAbort`](Self::stream_abort) of every stream of
+    /// every context on the device, all started before any is waited for. `timeout` (ms, 0:
+    /// no limit, at most 36 minutes, else `107000`) is checked once the abort is done, as the
+    /// vendor's runtime checks it after each step: longer is `107019`, the abort having taken
+    /// place all the same. An id out of range is `107001`; a device without contexts has
+    /// nothing to abort.
+    pub fn device_task_abort(&self, device_id: i32, timeout_ms: u32) -> Result<()> {
+        const CALL: &str = "aclrtDeviceTaskAbort";
+        not_in_callback(CALL)?;
+        if timeout_ms > DEVICE_TASK_ABORT_TIMEOUT_MAX_MS {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: timeout {timeout_ms} ms is beyond [0, {DEVICE_TASK_ABORT_TIMEOUT_MAX_MS}]"
+            );
+        }
+        let device = self.device_checked(device_id)?;
+        let started = Instant::now();
+        let streams: Vec<_> = self
+            .contexts
+            .values()
+            .iter()
+            .filter(|(_, ctx)| Arc::ptr_eq(&ctx.device, &device))
+            .flat_map(|(_, ctx)| ctx.streams())
+            .collect();
+        for stream in &streams {
+            stream.begin_abort(stream.control_failure(
+                ACL_ERROR_RT_STREAM_ABORT,
+                "the device's tasks were aborted (aclrtDeviceTaskAbort): the stream's queued work \
+                 was discarded",
+            ));
+        }
+        traced_wait(CALL, || {
+            for stream in &streams {
+                let raw = stream.handle.as_raw();
+                stream.finish_abort(|| lock(&self.extras.halted).contains(&raw));
+            }
+        });
+        let took = started.elapsed();
+        if timeout_ms != 0 && took > Duration::from_millis(u64::from(timeout_ms)) {
+            bail!(
+                ACL_ERROR_RT_WAIT_TIMEOUT,
+                "{CALL}: aborting device {device_id}'s tasks took {} ms, beyond the {timeout_ms} \
+                 ms timeout",
+                took.as_millis()
+            );
+        }
         Ok(())
     }
 

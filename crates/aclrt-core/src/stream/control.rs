@@ -28,9 +28,22 @@ impl Stream {
     /// stream was stopped meanwhile. `failure` becomes the stream's pending failure (unless one
     /// is pending already), so a synchronise that was waiting reports it.
     pub(crate) fn abort_queued(&self, failure: Failure, stays_halted: impl Fn() -> bool) {
+        self.begin_abort(failure);
+        self.finish_abort(stays_halted);
+    }
+
+    /// The first half of [`abort_queued`](Self::abort_queued): notes `failure` and starts
+    /// dropping queued work without waiting. A device-wide abort starts every stream's before
+    /// waiting for any, so a running task waiting on another stream's queued work is released.
+    pub(crate) fn begin_abort(&self, failure: Failure) {
         self.failures.note(failure);
         self.aborted.store(true, Ordering::SeqCst);
         self.wake_worker();
+    }
+
+    /// The second half of [`abort_queued`](Self::abort_queued): waits for a running task, then
+    /// takes work again unless the stream was closed or `stays_halted()`.
+    pub(crate) fn finish_abort(&self, stays_halted: impl Fn() -> bool) {
         self.wait_idle(None);
         let closed = lock(&self.submit_lock);
         if !*closed && !stays_halted() {
