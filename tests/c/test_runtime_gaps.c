@@ -1,5 +1,6 @@
 /* Runtime functions of the device, memory and exception chapters that an emulated device can
- * honour: the topology between devices and a device-wide task abort. Every value and every
+ * honour: the topology between devices, a device-wide task abort and memory for the task
+ * scheduler. Every value and every
  * documented error code. */
 #include "check.h"
 
@@ -130,16 +131,77 @@ static void device_task_abort(void)
     EXPECT_OK(aclrtResetDeviceForce(1));
 }
 
+/* aclrtMallocForTaskScheduler: aclrtMallocWithCfg's memory and checks, under its own name. */
+static void malloc_for_task_scheduler(void)
+{
+    void *p = NULL;
+    unsigned char back[256];
+    unsigned char pattern[256];
+    aclrtMallocAttribute attrs[2];
+    aclrtMallocConfig cfg;
+    const char *msg;
+
+    REQUIRE_OK(aclrtSetDevice(0));
+    EXPECT_OK(aclrtMallocForTaskScheduler(&p, 256, ACL_MEM_MALLOC_HUGE_FIRST, NULL));
+    CHECK(p != NULL && ((uintptr_t)p % 64) == 0);
+    memset(back, 0xff, sizeof back);
+    EXPECT_OK(aclrtMemcpy(back, sizeof back, p, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(back[0] == 0 && back[255] == 0);
+    for (int i = 0; i < 256; i++) {
+        pattern[i] = (unsigned char)(i * 7);
+    }
+    EXPECT_OK(aclrtMemcpy(p, 256, pattern, 256, ACL_MEMCPY_HOST_TO_DEVICE));
+    EXPECT_OK(aclrtMemcpy(back, sizeof back, p, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(back, pattern, 256) == 0);
+    EXPECT_OK(aclrtFree(p));
+
+    memset(attrs, 0, sizeof attrs);
+    attrs[0].attr = ACL_RT_MEM_ATTR_MODULE_ID;
+    attrs[0].value.moduleId = 7;
+    attrs[1].attr = ACL_RT_MEM_ATTR_DEVICE_ID;
+    attrs[1].value.deviceId = 0;
+    cfg.attrs = attrs;
+    cfg.numAttrs = 2;
+    p = NULL;
+    EXPECT_OK(aclrtMallocForTaskScheduler(&p, 100, ACL_MEM_MALLOC_NORMAL_ONLY, &cfg));
+    CHECK(p != NULL);
+    EXPECT_OK(aclrtFree(p));
+
+    p = NULL;
+    attrs[1].value.deviceId = 1;
+    EXPECT_CODE(aclrtMallocForTaskScheduler(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg),
+                ACL_ERROR_RT_INVALID_DEVICEID);
+    msg = aclGetRecentErrMsg();
+    CHECK(msg != NULL && strstr(msg, "aclrtMallocForTaskScheduler") != NULL);
+    attrs[1].attr = ACL_RT_MEM_ATTR_VA_FLAG;
+    attrs[1].value.vaFlag = 1;
+    EXPECT_CODE(aclrtMallocForTaskScheduler(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg),
+                ACL_ERROR_INVALID_PARAM);
+    cfg.attrs = NULL;
+    EXPECT_CODE(aclrtMallocForTaskScheduler(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST, &cfg),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMallocForTaskScheduler(&p, 0, ACL_MEM_MALLOC_HUGE_FIRST, NULL),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMallocForTaskScheduler(NULL, 100, ACL_MEM_MALLOC_HUGE_FIRST, NULL),
+                ACL_ERROR_INVALID_PARAM);
+    CHECK(p == NULL);
+    EXPECT_OK(aclrtResetDeviceForce(0));
+}
+
 int main(void)
 {
     uint64_t value = 0;
+    void *ptr = NULL;
 
     EXPECT_CODE(aclrtGetDevicesTopo(0, 1, &value), ACL_ERROR_UNINITIALIZE);
     EXPECT_CODE(aclrtDeviceTaskAbort(0, 0), ACL_ERROR_UNINITIALIZE);
+    EXPECT_CODE(aclrtMallocForTaskScheduler(&ptr, 64, ACL_MEM_MALLOC_HUGE_FIRST, NULL),
+                ACL_ERROR_UNINITIALIZE);
     REQUIRE_OK(aclxConfigureDevices(2, 64 << 20));
     REQUIRE_OK(aclInit(NULL));
     devices_topo();
     device_task_abort();
+    malloc_for_task_scheduler();
     expect_no_live_objects();
     REQUIRE_OK(aclFinalize());
     return finish("test_runtime_gaps");

@@ -157,15 +157,49 @@ pub unsafe extern "C" fn aclrtMallocWithCfg(
     policy: u32,
     cfg: *mut aclrtMallocConfig,
 ) -> aclError {
-    // SAFETY: `devPtr` is NULL or writable, `cfg` NULL or readable with `numAttrs` readable
-    // attributes: the C caller's contract.
+    // SAFETY: forwarded under the C caller's contract.
     unsafe {
-        produce("aclrtMallocWithCfg", devPtr, "devPtr", |rt| {
+        malloc_configured("aclrtMallocWithCfg", devPtr, cfg, |rt, attrs| {
+            rt.malloc_with_cfg(size, policy, attrs)
+        })
+    }
+}
+
+/// `aclrtMallocForTaskScheduler`: as `aclrtMallocWithCfg`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMallocForTaskScheduler(
+    devPtr: *mut *mut c_void,
+    size: usize,
+    policy: u32,
+    cfg: *mut aclrtMallocConfig,
+) -> aclError {
+    // SAFETY: forwarded under the C caller's contract.
+    unsafe {
+        malloc_configured("aclrtMallocForTaskScheduler", devPtr, cfg, |rt, attrs| {
+            rt.malloc_for_task_scheduler(size, policy, attrs)
+        })
+    }
+}
+
+/// The two configured device mallocs: `cfg` translated into attributes, the address stored.
+///
+/// # Safety
+/// `devPtr` is NULL or writable; `cfg` is NULL or readable, with `numAttrs` readable
+/// attributes at `attrs` when that is not NULL.
+unsafe fn malloc_configured(
+    name: &str,
+    devPtr: *mut *mut c_void,
+    cfg: *mut aclrtMallocConfig,
+    malloc: impl FnOnce(&aclrt::Runtime, &[MallocAttribute]) -> aclrt::Result<usize>,
+) -> aclError {
+    // SAFETY: the pointers are as this function's contract states.
+    unsafe {
+        produce(name, devPtr, "devPtr", |rt| {
             let attrs: Vec<MallocAttribute> = if cfg.is_null() || (*cfg).numAttrs == 0 {
                 Vec::new()
             } else {
                 let cfg = &*cfg;
-                not_null(cfg.attrs, "aclrtMallocWithCfg", "cfg->attrs")?;
+                not_null(cfg.attrs, name, "cfg->attrs")?;
                 std::slice::from_raw_parts(cfg.attrs, cfg.numAttrs)
                     .iter()
                     .map(|a| MallocAttribute {
@@ -174,7 +208,7 @@ pub unsafe extern "C" fn aclrtMallocWithCfg(
                     })
                     .collect()
             };
-            Ok(rt.malloc_with_cfg(size, policy, &attrs)? as *mut c_void)
+            Ok(malloc(rt, &attrs)? as *mut c_void)
         })
     }
 }

@@ -127,13 +127,11 @@ type aclrtLabelList = *mut c_void;
 type aclrtLaunchKernelAttrId = u32;
 type aclrtLaunchKernelAttrValue = c_void;
 type aclrtLaunchKernelCfg = c_void;
-type aclrtMallocConfig = c_void;
 type aclrtMbuf = *mut c_void;
 type aclrtMemAccessDesc = c_void;
 type aclrtMemHandleType = u32;
 type aclrtMemLinkType = u32;
 type aclrtMemLocation = c_void;
-type aclrtMemMallocPolicy = u32;
 type aclrtMemSharedHandleType = u32;
 type aclrtMemUceInfo = c_void;
 type aclrtMemcpyKind = u32;
@@ -307,12 +305,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Device memory
-    fn aclrtMallocForTaskScheduler(
-        devPtr: *mut *mut c_void,
-        size: usize,
-        policy: aclrtMemMallocPolicy,
-        cfg: *mut aclrtMallocConfig,
-    ) -> aclError;
 
     // ---- Host memory
     fn aclrtHostMemMapCapabilities(
@@ -820,6 +812,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 164);
+        assert_eq!(NOT_SUPPORTED.len(), 163);
     }
 }

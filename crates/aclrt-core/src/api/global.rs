@@ -493,6 +493,7 @@ on_the_process_runtime! {
     fn malloc_align32(size: usize, policy: u32) -> usize;
     fn malloc_cached(size: usize, policy: u32) -> usize;
     fn malloc_with_cfg(size: usize, policy: u32, attrs: &[super::MallocAttribute]) -> usize;
+    fn malloc_for_task_scheduler(size: usize, policy: u32, attrs: &[super::MallocAttribute]) -> usize;
     fn mem_flush(ptr: usize, size: usize) -> ();
     fn mem_invalidate(ptr: usize, size: usize) -> ();
     fn pointer_get_attributes(ptr: usize) -> super::PointerAttributes;

@@ -306,6 +306,28 @@ impl Runtime {
         policy: u32,
         attrs: &[MallocAttribute],
     ) -> Result<usize> {
+        self.malloc_configured("aclrtMallocWithCfg", size, policy, attrs)
+    }
+
+    /// `aclrtMallocForTaskScheduler`: memory the device's task scheduler may use. The
+    /// emulated device's tasks run on the host and reach all of its memory, so this is
+    /// `aclrtMallocWithCfg`, with the same checks, as the vendor's runtime shares them.
+    pub fn malloc_for_task_scheduler(
+        &self,
+        size: usize,
+        policy: u32,
+        attrs: &[MallocAttribute],
+    ) -> Result<usize> {
+        self.malloc_configured("aclrtMallocForTaskScheduler", size, policy, attrs)
+    }
+
+    fn malloc_configured(
+        &self,
+        call: &str,
+        size: usize,
+        policy: u32,
+        attrs: &[MallocAttribute],
+    ) -> Result<usize> {
         let current = self.current_context()?.device.id;
         for a in attrs {
             let word = u32::from_ne_bytes([a.value[0], a.value[1], a.value[2], a.value[3]]);
@@ -315,20 +337,20 @@ impl Runtime {
                     if i64::from(word) != i64::from(current) {
                         bail!(
                             ACL_ERROR_RT_INVALID_DEVICEID,
-                            "aclrtMallocWithCfg: the configured device {word} is not the current \
-                             device {current}"
+                            "{call}: the configured device {word} is not the current device \
+                             {current}"
                         );
                     }
                 }
                 vc::ACL_RT_MEM_ATTR_VA_FLAG if word == 0 => {}
                 vc::ACL_RT_MEM_ATTR_VA_FLAG => bail!(
                     ACL_ERROR_INVALID_PARAM,
-                    "aclrtMallocWithCfg: the VA flag applies to host memory \
+                    "{call}: the VA flag applies to host memory \
                      (aclrtMallocHostWithCfg) only"
                 ),
                 other => bail!(
                     ACL_ERROR_INVALID_PARAM,
-                    "aclrtMallocWithCfg: {other} is not an aclrtMallocAttrType it takes"
+                    "{call}: {other} is not an aclrtMallocAttrType it takes"
                 ),
             }
         }
