@@ -1,6 +1,6 @@
 /* Runtime functions of the device, memory and exception chapters that an emulated device can
- * honour: the topology between devices, a device-wide task abort and memory for the task
- * scheduler. Every value and every
+ * honour: the topology between devices, a device-wide task abort memory for the task scheduler
+ * and the choice of task scheduler. Every value and every
  * documented error code. */
 #include "check.h"
 
@@ -188,6 +188,26 @@ static void malloc_for_task_scheduler(void)
     EXPECT_OK(aclrtResetDeviceForce(0));
 }
 
+/* aclrtSetTsDevice: the emulated chip has one task scheduler; both valid ids are accepted and
+ * change nothing; any other is 100000. */
+static void set_ts_device(void)
+{
+    void *p = NULL;
+
+    EXPECT_OK(aclrtSetTsDevice(ACL_TS_ID_AICORE));
+    EXPECT_OK(aclrtSetTsDevice(ACL_TS_ID_AIVECTOR));
+    EXPECT_CODE(aclrtSetTsDevice(ACL_TS_ID_RESERVED), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtSetTsDevice((aclrtTsId)99), ACL_ERROR_INVALID_PARAM);
+    /* Work goes on as before. */
+    REQUIRE_OK(aclrtSetDevice(0));
+    EXPECT_OK(aclrtSetTsDevice(ACL_TS_ID_AIVECTOR));
+    EXPECT_OK(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtMemset(p, 64, 1, 64));
+    EXPECT_OK(aclrtSynchronizeStream(NULL));
+    EXPECT_OK(aclrtFree(p));
+    EXPECT_OK(aclrtResetDeviceForce(0));
+}
+
 int main(void)
 {
     uint64_t value = 0;
@@ -197,11 +217,13 @@ int main(void)
     EXPECT_CODE(aclrtDeviceTaskAbort(0, 0), ACL_ERROR_UNINITIALIZE);
     EXPECT_CODE(aclrtMallocForTaskScheduler(&ptr, 64, ACL_MEM_MALLOC_HUGE_FIRST, NULL),
                 ACL_ERROR_UNINITIALIZE);
+    EXPECT_CODE(aclrtSetTsDevice(ACL_TS_ID_AICORE), ACL_ERROR_UNINITIALIZE);
     REQUIRE_OK(aclxConfigureDevices(2, 64 << 20));
     REQUIRE_OK(aclInit(NULL));
     devices_topo();
     device_task_abort();
     malloc_for_task_scheduler();
+    set_ts_device();
     expect_no_live_objects();
     REQUIRE_OK(aclFinalize());
     return finish("test_runtime_gaps");

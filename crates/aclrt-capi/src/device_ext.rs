@@ -200,6 +200,12 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
     }
 }
 
+/// `aclrtSetTsDevice`.
+#[no_mangle]
+pub extern "C" fn aclrtSetTsDevice(tsId: u32) -> aclError {
+    entry("aclrtSetTsDevice", |rt| rt.set_ts_device(tsId))
+}
+
 /// `aclrtGetDevicesTopo`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetDevicesTopo(

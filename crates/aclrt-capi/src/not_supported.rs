@@ -146,7 +146,6 @@ type aclrtSnapShotRestoreArgs = c_void;
 type aclrtSnapShotStage = u32;
 type aclrtTaskGrp = *mut c_void;
 type aclrtTaskUpdateInfo = c_void;
-type aclrtTsId = u32;
 
 /// `dim3`, passed by value.
 #[repr(C)]
@@ -230,7 +229,6 @@ not_supported! {
     // ---- Runtime configuration
 
     // ---- Devices
-    fn aclrtSetTsDevice(tsId: aclrtTsId) -> aclError;
     fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: *mut c_char, len: i32) -> aclError;
     fn aclrtDeviceGetByPCIBusId(pciBusId: *const c_char, deviceId: *mut i32) -> aclError;
     fn aclrtDeviceGetHostAtomicCapabilities(
@@ -812,6 +810,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 163);
+        assert_eq!(NOT_SUPPORTED.len(), 162);
     }
 }

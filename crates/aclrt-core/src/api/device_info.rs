@@ -208,6 +208,20 @@ impl Runtime {
         Ok(1)
     }
 
+    /// `aclrtSetTsDevice`: picks the task scheduler for the thread's work. The emulated chip,
+    /// as the vendor's single-scheduler chips, has only the AI Core one, so a valid choice
+    /// (`ACL_TS_ID_AICORE` or `ACL_TS_ID_AIVECTOR`) has no effect, as the vendor documents;
+    /// another value is `100000`. It needs no device or context.
+    pub fn set_ts_device(&self, ts_id: u32) -> Result<()> {
+        match i64::from(ts_id) {
+            vc::ACL_TS_ID_AICORE | vc::ACL_TS_ID_AIVECTOR => Ok(()),
+            other => bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtSetTsDevice: tsId {other} is not ACL_TS_ID_AICORE or ACL_TS_ID_AIVECTOR"
+            ),
+        }
+    }
+
     /// `aclrtGetDevicesTopo`: how two devices are connected, one `ACL_RT_DEVS_TOPOLOGY_*` bit.
     /// The emulated devices share the host's coherent memory, so every pair (a device with
     /// itself too, as the vendor's runtime reports it) is `ACL_RT_DEVS_TOPOLOGY_HCCS`. An id out

@@ -439,6 +439,7 @@ on_the_process_runtime! {
     fn device_get_uuid(device_id: i32) -> [u8; 16];
     fn device_can_access_peer(device_id: i32, peer_id: i32) -> i32;
     fn get_devices_topo(device_id: u32, other_id: u32) -> u64;
+    fn set_ts_device(ts_id: u32) -> ();
     fn device_enable_peer_access(peer_id: i32, flags: u32) -> ();
     fn device_disable_peer_access(peer_id: i32) -> ();
     fn device_peer_access_status(device_id: i32, peer_id: i32) -> i32;
