@@ -1,6 +1,6 @@
 /* Runtime functions of the device, memory and exception chapters that an emulated device can
- * honour: the topology between devices, a device-wide task abort memory for the task scheduler
- * and the choice of task scheduler. Every value and every
+ * honour: the topology between devices, a device-wide task abort memory for the task scheduler,
+ * the choice of task scheduler and the deprecated conditional asynchronous copy. Every value and every
  * documented error code. */
 #include "check.h"
 
@@ -208,6 +208,98 @@ static void set_ts_device(void)
     EXPECT_OK(aclrtResetDeviceForce(0));
 }
 
+/* aclrtMemcpyAsyncWithCondition: queued with page-locked host memory (aclrtMallocHost or
+ * registered), done before the call returns with pageable host memory. */
+static void memcpy_async_with_condition(void)
+{
+    enum { N = 4096 };
+    aclrtStream s = NULL;
+    aclrtStreamStatus status = ACL_STREAM_STATUS_RESERVED;
+    gate_t gate = GATE_INIT;
+    struct slow w = {0, 30};
+    unsigned char *pinned = NULL, *pageable = malloc(N), *registered = malloc(N);
+    unsigned char back[N];
+    void *dev = NULL, *mapped = NULL;
+
+    REQUIRE_OK(aclrtSetDevice(0));
+    REQUIRE_OK(aclrtCreateStream(&s));
+    REQUIRE_OK(aclrtMalloc(&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMallocHost((void **)&pinned, N));
+    for (int i = 0; i < N; i++) {
+        pinned[i] = (unsigned char)(i * 3 + 1);
+        pageable[i] = (unsigned char)(i * 5 + 2);
+        registered[i] = (unsigned char)(i * 11 + 3);
+    }
+
+    /* Page-locked: queued behind the gate, nothing copied until it opens. */
+    REQUIRE_OK(aclxLaunchHostKernel(s, gate_kernel, &gate, "gate"));
+    EXPECT_OK(aclrtMemcpyAsyncWithCondition(dev, N, pinned, N, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    memset(back, 0xee, N);
+    EXPECT_OK(aclrtMemcpy(back, N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(back[0] == 0 && back[N - 1] == 0);
+    EXPECT_OK(aclrtStreamQuery(s, &status));
+    CHECK(status == ACL_STREAM_STATUS_NOT_READY);
+    gate_open(&gate);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    EXPECT_OK(aclrtMemcpy(back, N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(back, pinned, N) == 0);
+
+    /* Registered host memory is page-locked too. */
+    REQUIRE_OK(aclrtHostRegister(registered, N, ACL_HOST_REGISTER_MAPPED, &mapped));
+    {
+        gate_t gate2 = GATE_INIT;
+        REQUIRE_OK(aclxLaunchHostKernel(s, gate_kernel, &gate2, "gate"));
+        EXPECT_OK(aclrtMemcpyAsyncWithCondition(dev, N, registered, N, ACL_MEMCPY_HOST_TO_DEVICE, s));
+        EXPECT_OK(aclrtStreamQuery(s, &status));
+        CHECK(status == ACL_STREAM_STATUS_NOT_READY);
+        gate_open(&gate2);
+        EXPECT_OK(aclrtSynchronizeStream(s));
+    }
+    EXPECT_OK(aclrtMemcpy(back, N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(back, registered, N) == 0);
+    EXPECT_OK(aclrtHostUnregister(registered));
+
+    /* Pageable: the call returns once the stream has run the copy (and the work before it). */
+    REQUIRE_OK(aclxLaunchHostKernel(s, slow_kernel, &w, "slow"));
+    EXPECT_OK(aclrtMemcpyAsyncWithCondition(dev, N, pageable, N, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    EXPECT_OK(aclrtStreamQuery(s, &status));
+    CHECK(status == ACL_STREAM_STATUS_COMPLETE);
+    EXPECT_OK(aclrtMemcpy(back, N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(back, pageable, N) == 0);
+    /* Device to pageable host as well. */
+    memset(pageable, 0, N);
+    EXPECT_OK(aclrtMemcpyAsyncWithCondition(pageable, N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    CHECK(memcmp(back, pageable, N) == 0);
+
+    /* A count of 0 succeeds before anything is checked, as in the vendor's runtime. */
+    EXPECT_OK(aclrtMemcpyAsyncWithCondition(NULL, 0, NULL, 0, (aclrtMemcpyKind)99,
+                                            (aclrtStream)(uintptr_t)0x99));
+    /* Otherwise aclrtMemcpyAsync's checks. */
+    EXPECT_CODE(aclrtMemcpyAsyncWithCondition(NULL, N, pinned, N, ACL_MEMCPY_HOST_TO_DEVICE, s),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyAsyncWithCondition(dev, N, NULL, N, ACL_MEMCPY_HOST_TO_DEVICE, s),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyAsyncWithCondition(dev, N, pinned, N, (aclrtMemcpyKind)99, s),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyAsyncWithCondition(dev, N - 1, pinned, N, ACL_MEMCPY_HOST_TO_DEVICE, s),
+                ACL_ERROR_RT_PARAM_INVALID);
+    {
+        const char *msg = aclGetRecentErrMsg();
+        CHECK(msg != NULL && strstr(msg, "aclrtMemcpyAsyncWithCondition") != NULL);
+    }
+    EXPECT_CODE(aclrtMemcpyAsyncWithCondition(dev, N, pinned, N, ACL_MEMCPY_HOST_TO_DEVICE,
+                                              (aclrtStream)(uintptr_t)0x99),
+                ACL_ERROR_RT_INVALID_HANDLE);
+
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    EXPECT_OK(aclrtDestroyStream(s));
+    EXPECT_OK(aclrtFree(dev));
+    EXPECT_OK(aclrtFreeHost(pinned));
+    free(pageable);
+    free(registered);
+    EXPECT_OK(aclrtResetDeviceForce(0));
+}
+
 int main(void)
 {
     uint64_t value = 0;
@@ -224,6 +316,7 @@ int main(void)
     device_task_abort();
     malloc_for_task_scheduler();
     set_ts_device();
+    memcpy_async_with_condition();
     expect_no_live_objects();
     REQUIRE_OK(aclFinalize());
     return finish("test_runtime_gaps");

@@ -82,6 +82,29 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
     })
 }
 
+/// `aclrtMemcpyAsyncWithCondition`: `aclrtMemcpyAsync` that waits for pageable host memory.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyAsyncWithCondition(
+    dst: *mut c_void,
+    destMax: usize,
+    src: *const c_void,
+    count: usize,
+    kind: u32,
+    stream: aclrtStream,
+) -> aclError {
+    // SAFETY: the pointers are valid for the access by the C caller's contract; the core refuses ranges that overrun or touch freed runtime memory.
+    entry("aclrtMemcpyAsyncWithCondition", |rt| unsafe {
+        rt.memcpy_async_with_condition(
+            dst as usize,
+            destMax,
+            src as usize,
+            count,
+            kind,
+            stream_handle(stream),
+        )
+    })
+}
+
 /// `aclrtMemset`: synchronous.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtMemset(

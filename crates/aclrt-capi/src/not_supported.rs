@@ -312,14 +312,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Memory copy and set
-    fn aclrtMemcpyAsyncWithCondition(
-        dst: *mut c_void,
-        destMax: usize,
-        src: *const c_void,
-        count: usize,
-        kind: aclrtMemcpyKind,
-        stream: aclrtStream,
-    ) -> aclError;
     fn aclrtGetMemcpyDescSize(kind: aclrtMemcpyKind, descSize: *mut usize) -> aclError;
     fn aclrtSetMemcpyDesc(
         desc: *mut c_void,
@@ -810,6 +802,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 162);
+        assert_eq!(NOT_SUPPORTED.len(), 161);
     }
 }

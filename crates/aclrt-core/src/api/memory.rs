@@ -202,8 +202,69 @@ impl Runtime {
         kind: u32,
         stream: StreamHandle,
     ) -> Result<()> {
-        let s = self.stream_for_work(self.lookup_stream(stream)?, "aclrtMemcpyAsync")?;
-        self.check_copy(dst, dest_max, src, count, kind, "aclrtMemcpyAsync")?;
+        // SAFETY: forwarded under this function's contract.
+        unsafe { self.queue_copy(dst, dest_max, src, count, kind, stream, "aclrtMemcpyAsync") }
+    }
+
+    /// `aclrtMemcpyAsyncWithCondition` (deprecated by the vendor for `aclrtMemcpyAsync`): a
+    /// count of 0 succeeds before anything is checked, as in the vendor's runtime; otherwise
+    /// `aclrtMemcpyAsync`, except that with host memory that is not page-locked (neither
+    /// runtime memory nor registered) the call returns only once the stream has run the copy,
+    /// as the vendor documents: it synchronises the stream and returns a failure that
+    /// synchronise reports.
+    ///
+    /// # Safety
+    /// As [`memcpy`], for as long as the task is pending.
+    pub unsafe fn memcpy_async_with_condition(
+        &self,
+        dst: usize,
+        dest_max: usize,
+        src: usize,
+        count: usize,
+        kind: u32,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        const CALL: &str = "aclrtMemcpyAsyncWithCondition";
+        if count == 0 {
+            return Ok(());
+        }
+        // SAFETY: forwarded under this function's contract.
+        unsafe { self.queue_copy(dst, dest_max, src, count, kind, stream, CALL)? };
+        if self.is_pageable(dst, "copy destination")? || self.is_pageable(src, "copy source")? {
+            self.synchronize_stream(stream)?;
+        }
+        Ok(())
+    }
+
+    /// Host memory the runtime neither allocated nor has registered.
+    fn is_pageable(&self, ptr: usize, what: &str) -> Result<bool> {
+        if self.memory.place_of(ptr, what)?.is_some() {
+            return Ok(false);
+        }
+        let registered = crate::sync::lock(&self.extras.host_registered);
+        Ok(!registered
+            .range(..=ptr)
+            .next_back()
+            .is_some_and(|(&start, &len)| ptr < start + len))
+    }
+
+    /// The checks and the copy task of the asynchronous copies, named `name` in messages.
+    ///
+    /// # Safety
+    /// As [`memcpy`], for as long as the task is pending.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn queue_copy(
+        &self,
+        dst: usize,
+        dest_max: usize,
+        src: usize,
+        count: usize,
+        kind: u32,
+        stream: StreamHandle,
+        name: &str,
+    ) -> Result<()> {
+        let s = self.stream_for_work(self.lookup_stream(stream)?, name)?;
+        self.check_copy(dst, dest_max, src, count, kind, name)?;
         let meta = TaskMeta {
             reads: vec![MemRange {
                 start: src,
