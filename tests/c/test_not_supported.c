@@ -32,8 +32,8 @@ static void stubs(void)
     expect_noted("aclrtCreateLabel");
     EXPECT_CODE(aclrtNotifySetImportPidInterServer(garbage, (aclrtServerPid *)garbage, 1), NS);
     expect_noted("aclrtNotifySetImportPidInterServer");
-    EXPECT_CODE(aclrtGetMemcpyDescSize(ACL_MEMCPY_HOST_TO_DEVICE, (size_t *)garbage), NS);
-    expect_noted("aclrtGetMemcpyDescSize");
+    EXPECT_CODE(aclrtGetBufDataLen((aclrtMbuf)garbage, (size_t *)garbage), NS);
+    expect_noted("aclrtGetBufDataLen");
     EXPECT_CODE(aclrtLaunchKernelWithHostArgs(garbage, 1, stream, NULL, garbage, 8, NULL, 0), NS);
     expect_noted("aclrtLaunchKernelWithHostArgs");
     EXPECT_CODE(aclrtLaunchSIMTKernelWithHostArgs(garbage, grid, grid, 0, stream, NULL,
@@ -43,8 +43,8 @@ static void stubs(void)
     expect_noted("aclrtMemP2PMap");
     EXPECT_CODE(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), NS);
     expect_noted("aclmdlRICaptureBegin");
-    EXPECT_CODE(aclrtGetMemcpyDescSize(ACL_MEMCPY_HOST_TO_DEVICE, (size_t *)garbage), NS);
-    expect_noted("aclrtGetMemcpyDescSize");
+    EXPECT_CODE(aclrtGetSymbolSize(garbage, (size_t *)garbage), NS);
+    expect_noted("aclrtGetSymbolSize");
     EXPECT_CODE(aclrtSnapShotProcessLock(1, garbage), NS);
     expect_noted("aclrtSnapShotProcessLock");
     EXPECT_CODE(aclrtBinaryGetDevAddress(garbage, (void **)garbage, (size_t *)garbage), NS);

@@ -1,6 +1,7 @@
 /* Runtime functions of the device, memory and exception chapters that an emulated device can
  * honour: the topology between devices, a device-wide task abort memory for the task scheduler,
- * the choice of task scheduler and the deprecated conditional asynchronous copy. Every value and every
+ * the choice of task scheduler, the deprecated conditional asynchronous copy and copies through
+ * descriptors. Every value and every
  * documented error code. */
 #include "check.h"
 
@@ -300,6 +301,146 @@ static void memcpy_async_with_condition(void)
     EXPECT_OK(aclrtResetDeviceForce(0));
 }
 
+/* Copies through a descriptor: its size, setting it, and the copy task, which reads the
+ * descriptor when it runs. */
+static void memcpy_desc(void)
+{
+    enum { N = 1024 };
+    aclrtStream s = NULL;
+    gate_t gate = GATE_INIT;
+    size_t size = 0;
+    unsigned char *src = NULL, *dst = NULL, *other = NULL, *desc = NULL, *dev1 = NULL;
+    unsigned char pattern[N], pattern2[N], back[N], raw[32];
+    unsigned char *host = NULL, pageable[64];
+    aclrtContext ctx0 = NULL;
+    uint32_t len;
+    uint64_t a;
+
+    EXPECT_OK(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, &size));
+    CHECK(size == 32);
+    EXPECT_CODE(aclrtGetMemcpyDescSize(ACL_MEMCPY_DEVICE_TO_DEVICE, &size), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_CODE(aclrtGetMemcpyDescSize(ACL_MEMCPY_INTER_DEVICE_TO_DEVICE, &size),
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_CODE(aclrtGetMemcpyDescSize((aclrtMemcpyKind)8, &size), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL), ACL_ERROR_INVALID_PARAM);
+
+    REQUIRE_OK(aclrtSetDevice(1));
+    REQUIRE_OK(aclrtMalloc((void **)&dev1, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtSetDevice(0));
+    REQUIRE_OK(aclrtGetCurrentContext(&ctx0));
+    REQUIRE_OK(aclrtCreateStream(&s));
+    REQUIRE_OK(aclrtMalloc((void **)&src, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&dst, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&other, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&desc, size, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMallocHost((void **)&host, 64));
+    for (int i = 0; i < N; i++) {
+        pattern[i] = (unsigned char)(i * 13 + 5);
+        pattern2[i] = (unsigned char)(i * 17 + 9);
+    }
+    REQUIRE_OK(aclrtMemcpy(src, N, pattern, N, ACL_MEMCPY_HOST_TO_DEVICE));
+    REQUIRE_OK(aclrtMemcpy(other, N, pattern2, N, ACL_MEMCPY_HOST_TO_DEVICE));
+
+    /* The descriptor holds the length at byte 12 and the addresses at 16 and 24. */
+    EXPECT_OK(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, N, NULL));
+    EXPECT_OK(aclrtMemcpy(raw, sizeof raw, desc, 32, ACL_MEMCPY_DEVICE_TO_HOST));
+    memcpy(&len, raw + 12, 4);
+    CHECK(len == N);
+    memcpy(&a, raw + 16, 8);
+    CHECK(a == (uint64_t)(uintptr_t)src);
+    memcpy(&a, raw + 24, 8);
+    CHECK(a == (uint64_t)(uintptr_t)dst);
+
+    /* Queued behind a gate; the descriptor is rewritten before the task runs: the task
+     * copies what the descriptor says when it runs (half of `other`). */
+    REQUIRE_OK(aclxLaunchHostKernel(s, gate_kernel, &gate, "gate"));
+    EXPECT_OK(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    EXPECT_OK(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, other, dst, N / 2, NULL));
+    memset(back, 0xee, N);
+    EXPECT_OK(aclrtMemcpy(back, N, dst, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(back[0] == 0 && back[N - 1] == 0);
+    gate_open(&gate);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    EXPECT_OK(aclrtMemcpy(back, N, dst, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(back, pattern2, N / 2) == 0);
+    CHECK(back[N / 2] == 0 && back[N - 1] == 0);
+    /* And again with the whole of `src`. */
+    EXPECT_OK(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, N, NULL));
+    EXPECT_OK(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    EXPECT_OK(aclrtMemcpy(back, N, dst, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(back, pattern, N) == 0);
+
+    /* aclrtSetMemcpyDesc's checks, in the vendor's order. */
+    EXPECT_CODE(aclrtSetMemcpyDesc(NULL, (aclrtMemcpyKind)99, NULL, NULL, 0, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtSetMemcpyDesc(desc, (aclrtMemcpyKind)8, src, dst, N, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL, dst, N, NULL),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, NULL, N, NULL),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, 0, NULL),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, N, raw),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_DEVICE_TO_DEVICE, src, dst, N, NULL),
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_CODE(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst,
+                                   ((size_t)4 << 30) + 1, NULL),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtSetMemcpyDesc(desc + 32, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, N, NULL),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtSetMemcpyDesc(host, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dst, N, NULL),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, pageable, dst, 64, NULL),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, host, 64, NULL),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, src, dev1, 64, NULL),
+                ACL_ERROR_RT_PARAM_INVALID);
+    {
+        const char *msg = aclGetRecentErrMsg();
+        CHECK(msg != NULL && strstr(msg, "aclrtSetMemcpyDesc") != NULL);
+    }
+    /* A failed set leaves the descriptor as it was. */
+    EXPECT_OK(aclrtMemcpy(raw, sizeof raw, desc, 32, ACL_MEMCPY_DEVICE_TO_HOST));
+    memcpy(&a, raw + 16, 8);
+    CHECK(a == (uint64_t)(uintptr_t)src);
+
+    /* aclrtMemcpyAsyncWithDesc's checks. */
+    EXPECT_CODE(aclrtMemcpyAsyncWithDesc(NULL, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyAsyncWithDesc(desc, (aclrtMemcpyKind)8, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_CODE(aclrtMemcpyAsyncWithDesc(host, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, (aclrtStream)(uintptr_t)0x99),
+                ACL_ERROR_RT_INVALID_HANDLE);
+    /* A descriptor that no longer describes device memory when the task runs fails the task,
+     * copying nothing. */
+    {
+        gate_t gate2 = GATE_INIT;
+        REQUIRE_OK(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, other, dst, N, NULL));
+        REQUIRE_OK(aclxLaunchHostKernel(s, gate_kernel, &gate2, "gate"));
+        EXPECT_OK(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+        /* Rewrite the source address to host memory behind the runtime's back. */
+        memcpy(raw, &(uint64_t){(uint64_t)(uintptr_t)host}, 8);
+        REQUIRE_OK(aclrtMemcpy(desc + 16, 8, raw, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+        gate_open(&gate2);
+        EXPECT_CODE(aclrtSynchronizeStream(s), ACL_ERROR_RT_PARAM_INVALID);
+        EXPECT_OK(aclrtMemcpy(back, N, dst, N, ACL_MEMCPY_DEVICE_TO_HOST));
+        CHECK(memcmp(back, pattern, N) == 0);
+    }
+
+    EXPECT_OK(aclrtDestroyStream(s));
+    EXPECT_OK(aclrtFree(src));
+    EXPECT_OK(aclrtFree(dst));
+    EXPECT_OK(aclrtFree(other));
+    EXPECT_OK(aclrtFree(desc));
+    EXPECT_OK(aclrtFreeHost(host));
+    EXPECT_OK(aclrtFree(dev1));
+    EXPECT_OK(aclrtResetDeviceForce(0));
+    EXPECT_OK(aclrtResetDeviceForce(1));
+}
+
 int main(void)
 {
     uint64_t value = 0;
@@ -317,6 +458,7 @@ int main(void)
     malloc_for_task_scheduler();
     set_ts_device();
     memcpy_async_with_condition();
+    memcpy_desc();
     expect_no_live_objects();
     REQUIRE_OK(aclFinalize());
     return finish("test_runtime_gaps");

@@ -105,6 +105,51 @@ pub unsafe extern "C" fn aclrtMemcpyAsyncWithCondition(
     })
 }
 
+/// `aclrtGetMemcpyDescSize`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetMemcpyDescSize(kind: u32, descSize: *mut usize) -> aclError {
+    // SAFETY: `descSize` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtGetMemcpyDescSize", descSize, "descSize", |rt| {
+            rt.get_memcpy_desc_size(kind)
+        })
+    }
+}
+
+/// `aclrtSetMemcpyDesc`: the core checks that `desc` is device memory before writing it.
+#[no_mangle]
+pub extern "C" fn aclrtSetMemcpyDesc(
+    desc: *mut c_void,
+    kind: u32,
+    srcAddr: *mut c_void,
+    dstAddr: *mut c_void,
+    count: usize,
+    config: *mut c_void,
+) -> aclError {
+    entry("aclrtSetMemcpyDesc", |rt| {
+        rt.set_memcpy_desc(
+            desc as usize,
+            kind,
+            srcAddr as usize,
+            dstAddr as usize,
+            count,
+            !config.is_null(),
+        )
+    })
+}
+
+/// `aclrtMemcpyAsyncWithDesc`.
+#[no_mangle]
+pub extern "C" fn aclrtMemcpyAsyncWithDesc(
+    desc: *mut c_void,
+    kind: u32,
+    stream: aclrtStream,
+) -> aclError {
+    entry("aclrtMemcpyAsyncWithDesc", |rt| {
+        rt.memcpy_async_with_desc(desc as usize, kind, stream_handle(stream))
+    })
+}
+
 /// `aclrtMemset`: synchronous.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtMemset(

@@ -312,15 +312,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Memory copy and set
-    fn aclrtGetMemcpyDescSize(kind: aclrtMemcpyKind, descSize: *mut usize) -> aclError;
-    fn aclrtSetMemcpyDesc(
-        desc: *mut c_void,
-        kind: aclrtMemcpyKind,
-        srcAddr: *mut c_void,
-        dstAddr: *mut c_void,
-        count: usize,
-        config: *mut c_void,
-    ) -> aclError;
     fn aclrtMemcpyAsyncWithOffset(
         dst: *mut *mut c_void,
         destMax: usize,
@@ -328,11 +319,6 @@ not_supported! {
         src: *mut *const c_void,
         count: usize,
         srcDataOffset: usize,
-        kind: aclrtMemcpyKind,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtMemcpyAsyncWithDesc(
-        desc: *mut c_void,
         kind: aclrtMemcpyKind,
         stream: aclrtStream,
     ) -> aclError;
@@ -802,6 +788,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 161);
+        assert_eq!(NOT_SUPPORTED.len(), 158);
     }
 }
