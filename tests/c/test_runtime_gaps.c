@@ -1,7 +1,7 @@
 /* Runtime functions of the device, memory and exception chapters that an emulated device can
  * honour: the topology between devices, a device-wide task abort memory for the task scheduler,
- * the choice of task scheduler, the deprecated conditional asynchronous copy and copies through
- * descriptors. Every value and every
+ * the choice of task scheduler, the deprecated conditional asynchronous copy, copies through
+ * descriptors and cache maintenance tasks. Every value and every
  * documented error code. */
 #include "check.h"
 
@@ -441,6 +441,58 @@ static void memcpy_desc(void)
     EXPECT_OK(aclrtResetDeviceForce(1));
 }
 
+/* aclrtCmoAsync: a task in the stream's order with no other effect (the emulated device's
+ * memory is coherent), after the vendor's argument checks. */
+static void cmo_async(void)
+{
+    enum { N = 256 };
+    aclrtStream s = NULL;
+    aclrtStreamStatus status = ACL_STREAM_STATUS_RESERVED;
+    gate_t gate = GATE_INIT;
+    unsigned char *dev = NULL, back[N], pattern[N];
+    int after = 0;
+
+    REQUIRE_OK(aclrtSetDevice(0));
+    REQUIRE_OK(aclrtCreateStream(&s));
+    REQUIRE_OK(aclrtMalloc((void **)&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int i = 0; i < N; i++) {
+        pattern[i] = (unsigned char)(i + 1);
+    }
+    REQUIRE_OK(aclrtMemcpy(dev, N, pattern, N, ACL_MEMCPY_HOST_TO_DEVICE));
+
+    /* Ordered: behind the gate, and work after it waits for it. */
+    REQUIRE_OK(aclxLaunchHostKernel(s, gate_kernel, &gate, "gate"));
+    EXPECT_OK(aclrtCmoAsync(dev, N, ACL_RT_CMO_TYPE_PREFETCH, s));
+    EXPECT_OK(aclrtCmoAsync(dev, N, ACL_RT_CMO_TYPE_WRITEBACK, s));
+    EXPECT_OK(aclrtCmoAsync(dev + 64, 64, ACL_RT_CMO_TYPE_INVALID, s));
+    EXPECT_OK(aclrtCmoAsync(dev, 1, ACL_RT_CMO_TYPE_FLUSH, s));
+    REQUIRE_OK(aclxLaunchHostKernel(s, count_kernel, &after, "after"));
+    EXPECT_OK(aclrtStreamQuery(s, &status));
+    CHECK(status == ACL_STREAM_STATUS_NOT_READY);
+    CHECK(__atomic_load_n(&after, __ATOMIC_SEQ_CST) == 0);
+    gate_open(&gate);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(after == 1);
+    /* No other effect: the memory is unchanged. */
+    EXPECT_OK(aclrtMemcpy(back, N, dev, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(back, pattern, N) == 0);
+    /* The default stream. */
+    EXPECT_OK(aclrtCmoAsync(dev, N, ACL_RT_CMO_TYPE_PREFETCH, NULL));
+    EXPECT_OK(aclrtSynchronizeStream(NULL));
+
+    EXPECT_CODE(aclrtCmoAsync(NULL, N, ACL_RT_CMO_TYPE_PREFETCH, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtCmoAsync(dev, 0, ACL_RT_CMO_TYPE_PREFETCH, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtCmoAsync(dev, N, (aclrtCmoType)4, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_CODE(aclrtCmoAsync(dev, N + 1, ACL_RT_CMO_TYPE_PREFETCH, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtCmoAsync(dev, N, ACL_RT_CMO_TYPE_PREFETCH, (aclrtStream)(uintptr_t)0x99),
+                ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_OK(aclrtFree(dev));
+    EXPECT_CODE(aclrtCmoAsync(dev, N, ACL_RT_CMO_TYPE_PREFETCH, s), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    EXPECT_OK(aclrtDestroyStream(s));
+    EXPECT_OK(aclrtResetDeviceForce(0));
+}
+
 int main(void)
 {
     uint64_t value = 0;
@@ -459,6 +511,7 @@ int main(void)
     set_ts_device();
     memcpy_async_with_condition();
     memcpy_desc();
+    cmo_async();
     expect_no_live_objects();
     REQUIRE_OK(aclFinalize());
     return finish("test_runtime_gaps");

@@ -150,6 +150,19 @@ pub extern "C" fn aclrtMemcpyAsyncWithDesc(
     })
 }
 
+/// `aclrtCmoAsync`.
+#[no_mangle]
+pub extern "C" fn aclrtCmoAsync(
+    src: *mut c_void,
+    size: usize,
+    cmoType: u32,
+    stream: aclrtStream,
+) -> aclError {
+    entry("aclrtCmoAsync", |rt| {
+        rt.cmo_async(src as usize, size, cmoType, stream_handle(stream))
+    })
+}
+
 /// `aclrtMemset`: synchronous.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtMemset(

@@ -425,12 +425,6 @@ not_supported! {
     fn aclrtMemP2PMap(devPtr: *mut c_void, size: usize, dstDevId: i32, flags: u64) -> aclError;
 
     // ---- Cache maintenance operations
-    fn aclrtCmoAsync(
-        src: *mut c_void,
-        size: usize,
-        cmoType: aclrtCmoType,
-        stream: aclrtStream,
-    ) -> aclError;
     fn aclrtCmoAsyncWithBarrier(
         src: *mut c_void,
         size: usize,
@@ -788,6 +782,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 158);
+        assert_eq!(NOT_SUPPORTED.len(), 157);
     }
 }

@@ -13,6 +13,7 @@
 //! - [`init`], [`finalize`] and [`configure`] own the process's runtime.
 
 mod callback;
+mod cmo;
 mod config;
 mod device;
 mod device_info;
