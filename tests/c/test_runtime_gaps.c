@@ -1,7 +1,7 @@
 /* Runtime functions of the device, memory and exception chapters that an emulated device can
  * honour: the topology between devices, a device-wide task abort memory for the task scheduler,
  * the choice of task scheduler, the deprecated conditional asynchronous copy, copies through
- * descriptors and cache maintenance tasks. Every value and every
+ * descriptors, cache maintenance tasks and the user / physical device id mappings. Every value and every
  * documented error code. */
 #include "check.h"
 
@@ -493,6 +493,27 @@ static void cmo_async(void)
     EXPECT_OK(aclrtResetDeviceForce(0));
 }
 
+/* User and physical ids coincide on the emulated machine, as the other mappings answer. */
+static void user_phy_ids(void)
+{
+    int32_t id = -7;
+
+    EXPECT_OK(aclrtGetUserDevIdByPhyDevId(1, &id));
+    CHECK(id == 1);
+    EXPECT_OK(aclrtGetPhyDevIdByUserDevId(0, &id));
+    CHECK(id == 0);
+    EXPECT_OK(aclrtGetPhyDevIdByUserDevId(1, &id));
+    CHECK(id == 1);
+    id = -7;
+    EXPECT_CODE(aclrtGetUserDevIdByPhyDevId(2, &id), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtGetUserDevIdByPhyDevId(-1, &id), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtGetPhyDevIdByUserDevId(2, &id), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtGetPhyDevIdByUserDevId(-1, &id), ACL_ERROR_RT_INVALID_DEVICEID);
+    CHECK(id == -7);
+    EXPECT_CODE(aclrtGetUserDevIdByPhyDevId(0, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtGetPhyDevIdByUserDevId(0, NULL), ACL_ERROR_INVALID_PARAM);
+}
+
 int main(void)
 {
     uint64_t value = 0;
@@ -512,6 +533,7 @@ int main(void)
     memcpy_async_with_condition();
     memcpy_desc();
     cmo_async();
+    user_phy_ids();
     expect_no_live_objects();
     REQUIRE_OK(aclFinalize());
     return finish("test_runtime_gaps");

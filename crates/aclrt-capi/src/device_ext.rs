@@ -340,6 +340,37 @@ pub unsafe extern "C" fn aclrtGetPhyDevIdByLogicDevId(
     }
 }
 
+/// `aclrtGetUserDevIdByPhyDevId`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetUserDevIdByPhyDevId(
+    phyDevId: i32,
+    userDevId: *mut i32,
+) -> aclError {
+    // SAFETY: `userDevId` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce(
+            "aclrtGetUserDevIdByPhyDevId",
+            userDevId,
+            "userDevId",
+            |rt| rt.get_user_dev_id_by_phy_dev_id(phyDevId),
+        )
+    }
+}
+
+/// `aclrtGetPhyDevIdByUserDevId`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetPhyDevIdByUserDevId(
+    userDevId: i32,
+    phyDevId: *mut i32,
+) -> aclError {
+    // SAFETY: `phyDevId` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce("aclrtGetPhyDevIdByUserDevId", phyDevId, "phyDevId", |rt| {
+            rt.get_phy_dev_id_by_user_dev_id(userDevId)
+        })
+    }
+}
+
 /// `aclrtGetPrimaryCtxState`: `flags` is reserved and must be NULL (`100000` otherwise).
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetPrimaryCtxState(

@@ -244,8 +244,6 @@ not_supported! {
         srcDeviceId: i32,
         dstDeviceId: i32,
     ) -> aclError;
-    fn aclrtGetUserDevIdByPhyDevId(phyDevId: i32, userDevId: *mut i32) -> aclError;
-    fn aclrtGetPhyDevIdByUserDevId(userDevId: i32, phyDevId: *mut i32) -> aclError;
     fn aclrtRegDeviceStateCallback(
         regName: *const c_char,
         callback: aclrtDeviceStateCallback,
@@ -782,6 +780,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 157);
+        assert_eq!(NOT_SUPPORTED.len(), 155);
     }
 }

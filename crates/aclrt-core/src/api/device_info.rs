@@ -355,6 +355,18 @@ impl Runtime {
         self.mapped_device_id(logic_id, "logical")
     }
 
+    /// `aclrtGetUserDevIdByPhyDevId`: as `aclrtGetLogicDevIdByPhyDevId`, which the vendor's
+    /// runtime answers it with.
+    pub fn get_user_dev_id_by_phy_dev_id(&self, phy_id: i32) -> Result<i32> {
+        self.mapped_device_id(phy_id, "physical")
+    }
+
+    /// `aclrtGetPhyDevIdByUserDevId`: as `aclrtGetPhyDevIdByLogicDevId`, which the vendor's
+    /// runtime answers it with.
+    pub fn get_phy_dev_id_by_user_dev_id(&self, user_id: i32) -> Result<i32> {
+        self.mapped_device_id(user_id, "user")
+    }
+
     /// `aclrtGetPrimaryCtxState`: whether the device's default (primary) context exists — from
     /// its first `aclrtSetDevice` until the reset that releases it: 1 or 0. `flags` is a
     /// reserved output the caller must not pass (`with_flags`: `100000`).

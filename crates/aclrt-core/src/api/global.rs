@@ -483,6 +483,8 @@ on_the_process_runtime! {
     fn get_logic_dev_id_by_user_dev_id(user_id: i32) -> i32;
     fn get_logic_dev_id_by_phy_dev_id(phy_id: i32) -> i32;
     fn get_phy_dev_id_by_logic_dev_id(logic_id: i32) -> i32;
+    fn get_user_dev_id_by_phy_dev_id(phy_id: i32) -> i32;
+    fn get_phy_dev_id_by_user_dev_id(user_id: i32) -> i32;
     fn get_primary_ctx_state(device_id: i32, with_flags: bool) -> i32;
     fn device_get_bare_tgid() -> i32;
     fn get_thread_last_task_id() -> u32;

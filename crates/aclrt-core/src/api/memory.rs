@@ -242,10 +242,10 @@ impl Runtime {
             return Ok(false);
         }
         let registered = crate::sync::lock(&self.extras.host_registered);
-        Ok(!registered
+        Ok(registered
             .range(..=ptr)
             .next_back()
-            .is_some_and(|(&start, &len)| ptr < start + len))
+            .is_none_or(|(&start, &len)| ptr >= start + len))
     }
 
     /// The checks and the copy task of the asynchronous copies, named `name` in messages.
