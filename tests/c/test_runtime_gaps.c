@@ -1,7 +1,8 @@
 /* Runtime functions of the device, memory and exception chapters that an emulated device can
  * honour: the topology between devices, a device-wide task abort memory for the task scheduler,
  * the choice of task scheduler, the deprecated conditional asynchronous copy, copies through
- * descriptors, cache maintenance tasks and the user / physical device id mappings. Every value and every
+ * descriptors, cache maintenance tasks, the user / physical device id mappings and the device task
+ * abort callbacks. Every value and every
  * documented error code. */
 #include "check.h"
 
@@ -514,6 +515,99 @@ static void user_phy_ids(void)
     EXPECT_CODE(aclrtGetPhyDevIdByUserDevId(0, NULL), ACL_ERROR_INVALID_PARAM);
 }
 
+/* What the device task abort callbacks saw, in order. */
+enum { MAX_CALLS = 16 };
+static struct {
+    char who;
+    int32_t device;
+    aclrtDeviceTaskAbortStage stage;
+    uint32_t timeout;
+} g_calls[MAX_CALLS];
+static int g_ncalls;
+static int32_t g_fail_with;
+
+static int32_t on_abort(int32_t deviceId, aclrtDeviceTaskAbortStage stage, uint32_t timeout, void *args)
+{
+    if (g_ncalls < MAX_CALLS) {
+        g_calls[g_ncalls].who = *(const char *)args;
+        g_calls[g_ncalls].device = deviceId;
+        g_calls[g_ncalls].stage = stage;
+        g_calls[g_ncalls].timeout = timeout;
+        g_ncalls++;
+    }
+    return *(const char *)args == 'b' ? g_fail_with : 0;
+}
+
+static void device_task_abort_callbacks(void)
+{
+    static char a = 'a', b = 'b';
+    aclrtStream s = NULL;
+    struct slow w = {0, 20};
+    int ran = 0;
+
+    EXPECT_CODE(aclrtSetDeviceTaskAbortCallback(NULL, on_abort, &a), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtSetDeviceTaskAbortCallback("", on_abort, &a), ACL_ERROR_INVALID_PARAM);
+    /* Registered in the other order: called in name order. */
+    EXPECT_OK(aclrtSetDeviceTaskAbortCallback("second", on_abort, &b));
+    EXPECT_OK(aclrtSetDeviceTaskAbortCallback("first", on_abort, &a));
+    EXPECT_CODE(aclrtSetDeviceTaskAbortCallback("first", on_abort, &a), ACL_ERROR_RT_PARAM_INVALID);
+    /* Removing a name that is not registered is fine, as in the vendor's runtime. */
+    EXPECT_OK(aclrtSetDeviceTaskAbortCallback("absent", NULL, NULL));
+
+    REQUIRE_OK(aclrtSetDevice(1));
+    g_ncalls = 0;
+    EXPECT_OK(aclrtDeviceTaskAbort(1, 0));
+    CHECK(g_ncalls == 4);
+    CHECK(g_calls[0].who == 'a' && g_calls[0].stage == ACL_RT_DEVICE_TASK_ABORT_PRE);
+    CHECK(g_calls[1].who == 'b' && g_calls[1].stage == ACL_RT_DEVICE_TASK_ABORT_PRE);
+    CHECK(g_calls[2].who == 'a' && g_calls[2].stage == ACL_RT_DEVICE_TASK_ABORT_POST);
+    CHECK(g_calls[3].who == 'b' && g_calls[3].stage == ACL_RT_DEVICE_TASK_ABORT_POST);
+    for (int i = 0; i < 4; i++) {
+        CHECK(g_calls[i].device == 1 && g_calls[i].timeout == 0);
+    }
+    EXPECT_CODE(aclrtSynchronizeStream(NULL), ACL_ERROR_RT_STREAM_ABORT);
+
+    /* With a timeout, each call is given what is left of it. */
+    g_ncalls = 0;
+    EXPECT_OK(aclrtDeviceTaskAbort(1, 600000));
+    CHECK(g_ncalls == 4);
+    for (int i = 0; i < g_ncalls; i++) {
+        CHECK(g_calls[i].timeout > 0 && g_calls[i].timeout <= 600000);
+    }
+    CHECK(g_calls[2].timeout <= g_calls[0].timeout);
+    EXPECT_CODE(aclrtSynchronizeStream(NULL), ACL_ERROR_RT_STREAM_ABORT);
+
+    /* A failing pre-stage callback: 507000, the abort still done, nothing more called. */
+    REQUIRE_OK(aclrtCreateStream(&s));
+    REQUIRE_OK(aclxLaunchHostKernel(s, slow_kernel, &w, "slow"));
+    REQUIRE_OK(aclxLaunchHostKernel(s, count_kernel, &ran, "discarded"));
+    wait_started(&w);
+    g_fail_with = 5;
+    g_ncalls = 0;
+    EXPECT_CODE(aclrtDeviceTaskAbort(1, 0), ACL_ERROR_RT_INTERNAL_ERROR);
+    {
+        const char *msg = aclGetRecentErrMsg();
+        CHECK(msg != NULL && strstr(msg, "second") != NULL);
+    }
+    CHECK(g_ncalls == 2);
+    CHECK(g_calls[1].who == 'b' && g_calls[1].stage == ACL_RT_DEVICE_TASK_ABORT_PRE);
+    EXPECT_CODE(aclrtSynchronizeStream(s), ACL_ERROR_RT_STREAM_ABORT);
+    CHECK(ran == 0);
+    g_fail_with = 0;
+
+    /* Unregistered: no longer called. */
+    EXPECT_OK(aclrtSetDeviceTaskAbortCallback("first", NULL, NULL));
+    EXPECT_OK(aclrtSetDeviceTaskAbortCallback("second", NULL, NULL));
+    g_ncalls = 0;
+    EXPECT_OK(aclrtDeviceTaskAbort(1, 0));
+    CHECK(g_ncalls == 0);
+    EXPECT_OK(aclrtSetDeviceTaskAbortCallback("first", on_abort, &a));
+    EXPECT_OK(aclrtSetDeviceTaskAbortCallback("first", NULL, NULL));
+
+    EXPECT_OK(aclrtDestroyStream(s));
+    EXPECT_OK(aclrtResetDeviceForce(1));
+}
+
 int main(void)
 {
     uint64_t value = 0;
@@ -524,6 +618,7 @@ int main(void)
     EXPECT_CODE(aclrtMallocForTaskScheduler(&ptr, 64, ACL_MEM_MALLOC_HUGE_FIRST, NULL),
                 ACL_ERROR_UNINITIALIZE);
     EXPECT_CODE(aclrtSetTsDevice(ACL_TS_ID_AICORE), ACL_ERROR_UNINITIALIZE);
+    EXPECT_CODE(aclrtSetDeviceTaskAbortCallback("x", NULL, NULL), ACL_ERROR_UNINITIALIZE);
     REQUIRE_OK(aclxConfigureDevices(2, 64 << 20));
     REQUIRE_OK(aclInit(NULL));
     devices_topo();
@@ -534,6 +629,7 @@ int main(void)
     memcpy_desc();
     cmo_async();
     user_phy_ids();
+    device_task_abort_callbacks();
     expect_no_live_objects();
     REQUIRE_OK(aclFinalize());
     return finish("test_runtime_gaps");

@@ -109,9 +109,6 @@ type aclrtCompareDataType = u32;
 type aclrtCondition = u32;
 type aclrtDeviceState = u32;
 type aclrtDeviceStateCallback = Option<unsafe extern "C" fn(i32, aclrtDeviceState, *mut c_void)>;
-type aclrtDeviceTaskAbortCallback =
-    Option<unsafe extern "C" fn(i32, aclrtDeviceTaskAbortStage, u32, *mut c_void) -> i32>;
-type aclrtDeviceTaskAbortStage = u32;
 type aclrtDrvMemHandle = *mut c_void;
 type aclrtErrorInfo = c_void;
 type aclrtExceptionInfo = c_void;
@@ -218,11 +215,6 @@ not_supported! {
         deviceId: i32,
         memUceInfoArray: *mut aclrtMemUceInfo,
         arraySize: usize,
-    ) -> aclError;
-    fn aclrtSetDeviceTaskAbortCallback(
-        regName: *const c_char,
-        callback: aclrtDeviceTaskAbortCallback,
-        args: *mut c_void,
     ) -> aclError;
     fn aclrtRepairError(deviceId: i32, errorInfo: *const aclrtErrorInfo) -> aclError;
 
@@ -780,6 +772,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 155);
+        assert_eq!(NOT_SUPPORTED.len(), 154);
     }
 }

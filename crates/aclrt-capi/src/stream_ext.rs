@@ -241,6 +241,36 @@ pub unsafe extern "C" fn aclrtRegStreamStateCallback(
     })
 }
 
+/// `aclrtSetDeviceTaskAbortCallback`: NULL `callback` removes the registration `regName`.
+///
+/// # Safety
+/// `regName` is NULL or a NUL-terminated string; the callback is NULL or a function of the
+/// declared type that stays callable, with `args`, until it is unregistered or `aclFinalize`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtSetDeviceTaskAbortCallback(
+    regName: *const c_char,
+    callback: aclrtDeviceTaskAbortCallback,
+    args: *mut c_void,
+) -> aclError {
+    entry("aclrtSetDeviceTaskAbortCallback", |rt| {
+        not_null(regName, "aclrtSetDeviceTaskAbortCallback", "regName")?;
+        // SAFETY: non-NULL and NUL-terminated by the C caller's contract.
+        let name = unsafe { CStr::from_ptr(regName) }.to_string_lossy();
+        let data = SendPtr(args);
+        let wrapped = callback.map(|f| {
+            Arc::new(move |device: i32, stage: u32, timeout: u32| {
+                // SAFETY: the function and its argument the program registered, valid until
+                // it unregisters them.
+                unsafe { f(device, stage, timeout, data.get()) }
+            }) as aclrt::DeviceTaskAbortCallback
+        });
+        rt.set_device_task_abort_callback(&name, wrapped)
+    })
+}
+
+/// The C type of a device task abort callback.
+type aclrtDeviceTaskAbortCallback = Option<unsafe extern "C" fn(i32, u32, u32, *mut c_void) -> i32>;
+
 /// `aclrtSetStreamAttribute` (`aclrtStreamAttr`, `aclrtStreamAttrValue *`): the union's first
 /// 8 bytes carry the value (a `uint64_t` failure mode, else a `uint32_t`).
 #[no_mangle]

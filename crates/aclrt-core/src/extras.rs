@@ -1,5 +1,5 @@
 //! Runtime state of the calls beside the core model: peer access between devices, notifies,
-//! stream state callbacks, the wake-ups of memory value waits, DVPP allocations and host
+//! stream state and device task abort callbacks, the wake-ups of memory value waits, DVPP allocations and host
 //! registrations. It belongs to a [`Runtime`]
 //! (so `aclFinalize` drops it with everything else) and is reached as `rt.extras`.
 //!
@@ -17,6 +17,16 @@ use crate::sync::{lock, WaitList};
 /// `aclrtStreamState` value (`ACL_RT_STREAM_STATE_CREATE_POST` or `..._DESTROY_PRE`).
 pub type StreamStateCallback = Arc<dyn Fn(StreamHandle, u32) + Send + Sync>;
 
+/// A device task abort callback (`aclrtSetDeviceTaskAbortCallback`): the device id, the stage
+/// (`ACL_RT_DEVICE_TASK_ABORT_PRE` or `..._POST`) and the milliseconds left of the abort's
+/// timeout (0: no limit); a non-zero return fails the abort.
+pub type DeviceTaskAbortCallback = Arc<dyn Fn(i32, u32, u32) -> i32 + Send + Sync>;
+
+/// The registered device task abort callbacks by registration name; called in name order, as
+/// the vendor's runtime keeps them.
+#[derive(Default)]
+pub(crate) struct TaskAbortCallbacks(pub(crate) BTreeMap<String, DeviceTaskAbortCallback>);
+
 /// See the module documentation.
 pub(crate) struct Extras {
     /// Enabled peer access, as (from device, to device).
@@ -31,6 +41,8 @@ pub(crate) struct Extras {
     pub(crate) cnt_notify_counts: Mutex<Vec<usize>>,
     /// Registered stream state callbacks, by registration name, in registration order.
     pub(crate) stream_state: RwLock<Vec<(String, StreamStateCallback)>>,
+    /// Registered device task abort callbacks (a leaf lock: released before any is called).
+    pub(crate) task_abort: Mutex<TaskAbortCallbacks>,
     /// Streams stopped by `aclrtStreamStop` (raw handles): an abort does not restart them.
     pub(crate) halted: Mutex<BTreeSet<u64>>,
     /// Woken by every `aclrtValueWrite` task, for the `aclrtValueWait` tasks.
@@ -53,6 +65,7 @@ impl Default for Extras {
             cnt_notifies: HandleTable::new(CntNotifyHandle::TAG),
             cnt_notify_counts: Mutex::new(Vec::new()),
             stream_state: RwLock::new(Vec::new()),
+            task_abort: Mutex::default(),
             halted: Mutex::new(BTreeSet::new()),
             value_writes: Arc::new(WaitList::new()),
             value_writers: Arc::default(),

@@ -449,6 +449,7 @@ on_the_process_runtime! {
     fn create_stream_v2(config: &super::StreamConfig) -> StreamHandle;
     fn stream_abort(handle: StreamHandle) -> ();
     fn device_task_abort(device_id: i32, timeout_ms: u32) -> ();
+    fn set_device_task_abort_callback(name: &str, callback: Option<crate::DeviceTaskAbortCallback>) -> ();
     fn stream_stop(handle: StreamHandle) -> ();
     fn reg_stream_state_callback(name: &str, callback: Option<crate::StreamStateCallback>) -> ();
     fn create_notify(flag: u64) -> NotifyHandle;

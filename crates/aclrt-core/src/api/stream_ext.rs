@@ -9,7 +9,7 @@ use super::{default_stream, not_in_callback, traced_wait};
 use crate::codes::*;
 use crate::device::MAX_STREAMS_PER_DEVICE;
 use crate::error::{bail, Result};
-use crate::extras::StreamStateCallback;
+use crate::extras::{DeviceTaskAbortCallback, StreamStateCallback};
 use crate::handle::StreamHandle;
 use crate::runtime::Runtime;
 use crate::sync::lock;
@@ -17,6 +17,11 @@ use crate::vendor_consts as vc;
 
 /// The longest `aclrtDeviceTaskAbort` timeout: 36 minutes, as the vendor documents.
 pub const DEVICE_TASK_ABORT_TIMEOUT_MAX_MS: u32 = 36 * 60 * 1000;
+
+/// `ACL_RT_DEVICE_TASK_ABORT_PRE`: the stage before a device's tasks are killed.
+pub const DEVICE_TASK_ABORT_PRE: u32 = vc::ACL_RT_DEVICE_TASK_ABORT_PRE as u32;
+/// `ACL_RT_DEVICE_TASK_ABORT_POST`: the stage once they are.
+pub const DEVICE_TASK_ABORT_POST: u32 = vc::ACL_RT_DEVICE_TASK_ABORT_POST as u32;
 
 /// What `aclrtCreateStreamV2` creates a stream from (`aclrtStreamConfigHandle`). The default
 /// is what a NULL handle means: priority 0, no flags, no work area.
@@ -141,11 +146,16 @@ impl Runtime {
     }
 
     /// `aclrtDeviceTaskAbort`: an [`aclrtStreamAbort`](Self::stream_abort) of every stream of
-    /// every context on the device, all started before any is waited for. `timeout` (ms, 0:
-    /// no limit, at most 36 minutes, else `107000`) is checked once the abort is done, as the
-    /// vendor's runtime checks it after each step: longer is `107019`, the abort having taken
-    /// place all the same. An id out of range is `107001`; a device without contexts has
-    /// nothing to abort.
+    /// every context on the device, all started before any is waited for. The callbacks of
+    /// `aclrtSetDeviceTaskAbortCallback` are called, in name order on the calling thread,
+    /// once the streams have started dropping their work (`ACL_RT_DEVICE_TASK_ABORT_PRE`) and
+    /// once the abort is done (`..._POST`), with the device id and the milliseconds left of
+    /// the timeout (0: no limit). A callback's non-zero return is `507000`: the abort is still
+    /// completed, later callbacks and the post stage are not called. `timeout` (ms, 0: no
+    /// limit, at most 36 minutes, else `107000`) is checked after each step, as the vendor's
+    /// runtime checks it rather than interrupting one: longer is `107019`, the streams'
+    /// abort having taken place all the same. An id out of range is `107001`; a device
+    /// without contexts has nothing to abort, and its callbacks are still called.
     pub fn device_task_abort(&self, device_id: i32, timeout_ms: u32) -> Result<()> {
         const CALL: &str = "aclrtDeviceTaskAbort";
         not_in_callback(CALL)?;
@@ -157,6 +167,25 @@ impl Runtime {
         }
         let device = self.device_checked(device_id)?;
         let started = Instant::now();
+        // The milliseconds left of the timeout (0: none set), or the timeout error.
+        let left = || -> Result<u32> {
+            if timeout_ms == 0 {
+                return Ok(0);
+            }
+            let took = started.elapsed();
+            let limit = Duration::from_millis(u64::from(timeout_ms));
+            if took > limit {
+                bail!(
+                    ACL_ERROR_RT_WAIT_TIMEOUT,
+                    "{CALL}: aborting device {device_id}'s tasks took {} ms, beyond the \
+                     {timeout_ms} ms timeout",
+                    took.as_millis()
+                );
+            }
+            Ok(u32::try_from((limit - took).as_millis())
+                .unwrap_or(u32::MAX)
+                .max(1))
+        };
         let streams: Vec<_> = self
             .contexts
             .values()
@@ -171,20 +200,64 @@ impl Runtime {
                  was discarded",
             ));
         }
+        let callbacks: Vec<_> = lock(&self.extras.task_abort)
+            .0
+            .iter()
+            .map(|(name, cb)| (name.clone(), cb.clone()))
+            .collect();
+        let run_callbacks = |stage: u32| -> Result<()> {
+            for (name, cb) in &callbacks {
+                let ret = cb(device_id, stage, left()?);
+                if ret != 0 {
+                    bail!(
+                        ACL_ERROR_RT_INTERNAL_ERROR,
+                        "{CALL}: the task abort callback {name:?} returned {ret} (stage {stage})"
+                    );
+                }
+            }
+            Ok(())
+        };
+        let pre = left().and_then(|_| run_callbacks(DEVICE_TASK_ABORT_PRE));
         traced_wait(CALL, || {
             for stream in &streams {
                 let raw = stream.handle.as_raw();
                 stream.finish_abort(|| lock(&self.extras.halted).contains(&raw));
             }
         });
-        let took = started.elapsed();
-        if timeout_ms != 0 && took > Duration::from_millis(u64::from(timeout_ms)) {
+        pre?;
+        left()?;
+        run_callbacks(DEVICE_TASK_ABORT_POST)?;
+        left()?;
+        Ok(())
+    }
+
+    /// `aclrtSetDeviceTaskAbortCallback`: registers `callback` under `name` (not empty:
+    /// `100000`), or with `None` removes that registration, whether or not there is one, as
+    /// the vendor's runtime does. Registering a name twice is `107000`.
+    pub fn set_device_task_abort_callback(
+        &self,
+        name: &str,
+        callback: Option<DeviceTaskAbortCallback>,
+    ) -> Result<()> {
+        const CALL: &str = "aclrtSetDeviceTaskAbortCallback";
+        if name.is_empty() {
             bail!(
-                ACL_ERROR_RT_WAIT_TIMEOUT,
-                "{CALL}: aborting device {device_id}'s tasks took {} ms, beyond the {timeout_ms} \
-                 ms timeout",
-                took.as_millis()
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: the registration name is empty"
             );
+        }
+        let mut list = lock(&self.extras.task_abort);
+        match callback {
+            None => {
+                list.0.remove(name);
+            }
+            Some(_) if list.0.contains_key(name) => bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: {name:?} is already registered"
+            ),
+            Some(cb) => {
+                list.0.insert(name.to_owned(), cb);
+            }
         }
         Ok(())
     }

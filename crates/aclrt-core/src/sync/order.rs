@@ -43,6 +43,7 @@ const CLASSES: &[(&str, &str)] = &[
     ("Vec<NamedStream>", "observe.named_streams"),
     ("Vec<usize>", "exception.live_infos"),
     ("BTreeSet<u64>", "extras.halted"),
+    ("TaskAbortCallbacks", "extras.task_abort"),
     ("BTreeSet<(i32, i32)>", "extras.peers"),
     ("Option<Box<dyn Any + Send>>", "cuda.state"),
     ("PoolState", "memory.pool"),
