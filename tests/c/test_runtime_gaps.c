@@ -1,8 +1,8 @@
 /* Runtime functions of the device, memory and exception chapters that an emulated device can
  * honour: the topology between devices, a device-wide task abort memory for the task scheduler,
  * the choice of task scheduler, the deprecated conditional asynchronous copy, copies through
- * descriptors, cache maintenance tasks, the user / physical device id mappings and the device task
- * abort callbacks. Every value and every
+ * descriptors, cache maintenance tasks, the user / physical device id mappings, the device task
+ * abort callbacks and the host memory mapping capabilities. Every value and every
  * documented error code. */
 #include "check.h"
 
@@ -608,6 +608,36 @@ static void device_task_abort_callbacks(void)
     EXPECT_OK(aclrtResetDeviceForce(1));
 }
 
+/* Which accelerators reach registered host memory: the emulated ones. */
+static void host_mem_map_capabilities(void)
+{
+    aclrtHostMemMapCapability cap = (aclrtHostMemMapCapability)7;
+    const aclrtHacType yes[] = {ACL_RT_HAC_TYPE_STARS, ACL_RT_HAC_TYPE_AICPU, ACL_RT_HAC_TYPE_AIC,
+                                ACL_RT_HAC_TYPE_AIV, ACL_RT_HAC_TYPE_PCIEDMA, ACL_RT_HAC_TYPE_SDMA};
+    const aclrtHacType no[] = {ACL_RT_HAC_TYPE_RDMA, ACL_RT_HAC_TYPE_DVPP, ACL_RT_HAC_TYPE_UDMA,
+                               ACL_RT_HAC_TYPE_CCU};
+
+    /* A current context is needed, as in the vendor's runtime. */
+    EXPECT_CODE(aclrtHostMemMapCapabilities(0, ACL_RT_HAC_TYPE_AIC, &cap), ACL_ERROR_RT_CONTEXT_NULL);
+    REQUIRE_OK(aclrtSetDevice(0));
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+        cap = (aclrtHostMemMapCapability)7;
+        EXPECT_OK(aclrtHostMemMapCapabilities(1, yes[i], &cap));
+        CHECK(cap == ACL_RT_HOST_MEM_MAP_SUPPORTED);
+    }
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        cap = (aclrtHostMemMapCapability)7;
+        EXPECT_OK(aclrtHostMemMapCapabilities(0, no[i], &cap));
+        CHECK(cap == ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED);
+    }
+    cap = (aclrtHostMemMapCapability)7;
+    EXPECT_CODE(aclrtHostMemMapCapabilities(0, (aclrtHacType)10, &cap), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtHostMemMapCapabilities(2, ACL_RT_HAC_TYPE_AIC, &cap), ACL_ERROR_RT_INVALID_DEVICEID);
+    CHECK(cap == (aclrtHostMemMapCapability)7);
+    EXPECT_CODE(aclrtHostMemMapCapabilities(0, ACL_RT_HAC_TYPE_AIC, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtResetDeviceForce(0));
+}
+
 int main(void)
 {
     uint64_t value = 0;
@@ -630,6 +660,7 @@ int main(void)
     cmo_async();
     user_phy_ids();
     device_task_abort_callbacks();
+    host_mem_map_capabilities();
     expect_no_live_objects();
     REQUIRE_OK(aclFinalize());
     return finish("test_runtime_gaps");

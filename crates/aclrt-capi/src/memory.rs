@@ -163,6 +163,24 @@ pub extern "C" fn aclrtCmoAsync(
     })
 }
 
+/// `aclrtHostMemMapCapabilities`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtHostMemMapCapabilities(
+    deviceId: u32,
+    hacType: u32,
+    capabilities: *mut u32,
+) -> aclError {
+    // SAFETY: `capabilities` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce(
+            "aclrtHostMemMapCapabilities",
+            capabilities,
+            "capabilities",
+            |rt| rt.host_mem_map_capabilities(deviceId, hacType),
+        )
+    }
+}
+
 /// `aclrtMemset`: synchronous.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtMemset(

@@ -116,8 +116,6 @@ type aclrtFuncAttribute = u32;
 type aclrtFuncHandle = *mut c_void;
 type aclrtGroupAttr = u32;
 type aclrtGroupInfo = c_void;
-type aclrtHacType = u32;
-type aclrtHostMemMapCapability = u32;
 type aclrtIpcMemAttrType = u32;
 type aclrtLabel = *mut c_void;
 type aclrtLabelList = *mut c_void;
@@ -295,11 +293,6 @@ not_supported! {
     // ---- Device memory
 
     // ---- Host memory
-    fn aclrtHostMemMapCapabilities(
-        deviceId: u32,
-        hacType: aclrtHacType,
-        capabilities: *mut aclrtHostMemMapCapability,
-    ) -> aclError;
 
     // ---- Memory copy and set
     fn aclrtMemcpyAsyncWithOffset(
@@ -772,6 +765,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 154);
+        assert_eq!(NOT_SUPPORTED.len(), 153);
     }
 }

@@ -439,6 +439,7 @@ on_the_process_runtime! {
     fn device_get_uuid(device_id: i32) -> [u8; 16];
     fn device_can_access_peer(device_id: i32, peer_id: i32) -> i32;
     fn get_devices_topo(device_id: u32, other_id: u32) -> u64;
+    fn host_mem_map_capabilities(device_id: u32, hac_type: u32) -> u32;
     fn set_ts_device(ts_id: u32) -> ();
     fn device_enable_peer_access(peer_id: i32, flags: u32) -> ();
     fn device_disable_peer_access(peer_id: i32) -> ();

@@ -450,6 +450,39 @@ impl Runtime {
         Ok(())
     }
 
+    /// `aclrtHostMemMapCapabilities`: whether a hardware accelerator of the device reaches
+    /// host memory registered with `aclrtHostRegister*`. On the emulated device the task
+    /// scheduler, the AI CPU, AI Core and vector units and the copy engines (PCIe DMA, SDMA)
+    /// are host code and read it directly: `ACL_RT_HOST_MEM_MAP_SUPPORTED`; RDMA, DVPP, UDMA
+    /// and CCU are not emulated: `..._NOT_SUPPORTED`. In the vendor's order: an id out of
+    /// range is `107001`, a type beyond `ACL_RT_HAC_TYPE_CCU` `107000`, no current context
+    /// `107002`.
+    pub fn host_mem_map_capabilities(&self, device_id: u32, hac_type: u32) -> Result<u32> {
+        self.device_checked(i32::try_from(device_id).unwrap_or(i32::MAX))?;
+        let supported = match i64::from(hac_type) {
+            vc::ACL_RT_HAC_TYPE_STARS
+            | vc::ACL_RT_HAC_TYPE_AICPU
+            | vc::ACL_RT_HAC_TYPE_AIC
+            | vc::ACL_RT_HAC_TYPE_AIV
+            | vc::ACL_RT_HAC_TYPE_PCIEDMA
+            | vc::ACL_RT_HAC_TYPE_SDMA => true,
+            vc::ACL_RT_HAC_TYPE_RDMA
+            | vc::ACL_RT_HAC_TYPE_DVPP
+            | vc::ACL_RT_HAC_TYPE_UDMA
+            | vc::ACL_RT_HAC_TYPE_CCU => false,
+            other => bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "aclrtHostMemMapCapabilities: hacType {other} is not an aclrtHacType"
+            ),
+        };
+        self.current_context()?;
+        Ok(if supported {
+            vc::ACL_RT_HOST_MEM_MAP_SUPPORTED as u32
+        } else {
+            vc::ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED as u32
+        })
+    }
+
     /// `aclrtHostRegister`: makes host memory the runtime did not allocate usable by the
     /// device, and returns its device address, which is the host address (the emulated device
     /// reads host memory directly). `ACL_HOST_REGISTER_MAPPED` only: the reserved
