@@ -62,6 +62,41 @@ def test_stream_abort(stream):
     assert rt.stream_abort(0xDEAD) == E.ACL_ERROR_RT_INVALID_HANDLE
 
 
+def test_device_task_abort(stream):
+    assert rt.device_task_abort(0, 0) == 0
+    # Every stream of the device reports the abort to its next synchronisation, once.
+    assert rt.synchronize_stream(stream) == E.ACL_ERROR_RT_STREAM_ABORT
+    assert rt.synchronize_stream(stream) == 0
+    default, ret = rt.ctx_get_current_default_stream()
+    assert ret == 0
+    assert rt.synchronize_stream(default) == E.ACL_ERROR_RT_STREAM_ABORT
+    assert rt.synchronize_device() == 0
+    assert rt.device_task_abort(0, 36 * 60 * 1000 + 1) == E.ACL_ERROR_RT_PARAM_INVALID
+    assert rt.device_task_abort(1, 0) == E.ACL_ERROR_RT_INVALID_DEVICEID
+
+
+def test_devices_topo_and_ts_device():
+    assert rt.get_devices_topo(0, 0) == (acl.ACL_RT_DEVS_TOPOLOGY_HCCS, 0)
+    assert rt.get_devices_topo(0, 1) == (0, E.ACL_ERROR_RT_INVALID_DEVICEID)
+    assert rt.set_ts_device(acl.ACL_TS_ID_AICORE) == 0
+    assert rt.set_ts_device(acl.ACL_TS_ID_AIVECTOR) == 0
+    assert rt.set_ts_device(acl.ACL_TS_ID_RESERVED) == E.ACL_ERROR_INVALID_PARAM
+
+
+def test_cmo_async(stream):
+    dev, ret = rt.malloc(256, acl.ACL_MEM_MALLOC_HUGE_FIRST)
+    assert ret == 0
+    for kind in (acl.ACL_RT_CMO_TYPE_PREFETCH, acl.ACL_RT_CMO_TYPE_WRITEBACK,
+                 acl.ACL_RT_CMO_TYPE_INVALID, acl.ACL_RT_CMO_TYPE_FLUSH):
+        assert rt.cmo_async(dev, 256, kind, stream) == 0
+    assert rt.synchronize_stream(stream) == 0
+    assert rt.cmo_async(0, 256, acl.ACL_RT_CMO_TYPE_PREFETCH, stream) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.cmo_async(dev, 0, acl.ACL_RT_CMO_TYPE_PREFETCH, stream) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.cmo_async(dev, 256, 4, stream) == E.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+    assert rt.cmo_async(dev, 257, acl.ACL_RT_CMO_TYPE_PREFETCH, stream) == E.ACL_ERROR_INVALID_PARAM
+    assert rt.free(dev) == 0
+
+
 def test_notify_round_trip(stream):
     notify, ret = rt.create_notify(0)
     assert ret == 0 and notify != 0

@@ -111,6 +111,41 @@ fn stream_abort(py: Python<'_>, stream: &Any) -> PyResult<i32> {
     })))
 }
 
+/// `ret = acl.rt.device_task_abort(device_id, timeout)`.
+#[pyfunction]
+fn device_task_abort(py: Python<'_>, device_id: &Any, timeout: &Any) -> PyResult<i32> {
+    let id = i32_arg(device_id, "device_id")?;
+    let timeout = u32_arg(timeout, "timeout")?;
+    Ok(ret(crate::site::detach(py, || {
+        api::acl(|rt| rt.device_task_abort(id, timeout))
+    })))
+}
+
+/// `value, ret = acl.rt.get_devices_topo(device_id, other_device_id)`.
+#[pyfunction]
+fn get_devices_topo(device_id: &Any, other_device_id: &Any) -> PyResult<(u64, i32)> {
+    let id = u32_arg(device_id, "device_id")?;
+    let other = u32_arg(other_device_id, "other_device_id")?;
+    Ok(value(api::acl(|rt| rt.get_devices_topo(id, other)), 0))
+}
+
+/// `ret = acl.rt.set_ts_device(ts_id)`.
+#[pyfunction]
+fn set_ts_device(ts_id: &Any) -> PyResult<i32> {
+    let ts = u32_arg(ts_id, "ts_id")?;
+    Ok(ret(api::acl(|rt| rt.set_ts_device(ts))))
+}
+
+/// `ret = acl.rt.cmo_async(src, size, cmo_type, stream)`: the range is checked, not read.
+#[pyfunction]
+fn cmo_async(src: &Any, size: &Any, cmo_type: &Any, stream: &Any) -> PyResult<i32> {
+    let src = usize_arg(src, "src")?;
+    let size = usize_arg(size, "size")?;
+    let kind = u32_arg(cmo_type, "cmo_type")?;
+    let s = stream_arg(stream)?;
+    Ok(ret(api::acl(|rt| rt.cmo_async(src, size, kind, s))))
+}
+
 fn notify_arg(obj: &Any) -> PyResult<NotifyHandle> {
     Ok(NotifyHandle::from_raw(int_bits(obj, "notify")?))
 }
@@ -341,6 +376,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             ctx_get_current_default_stream,
             get_stream_available_num,
             stream_abort,
+            device_task_abort,
+            get_devices_topo,
+            set_ts_device,
+            cmo_async,
             create_notify,
             destroy_notify,
             record_notify,
