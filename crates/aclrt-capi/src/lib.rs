@@ -34,6 +34,7 @@ mod process;
 mod res_limit;
 mod stream;
 mod stream_ext;
+mod vmm;
 
 pub use allocator::*;
 pub use base::*;

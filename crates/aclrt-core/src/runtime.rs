@@ -44,6 +44,8 @@ pub struct Runtime {
     pub(crate) pools: crate::memory::pool::Pools,
     /// Advice and prefetch state of managed memory.
     pub(crate) managed: Arc<crate::memory::managed::Managed>,
+    /// Reserved address ranges, physical allocations and their mappings.
+    pub(crate) vmm: crate::memory::vmm::Vmm,
     pub(crate) exceptions: Arc<ExceptionSlot>,
     /// Destroy calls (streams, contexts, device resets) under way: `aclFinalize` waits for
     /// them, so it never returns while one still waits for a kernel.
@@ -149,6 +151,7 @@ impl Runtime {
             memory: Arc::new(MemoryMap::default()),
             pools: Default::default(),
             managed: Default::default(),
+            vmm: Default::default(),
             exceptions,
             teardowns: Teardowns::default(),
             creations: Creations::default(),

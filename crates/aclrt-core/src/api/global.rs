@@ -490,6 +490,16 @@ on_the_process_runtime! {
     fn mem_invalidate(ptr: usize, size: usize) -> ();
     fn pointer_get_attributes(ptr: usize) -> super::PointerAttributes;
     fn mem_get_allocation_granularity(mem_attr: u32, option: u32) -> usize;
+    fn reserve_mem_address(size: usize, alignment: usize, expect: usize, flags: u64) -> usize;
+    fn release_mem_address(ptr: usize) -> ();
+    fn malloc_physical(size: usize, prop: &super::PhysicalMemProp, flags: u64) -> u64;
+    fn free_physical(handle: u64) -> ();
+    fn map_mem(ptr: usize, size: usize, offset: usize, handle: u64, flags: u64) -> ();
+    fn unmap_mem(ptr: usize) -> ();
+    fn mem_set_access(ptr: usize, size: usize, descs: &[super::MemAccess]) -> ();
+    fn mem_get_access(ptr: usize, location_type: u32, location_id: u32) -> u64;
+    fn mem_retain_allocation_handle(ptr: usize) -> u64;
+    fn mem_get_allocation_properties(handle: u64) -> super::PhysicalMemProp;
     fn exception_info_callback_register(key: usize, callback: ExceptionCallback) -> ();
     fn exception_info_callback_unregister(key: usize) -> ();
     fn get_error_verbose(device_id: i32) -> super::ErrorVerbose;

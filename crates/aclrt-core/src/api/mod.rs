@@ -33,6 +33,7 @@ mod reduce;
 mod res_limit;
 mod stream;
 mod stream_ext;
+mod vmm;
 
 pub use crate::memory::managed::Location as ManagedLocation;
 pub use device::*;
@@ -52,6 +53,7 @@ pub use notify::MAX_NOTIFIES_PER_DEVICE;
 pub use overflow::{OVERFLOW_MODE_INFNAN, OVERFLOW_STATUS_SIZE};
 pub use stream::*;
 pub use stream_ext::*;
+pub use vmm::{MemAccess, PhysicalMemProp};
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

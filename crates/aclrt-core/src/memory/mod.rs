@@ -68,6 +68,7 @@ mod extents;
 pub(crate) mod managed;
 mod pages;
 pub(crate) mod pool;
+pub(crate) mod vmm;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -328,6 +329,55 @@ impl MemoryMap {
         }
     }
 
+    /// Maps `len` bytes of the shared memory object `fd`, from `offset`, at `start` inside the
+    /// region `serial` (a virtual memory reservation) and marks them live as memory of `place`.
+    /// The caller has checked that the range lies in the region, page-aligned, and that no live
+    /// block overlaps it. `false` (nothing changed) when the host refuses the mapping.
+    pub(crate) fn map_object(
+        &self,
+        start: usize,
+        len: usize,
+        fd: i32,
+        offset: usize,
+        place: Place,
+        serial: u64,
+    ) -> bool {
+        let mut inner = self.write();
+        debug_assert_eq!(inner.region_of(start), Some(serial));
+        debug_assert!(inner.live.range(start..start + len).next().is_none());
+        // SAFETY: page-aligned, inside the reservation's region (the caller's checks), where
+        // nothing is live; the write lock keeps a concurrent check from seeing it half done.
+        if !unsafe { pages::map_shared(start, len, fd, offset) } {
+            return false;
+        }
+        inner.live.insert(
+            start,
+            Allocation {
+                size: len,
+                place,
+                pool: serial,
+            },
+        );
+        true
+    }
+
+    /// Ends the mapping at `start` made by [`MemoryMap::map_object`] for region `serial`: the
+    /// range becomes unallocated runtime memory again, reading as zero.
+    pub(crate) fn unmap_object(&self, start: usize, serial: u64) {
+        let mut inner = self.write();
+        let Some(a) = inner.live.get(&start).copied() else {
+            return;
+        };
+        if a.pool != serial {
+            return;
+        }
+        inner.live.remove(&start);
+        inner.remember(start, a);
+        // SAFETY: the mapping's own page-aligned range inside its region; nothing is live in it
+        // any more.
+        unsafe { pages::restore(start, a.size) };
+    }
+
     /// Gives back the whole pages inside `[start, start + len)`, part of a pool region no live
     /// block overlaps (a pool trimmed it).
     pub(crate) fn release_pages(&self, start: usize, len: usize) {
@@ -346,6 +396,10 @@ impl MemoryMap {
     pub(crate) fn free(&self, ptr: usize, expected: fn(Place) -> bool) -> Result<Allocation> {
         let mut inner = self.write();
         match inner.live.get(&ptr) {
+            Some(a) if a.pool & vmm::VMM_SERIAL != 0 => bail!(
+                ACL_ERROR_RT_MEMORY_FREE,
+                "{ptr:#x} is virtual memory mapped by aclrtMapMem: end it with aclrtUnmapMem"
+            ),
             Some(a) if a.pool != 0 => bail!(
                 ACL_ERROR_RT_MEMORY_FREE,
                 "{ptr:#x} was allocated from a memory pool: give it back with \
@@ -530,6 +584,13 @@ impl Inner {
             }
         }
         match record {
+            Some((base, a)) if a.pool & vmm::VMM_SERIAL != 0 => format!(
+                "it lies {} bytes into the {}-byte mapping at {base:#x} ({}), which \
+                 aclrtUnmapMem ended",
+                ptr - base,
+                a.size,
+                a.place
+            ),
             Some((base, a)) if ptr == base => {
                 format!("it was freed ({}, {} bytes)", a.place, a.size)
             }
@@ -539,14 +600,19 @@ impl Inner {
                 a.size,
                 a.place
             ),
-            None if self.region_of(ptr).is_some() => {
-                "it lies in a memory pool's reserved range but no \
-                                            block of the pool holds it"
-                    .to_owned()
-            }
-            None => "it lies in memory the runtime reserved but has not allocated \
-                     (freed, or never handed out)"
-                .to_owned(),
+            None => match self.region_of(ptr) {
+                Some(serial) if serial & vmm::VMM_SERIAL != 0 => {
+                    "it lies in an address range reserved by aclrtReserveMemAddress that no \
+                     aclrtMapMem mapping covers"
+                        .to_owned()
+                }
+                Some(_) => "it lies in a memory pool's reserved range but no block of the \
+                            pool holds it"
+                    .to_owned(),
+                None => "it lies in memory the runtime reserved but has not allocated \
+                         (freed, or never handed out)"
+                    .to_owned(),
+            },
         }
     }
 

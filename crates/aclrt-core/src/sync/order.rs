@@ -51,6 +51,7 @@ const CLASSES: &[(&str, &str)] = &[
     ("Vec<Arc<Pool>>", "memory.retired_pools"),
     ("ManagedState", "memory.managed"),
     ("PendingSet", "memory.pending_frees"),
+    ("VmmState", "memory.vmm"),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
