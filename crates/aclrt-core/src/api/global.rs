@@ -500,6 +500,16 @@ on_the_process_runtime! {
     fn mem_get_access(ptr: usize, location_type: u32, location_id: u32) -> u64;
     fn mem_retain_allocation_handle(ptr: usize) -> u64;
     fn mem_get_allocation_properties(handle: u64) -> super::PhysicalMemProp;
+    fn mem_export_to_shareable_handle(handle: u64, handle_type: u32, flags: u64) -> u64;
+    fn mem_export_to_shareable_handle_v2(handle: u64, flags: u64, share_type: u32) -> u64;
+    fn mem_set_pid_to_shareable_handle(shareable: u64, pids: &[i32]) -> ();
+    fn mem_set_pid_to_shareable_handle_v2(shareable: u64, share_type: u32, pids: &[i32]) -> ();
+    fn mem_import_from_shareable_handle(shareable: u64, device: i32) -> u64;
+    fn mem_import_from_shareable_handle_v2(shareable: u64, share_type: u32, flags: u64) -> u64;
+    fn ipc_mem_get_export_key(ptr: usize, size: usize, len: usize, flags: u64) -> String;
+    fn ipc_mem_set_import_pid(key: &str, pids: &[i32]) -> ();
+    fn ipc_mem_import_by_key(key: &str, flags: u64) -> usize;
+    fn ipc_mem_close(key: &str) -> ();
     fn exception_info_callback_register(key: usize, callback: ExceptionCallback) -> ();
     fn exception_info_callback_unregister(key: usize) -> ();
     fn get_error_verbose(device_id: i32) -> super::ErrorVerbose;

@@ -328,6 +328,135 @@ impl Runtime {
         self.vmm.properties(handle)
     }
 
+    /// `aclrtMemExportToShareableHandle`: a handle another process imports the allocation by.
+    /// `flags` 1 lets any process import it; 0 only those `aclrtMemSetPidToShareableHandle`
+    /// names.
+    pub fn mem_export_to_shareable_handle(
+        &self,
+        handle: u64,
+        handle_type: u32,
+        flags: u64,
+    ) -> Result<u64> {
+        const CALL: &str = "aclrtMemExportToShareableHandle";
+        if handle == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: handle is NULL");
+        }
+        if !location_is(handle_type, vc::ACL_MEM_HANDLE_TYPE_NONE) {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: handleType is {handle_type}; expected ACL_MEM_HANDLE_TYPE_NONE"
+            );
+        }
+        self.export_physical(handle, flags, CALL)
+    }
+
+    fn export_physical(&self, handle: u64, flags: u64, call: &str) -> Result<u64> {
+        if flags > vc::ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION as u64 {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: flags is {flags:#x}; expected 0 or \
+                 ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION"
+            );
+        }
+        self.vmm.export(handle, flags != 0, call)
+    }
+
+    /// Checks a V2 share type: the default one is taken; a fabric handle (between servers) is
+    /// `207000`, anything else `107000`.
+    fn check_share_type(share_type: u32, call: &str) -> Result<()> {
+        if location_is(share_type, vc::ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT) {
+            return Ok(());
+        }
+        if location_is(share_type, vc::ACL_MEM_SHARE_HANDLE_TYPE_FABRIC) {
+            bail!(
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "{call}: fabric handles share memory between servers; the emulated machine is \
+                 one server (use ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT)"
+            );
+        }
+        bail!(
+            ACL_ERROR_RT_PARAM_INVALID,
+            "{call}: shareType {share_type} is not an aclrtMemSharedHandleType"
+        )
+    }
+
+    /// `aclrtMemExportToShareableHandleV2` with the default share type (a `uint64_t` handle).
+    pub fn mem_export_to_shareable_handle_v2(
+        &self,
+        handle: u64,
+        flags: u64,
+        share_type: u32,
+    ) -> Result<u64> {
+        const CALL: &str = "aclrtMemExportToShareableHandleV2";
+        if handle == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: handle is NULL");
+        }
+        Self::check_share_type(share_type, CALL)?;
+        self.export_physical(handle, flags, CALL)
+    }
+
+    /// `aclrtMemSetPidToShareableHandle`: adds processes to the export's whitelist.
+    pub fn mem_set_pid_to_shareable_handle(&self, shareable: u64, pids: &[i32]) -> Result<()> {
+        self.set_pids(shareable, pids, "aclrtMemSetPidToShareableHandle")
+    }
+
+    /// `aclrtMemSetPidToShareableHandleV2`.
+    pub fn mem_set_pid_to_shareable_handle_v2(
+        &self,
+        shareable: u64,
+        share_type: u32,
+        pids: &[i32],
+    ) -> Result<()> {
+        const CALL: &str = "aclrtMemSetPidToShareableHandleV2";
+        if pids.is_empty() {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: pidNum is 0");
+        }
+        Self::check_share_type(share_type, CALL)?;
+        self.set_pids(shareable, pids, CALL)
+    }
+
+    fn set_pids(&self, shareable: u64, pids: &[i32], call: &str) -> Result<()> {
+        if pids.is_empty() {
+            bail!(ACL_ERROR_INVALID_PARAM, "{call}: pidNum is 0");
+        }
+        self.vmm.set_pids(shareable, pids, call)
+    }
+
+    /// `aclrtMemImportFromShareableHandle`: the memory another process exported, as a physical
+    /// handle of `device` here (not counted against it: the exporter's device holds it).
+    pub fn mem_import_from_shareable_handle(&self, shareable: u64, device: i32) -> Result<u64> {
+        const CALL: &str = "aclrtMemImportFromShareableHandle";
+        not_in_callback(CALL)?;
+        if self.device(device).is_none() || device < 0 {
+            bail!(
+                ACL_ERROR_RT_INVALID_DEVICEID,
+                "{CALL}: device {device} does not exist"
+            );
+        }
+        self.current_context()?;
+        self.vmm.import(shareable, device, CALL)
+    }
+
+    /// `aclrtMemImportFromShareableHandleV2`: as V1, on the current device.
+    pub fn mem_import_from_shareable_handle_v2(
+        &self,
+        shareable: u64,
+        share_type: u32,
+        flags: u64,
+    ) -> Result<u64> {
+        const CALL: &str = "aclrtMemImportFromShareableHandleV2";
+        not_in_callback(CALL)?;
+        if flags != 0 {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: flags is {flags:#x}; it is reserved and must be 0"
+            );
+        }
+        let device = self.current_context()?.device.id;
+        Self::check_share_type(share_type, CALL)?;
+        self.vmm.import(shareable, device, CALL)
+    }
+
     /// Ends every mapping, physical allocation and reservation (finalize).
     pub(crate) fn clear_vmm(&self) {
         for released in self.vmm.clear(&self.memory) {

@@ -39,7 +39,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use super::{pages, MemoryMap, Place};
+use super::{pages, share, MemoryMap, Place};
 use crate::codes::*;
 use crate::error::{bail, Result};
 use crate::sync::lock;
@@ -100,8 +100,10 @@ pub(crate) struct Physical {
     pub(crate) refs: u32,
     /// Mappings of it in this process.
     pub(crate) mapped: u32,
-    /// Imported from another process (its memory is counted there).
-    pub(crate) imported: bool,
+    /// Imported from another process (its memory is counted there): the shareable handle.
+    pub(crate) imported: Option<u64>,
+    /// Exported by this process: the shareable handle and how many pids its whitelist holds.
+    pub(crate) exported: Option<(u64, usize)>,
 }
 
 struct Reservation {
@@ -121,6 +123,10 @@ pub(crate) struct VmmState {
     reservations: BTreeMap<usize, Reservation>,
     pub(crate) physicals: HashMap<u64, Physical>,
     mappings: BTreeMap<usize, Mapping>,
+    /// Shareable handles this process exported → the physical handle.
+    exports: HashMap<u64, u64>,
+    /// Shareable handles this process imported → the physical handle.
+    imports: HashMap<u64, u64>,
 }
 
 /// Virtual memory state of one runtime.
@@ -135,7 +141,22 @@ pub(crate) struct Vmm {
 pub(crate) type Released = Option<(Place, usize)>;
 
 fn released(p: &Physical) -> Released {
-    (!p.imported).then_some((p.place, p.size))
+    p.imported.is_none().then_some((p.place, p.size))
+}
+
+impl VmmState {
+    /// Takes a physical allocation out for good: its export closes (new imports fail), its
+    /// import is forgotten, its file is closed when the returned value is dropped.
+    fn end(&mut self, handle: u64) -> Physical {
+        let p = self.physicals.remove(&handle).expect("the caller found it");
+        if let Some((shareable, _)) = p.exported {
+            self.exports.remove(&shareable);
+        }
+        if let Some(shareable) = p.imported {
+            self.imports.remove(&shareable);
+        }
+        p
+    }
 }
 
 impl Vmm {
@@ -156,7 +177,7 @@ impl Vmm {
                 "aclrtReserveMemAddress: cannot reserve {size} bytes of address space"
             );
         };
-        let serial = VMM_SERIAL | self.next.fetch_add(1, Ordering::Relaxed);
+        let serial = self.region_serial();
         let start = map.reserve_region(len, GRANULARITY, serial)?;
         lock(&self.state)
             .reservations
@@ -201,34 +222,139 @@ impl Vmm {
                 prop,
                 refs: 1,
                 mapped: 0,
-                imported: false,
+                imported: None,
+                exported: None,
             },
         );
         Ok(handle)
     }
 
-    /// Adds an allocation imported from another process (its file, already opened here).
-    pub(crate) fn adopt(
-        &self,
-        file: OwnedFd,
-        size: usize,
-        place: Place,
-        prop: PhysicalMemProp,
-    ) -> u64 {
+    /// Exports `handle` (`aclrtMemExportToShareableHandle`): writes the description another
+    /// process reads into the allocation's file and returns the shareable handle.
+    pub(crate) fn export(&self, handle: u64, no_pid_check: bool, call: &str) -> Result<u64> {
+        let mut st = lock(&self.state);
+        let p = live_physical(&mut st, handle, call)?;
+        if p.imported.is_some() {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: {handle:#x} was imported from another process; only memory allocated \
+                 here can be exported"
+            );
+        }
+        let Place::Device(device) = p.place else {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: {handle:#x} is host memory; only device memory can be exported"
+            );
+        };
+        if p.exported.is_some() {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: {handle:#x} is already exported (one shareable handle per allocation)"
+            );
+        }
+        let name = share::Name {
+            pid: std::process::id(),
+            fd: p.file.as_raw_fd() as u32,
+            serial: share::next_serial(),
+        };
+        let Some(shareable) = share::handle(name) else {
+            bail!(
+                ACL_ERROR_RT_INTERNAL_ERROR,
+                "{call}: this process's id or descriptor is too large for a shareable handle"
+            );
+        };
+        share::write_header(
+            &p.file,
+            &share::Header {
+                kind: share::Kind::Physical,
+                flags: if no_pid_check { share::NO_PID_CHECK } else { 0 },
+                pid: name.pid,
+                closed: false,
+                serial: name.serial,
+                len: p.size,
+                offset: 0,
+                size: p.size,
+                device,
+                mem_attr: p.prop.mem_attr,
+                pids: Vec::new(),
+            },
+        )?;
+        p.exported = Some((shareable, 0));
+        st.exports.insert(shareable, handle);
+        Ok(shareable)
+    }
+
+    /// Adds `pids` to the whitelist of the export `shareable` of this process.
+    pub(crate) fn set_pids(&self, shareable: u64, pids: &[i32], call: &str) -> Result<()> {
+        let mut st = lock(&self.state);
+        let Some(&handle) = st.exports.get(&shareable) else {
+            bail!(
+                ACL_ERROR_RT_INVALID_HANDLE,
+                "{call}: {shareable:#x} is not a shareable handle this process exported"
+            );
+        };
+        let p = st
+            .physicals
+            .get_mut(&handle)
+            .expect("exports are of live allocations");
+        let (_, have) = p.exported.expect("listed as exported");
+        if have + pids.len() > share::MAX_PIDS {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: the whitelist holds at most {} pids ({have} set, {} more asked)",
+                share::MAX_PIDS,
+                pids.len()
+            );
+        }
+        share::add_pids(&p.file, have, pids)?;
+        p.exported = Some((shareable, have + pids.len()));
+        Ok(())
+    }
+
+    /// Imports the export `shareable` of another process as memory of `device`
+    /// (`aclrtMemImportFromShareableHandle`); returns the new physical handle.
+    pub(crate) fn import(&self, shareable: u64, device: i32, call: &str) -> Result<u64> {
+        let mut st = lock(&self.state);
+        if st.imports.contains_key(&shareable) {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{call}: {shareable:#x} is already imported by this process (one handle per \
+                 shareable handle)"
+            );
+        }
+        let (file, h) = share::open(
+            share::from_handle(shareable),
+            share::Kind::Physical,
+            share::HANDLE_SERIAL_MASK,
+            &format!("{call}: shareable handle {shareable:#x}"),
+        )?;
         let handle = self.token();
-        lock(&self.state).physicals.insert(
+        st.physicals.insert(
             handle,
             Physical {
                 file,
-                size,
-                place,
-                prop,
+                size: h.size,
+                place: Place::Device(device),
+                prop: PhysicalMemProp {
+                    mem_attr: h.mem_attr,
+                    location_type: crate::vendor_consts::ACL_MEM_LOCATION_TYPE_DEVICE as u32,
+                    location_id: device as u32,
+                    ..PhysicalMemProp::default()
+                },
                 refs: 1,
                 mapped: 0,
-                imported: true,
+                imported: Some(shareable),
+                exported: None,
             },
         );
-        handle
+        st.imports.insert(shareable, handle);
+        Ok(handle)
+    }
+
+    /// A fresh serial for an address range reserved in the memory map.
+    pub(crate) fn region_serial(&self) -> u64 {
+        VMM_SERIAL | self.next.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Drops a reference to `handle` (`aclrtFreePhysical`).
@@ -236,10 +362,18 @@ impl Vmm {
         let mut st = lock(&self.state);
         let p = live_physical(&mut st, handle, "aclrtFreePhysical")?;
         p.refs -= 1;
-        if p.refs > 0 || p.mapped > 0 {
+        if p.refs > 0 {
             return Ok(None);
         }
-        let p = st.physicals.remove(&handle).expect("found above");
+        // The handle is gone: so is its export, for new imports (the memory stays while mapped).
+        if let Some((shareable, _)) = p.exported {
+            share::close(&p.file)?;
+            st.exports.remove(&shareable);
+        }
+        if st.physicals[&handle].mapped > 0 {
+            return Ok(None);
+        }
+        let p = st.end(handle);
         Ok(released(&p))
     }
 
@@ -258,7 +392,7 @@ impl Vmm {
             (
                 p.size,
                 p.place,
-                p.imported,
+                p.imported.is_some(),
                 p.file.as_raw_fd(),
                 granularity_of(p.prop.mem_attr),
             )
@@ -322,12 +456,12 @@ impl Vmm {
                     other.place
                 );
             }
-            if other.imported != p_imported {
+            if other.imported.is_some() != p_imported {
                 bail!(
                     ACL_ERROR_RT_PARAM_INVALID,
                     "aclrtMapMem: the reserved range at {r_start:#x} already maps {} memory at \
                      {at:#x}; one range maps either allocated or imported memory",
-                    if other.imported {
+                    if other.imported.is_some() {
                         "imported"
                     } else {
                         "allocated"
@@ -335,7 +469,7 @@ impl Vmm {
                 );
             }
         }
-        if !mem.map_object(start, size, fd, data_offset(), p_place, serial) {
+        if !mem.map_object(start, size, fd, data_offset(), (0, size), p_place, serial) {
             bail!(
                 ACL_ERROR_RT_MEMORY_ALLOCATION,
                 "aclrtMapMem: the host refused to map {size} bytes at {start:#x}"
@@ -367,14 +501,14 @@ impl Vmm {
             .range(..=start)
             .next_back()
             .expect("a mapping lies in a reservation");
-        mem.unmap_object(start, r.serial);
+        mem.unmap_object(start, m.len, r.serial);
         let p = st
             .physicals
             .get_mut(&m.handle)
             .expect("mapped physicals stay");
         p.mapped -= 1;
         if p.refs == 0 && p.mapped == 0 {
-            let p = st.physicals.remove(&m.handle).expect("found above");
+            let p = st.end(m.handle);
             return Ok(released(&p));
         }
         Ok(None)
@@ -463,9 +597,9 @@ impl Vmm {
     pub(crate) fn clear(&self, mem: &MemoryMap) -> Vec<(Place, usize)> {
         let mut st = lock(&self.state);
         let mappings = std::mem::take(&mut st.mappings);
-        for (start, _) in mappings {
+        for (start, m) in mappings {
             if let Some((_, r)) = st.reservations.range(..=start).next_back() {
-                mem.unmap_object(start, r.serial);
+                mem.unmap_object(start, m.len, r.serial);
             }
         }
         st.reservations.clear();
@@ -506,7 +640,7 @@ pub(crate) fn granularity_of(mem_attr: u32) -> usize {
 
 /// A fresh memory file holding [`data_offset`] + `size` bytes, all reading as zero and backed
 /// only where written.
-fn memory_file(size: usize) -> Result<OwnedFd> {
+pub(crate) fn memory_file(size: usize) -> Result<OwnedFd> {
     let total = size
         .checked_add(data_offset())
         .and_then(|t| libc::off_t::try_from(t).ok());

@@ -52,6 +52,7 @@ const CLASSES: &[(&str, &str)] = &[
     ("ManagedState", "memory.managed"),
     ("PendingSet", "memory.pending_frees"),
     ("VmmState", "memory.vmm"),
+    ("IpcState", "memory.ipc"),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
