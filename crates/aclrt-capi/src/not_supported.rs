@@ -129,10 +129,8 @@ type aclrtLaunchKernelAttrValue = c_void;
 type aclrtLaunchKernelCfg = c_void;
 type aclrtMallocConfig = c_void;
 type aclrtMbuf = *mut c_void;
-type aclrtMemHandleType = u32;
 type aclrtMemLinkType = u32;
 type aclrtMemMallocPolicy = u32;
-type aclrtMemSharedHandleType = u32;
 type aclrtMemUceInfo = c_void;
 type aclrtMemcpyKind = u32;
 type aclrtNotify = *mut c_void;
@@ -398,40 +396,6 @@ not_supported! {
         handle: aclrtDrvMemHandle,
         flags: u64,
     ) -> aclError;
-    fn aclrtMemExportToShareableHandle(
-        handle: aclrtDrvMemHandle,
-        handleType: aclrtMemHandleType,
-        flags: u64,
-        shareableHandle: *mut u64,
-    ) -> aclError;
-    fn aclrtMemExportToShareableHandleV2(
-        handle: aclrtDrvMemHandle,
-        flags: u64,
-        shareType: aclrtMemSharedHandleType,
-        shareableHandle: *mut c_void,
-    ) -> aclError;
-    fn aclrtMemImportFromShareableHandle(
-        shareableHandle: u64,
-        deviceId: i32,
-        handle: *mut aclrtDrvMemHandle,
-    ) -> aclError;
-    fn aclrtMemImportFromShareableHandleV2(
-        shareableHandle: *mut c_void,
-        shareType: aclrtMemSharedHandleType,
-        flags: u64,
-        handle: *mut aclrtDrvMemHandle,
-    ) -> aclError;
-    fn aclrtMemSetPidToShareableHandle(
-        shareableHandle: u64,
-        pid: *mut i32,
-        pidNum: usize,
-    ) -> aclError;
-    fn aclrtMemSetPidToShareableHandleV2(
-        shareableHandle: *mut c_void,
-        shareType: aclrtMemSharedHandleType,
-        pid: *mut i32,
-        pidNum: usize,
-    ) -> aclError;
     fn aclrtReserveMemAddressNoUCMemory(
         virPtr: *mut *mut c_void,
         size: usize,
@@ -478,16 +442,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Memory shared between processes
-    fn aclrtIpcMemGetExportKey(
-        devPtr: *mut c_void,
-        size: usize,
-        key: *mut c_char,
-        len: usize,
-        flags: u64,
-    ) -> aclError;
-    fn aclrtIpcMemClose(key: *const c_char) -> aclError;
-    fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *const c_char, flags: u64) -> aclError;
-    fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i32, num: usize) -> aclError;
     fn aclrtIpcMemSetAttr(key: *const c_char, r#type: aclrtIpcMemAttrType, attr: u64) -> aclError;
     fn aclrtIpcMemImportPidInterServer(
         key: *const c_char,
@@ -823,6 +777,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 166);
+        assert_eq!(NOT_SUPPORTED.len(), 156);
     }
 }

@@ -1,7 +1,7 @@
 //! Virtual memory: reserved address ranges, physical allocations and their mappings. The C
 //! types are translated here; every check is the core's.
 
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void, CStr};
 
 use aclrt::api::{MemAccess, PhysicalMemProp};
 
@@ -196,6 +196,223 @@ pub unsafe extern "C" fn aclrtMemGetAllocationPropertiesFromHandle(
             },
         )
     }
+}
+
+/// `aclrtMemExportToShareableHandle`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemExportToShareableHandle(
+    handle: aclrtDrvMemHandle,
+    handleType: u32,
+    flags: u64,
+    shareableHandle: *mut u64,
+) -> aclError {
+    // SAFETY: `shareableHandle` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce(
+            "aclrtMemExportToShareableHandle",
+            shareableHandle,
+            "shareableHandle",
+            |rt| rt.mem_export_to_shareable_handle(handle as u64, handleType, flags),
+        )
+    }
+}
+
+/// `aclrtMemExportToShareableHandleV2`: the default share type writes a `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemExportToShareableHandleV2(
+    handle: aclrtDrvMemHandle,
+    flags: u64,
+    shareType: u32,
+    shareableHandle: *mut c_void,
+) -> aclError {
+    // SAFETY: `shareableHandle` is NULL or points at a writable `uint64_t` for the default
+    // share type (the only one that writes), the C caller's contract.
+    unsafe {
+        produce(
+            "aclrtMemExportToShareableHandleV2",
+            shareableHandle.cast::<u64>(),
+            "shareableHandle",
+            |rt| rt.mem_export_to_shareable_handle_v2(handle as u64, flags, shareType),
+        )
+    }
+}
+
+/// The pids of a whitelist call, checked not NULL.
+unsafe fn pid_list<'a>(pid: *const i32, num: usize, call: &str) -> aclrt::Result<&'a [i32]> {
+    not_null(pid, call, "pid")?;
+    // SAFETY: `pid` is non-NULL and holds `num` pids, the C caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(pid, num) })
+}
+
+/// `aclrtMemSetPidToShareableHandle`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemSetPidToShareableHandle(
+    shareableHandle: u64,
+    pid: *mut i32,
+    pidNum: usize,
+) -> aclError {
+    entry("aclrtMemSetPidToShareableHandle", |rt| {
+        // SAFETY: as `pid_list` requires, the C caller's contract.
+        let pids = unsafe { pid_list(pid, pidNum, "aclrtMemSetPidToShareableHandle")? };
+        rt.mem_set_pid_to_shareable_handle(shareableHandle, pids)
+    })
+}
+
+/// `aclrtMemSetPidToShareableHandleV2`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemSetPidToShareableHandleV2(
+    shareableHandle: *mut c_void,
+    shareType: u32,
+    pid: *mut i32,
+    pidNum: usize,
+) -> aclError {
+    entry("aclrtMemSetPidToShareableHandleV2", |rt| {
+        not_null(
+            shareableHandle,
+            "aclrtMemSetPidToShareableHandleV2",
+            "shareableHandle",
+        )?;
+        // SAFETY: as `pid_list` requires, the C caller's contract.
+        let pids = unsafe { pid_list(pid, pidNum, "aclrtMemSetPidToShareableHandleV2")? };
+        let value =
+            if i64::from(shareType) == aclrt::vendor_consts::ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT {
+                // SAFETY: a default handle is a readable `uint64_t`, the C caller's contract.
+                unsafe { shareableHandle.cast::<u64>().read_unaligned() }
+            } else {
+                0
+            };
+        rt.mem_set_pid_to_shareable_handle_v2(value, shareType, pids)
+    })
+}
+
+/// `aclrtMemImportFromShareableHandle`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemImportFromShareableHandle(
+    shareableHandle: u64,
+    deviceId: i32,
+    handle: *mut aclrtDrvMemHandle,
+) -> aclError {
+    // SAFETY: `handle` is NULL or writable, the C caller's contract.
+    unsafe {
+        produce(
+            "aclrtMemImportFromShareableHandle",
+            handle,
+            "handle",
+            |rt| {
+                rt.mem_import_from_shareable_handle(shareableHandle, deviceId)
+                    .map(|h| h as aclrtDrvMemHandle)
+            },
+        )
+    }
+}
+
+/// `aclrtMemImportFromShareableHandleV2`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemImportFromShareableHandleV2(
+    shareableHandle: *mut c_void,
+    shareType: u32,
+    flags: u64,
+    handle: *mut aclrtDrvMemHandle,
+) -> aclError {
+    // SAFETY: `handle` is NULL or writable, `shareableHandle` NULL or readable as its share
+    // type says: the C caller's contract.
+    unsafe {
+        produce(
+            "aclrtMemImportFromShareableHandleV2",
+            handle,
+            "handle",
+            |rt| {
+                not_null(
+                    shareableHandle,
+                    "aclrtMemImportFromShareableHandleV2",
+                    "shareableHandle",
+                )?;
+                let value = if i64::from(shareType)
+                    == aclrt::vendor_consts::ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT
+                {
+                    shareableHandle.cast::<u64>().read_unaligned()
+                } else {
+                    0
+                };
+                rt.mem_import_from_shareable_handle_v2(value, shareType, flags)
+                    .map(|h| h as aclrtDrvMemHandle)
+            },
+        )
+    }
+}
+
+/// A key argument: NULL is `100000`; bytes that are not UTF-8 name no key (refused later).
+unsafe fn key_arg(key: *const c_char, call: &str) -> aclrt::Result<String> {
+    not_null(key, call, "key")?;
+    // SAFETY: non-NULL and NUL-terminated, the C caller's contract.
+    Ok(unsafe { CStr::from_ptr(key) }
+        .to_string_lossy()
+        .into_owned())
+}
+
+/// `aclrtIpcMemGetExportKey`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
+    devPtr: *mut c_void,
+    size: usize,
+    key: *mut c_char,
+    len: usize,
+    flags: u64,
+) -> aclError {
+    entry("aclrtIpcMemGetExportKey", |rt| {
+        not_null(devPtr, "aclrtIpcMemGetExportKey", "devPtr")?;
+        not_null(key, "aclrtIpcMemGetExportKey", "key")?;
+        let k = rt.ipc_mem_get_export_key(devPtr as usize, size, len, flags)?;
+        // SAFETY: `key` holds `len` bytes (the C caller's contract) and the core checked that
+        // the key and its NUL fit.
+        unsafe {
+            std::ptr::copy_nonoverlapping(k.as_ptr(), key.cast::<u8>(), k.len());
+            key.add(k.len()).write(0);
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtIpcMemSetImportPid`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcMemSetImportPid(
+    key: *const c_char,
+    pid: *mut i32,
+    num: usize,
+) -> aclError {
+    entry("aclrtIpcMemSetImportPid", |rt| {
+        // SAFETY: as `key_arg` and `pid_list` require, the C caller's contract.
+        let k = unsafe { key_arg(key, "aclrtIpcMemSetImportPid")? };
+        let pids = unsafe { pid_list(pid, num, "aclrtIpcMemSetImportPid")? };
+        rt.ipc_mem_set_import_pid(&k, pids)
+    })
+}
+
+/// `aclrtIpcMemImportByKey`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcMemImportByKey(
+    devPtr: *mut *mut c_void,
+    key: *const c_char,
+    flags: u64,
+) -> aclError {
+    // SAFETY: `devPtr` is NULL or writable, `key` NULL or a C string: the C caller's contract.
+    unsafe {
+        produce("aclrtIpcMemImportByKey", devPtr, "devPtr", |rt| {
+            let k = key_arg(key, "aclrtIpcMemImportByKey")?;
+            rt.ipc_mem_import_by_key(&k, flags)
+                .map(|p| p as *mut c_void)
+        })
+    }
+}
+
+/// `aclrtIpcMemClose`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
+    entry("aclrtIpcMemClose", |rt| {
+        // SAFETY: as `key_arg` requires, the C caller's contract.
+        let k = unsafe { key_arg(key, "aclrtIpcMemClose")? };
+        rt.ipc_mem_close(&k)
+    })
 }
 
 #[cfg(test)]
