@@ -40,6 +40,9 @@ struct Import {
 pub(crate) struct IpcState {
     exports: HashMap<String, Export>,
     imports: HashMap<String, Import>,
+    /// Closed imports whose pages still show the shared bytes, for work queued before the
+    /// close; they go once every stream is idle.
+    retired: Vec<Import>,
 }
 
 /// IPC memory of one runtime.
@@ -185,6 +188,7 @@ impl Runtime {
         let device = self.current_context()?.device.id;
         let _creating = self.creating()?;
         let mut st = lock(&self.ipc.state);
+        self.sweep_retired(&mut st);
         if st.imports.contains_key(key) {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
@@ -247,8 +251,9 @@ impl Runtime {
         not_in_callback(CALL)?;
         let mut st = lock(&self.ipc.state);
         if let Some(i) = st.imports.remove(key) {
-            self.memory.unmap_object(i.start, i.len, i.serial);
-            self.memory.release_region(i.start);
+            self.memory.retire_object(i.start, i.len, i.serial);
+            st.retired.push(i);
+            self.sweep_retired(&mut st);
             return Ok(());
         }
         if let Some(e) = st.exports.remove(key) {
@@ -258,6 +263,18 @@ impl Runtime {
             ACL_ERROR_RT_INVALID_HANDLE,
             "{CALL}: {key:?} is neither exported nor imported by this process"
         )
+    }
+
+    /// Ends the retired imports once no stream has work queued or running (work queued before
+    /// a close may still use its pages; work submitted after it is refused the range).
+    fn sweep_retired(&self, st: &mut IpcState) {
+        if st.retired.is_empty() || !self.streams.values().iter().all(|(_, s)| s.is_idle()) {
+            return;
+        }
+        for i in st.retired.drain(..) {
+            self.memory.restore_object(i.start, i.len);
+            self.memory.release_region(i.start);
+        }
     }
 
     /// Ends the export of the allocation at `base`, if any (it is being freed).
@@ -279,7 +296,8 @@ impl Runtime {
         for (_, e) in st.exports.drain() {
             let _ = share::close(&e.file);
         }
-        for (_, i) in st.imports.drain() {
+        let imports: Vec<Import> = st.imports.drain().map(|(_, i)| i).collect();
+        for i in imports.into_iter().chain(st.retired.drain(..)) {
             self.memory.unmap_object(i.start, i.len, i.serial);
             self.memory.release_region(i.start);
         }

@@ -397,6 +397,13 @@ impl MemoryMap {
     /// Ends the mapping of `[start, start + len)` made by [`MemoryMap::map_object`] for region
     /// `serial`: the range becomes unallocated runtime memory again, reading as zero.
     pub(crate) fn unmap_object(&self, start: usize, len: usize, serial: u64) {
+        self.retire_object(start, len, serial);
+        self.restore_object(start, len);
+    }
+
+    /// The first half of [`MemoryMap::unmap_object`]: runtime calls refuse the range from now
+    /// on, but its pages still show the shared bytes (work queued before still sees them).
+    pub(crate) fn retire_object(&self, start: usize, len: usize, serial: u64) {
         let mut inner = self.write();
         let inside: Vec<usize> = inner
             .live
@@ -408,9 +415,17 @@ impl MemoryMap {
             let a = inner.live.remove(&base).expect("listed above");
             inner.remember(base, a);
         }
+    }
+
+    /// The second half of [`MemoryMap::unmap_object`]: private zero pages replace the shared
+    /// ones of a retired mapping.
+    pub(crate) fn restore_object(&self, start: usize, len: usize) {
+        let inner = self.write();
+        debug_assert!(inner.live.range(start..start + len).next().is_none());
         // SAFETY: the mapping's own page-aligned range inside its region; nothing is live in it
         // any more.
         unsafe { pages::restore(start, len) };
+        drop(inner);
     }
 
     /// Moves the pages of the live device allocation at `base` into a fresh memory file another
@@ -737,7 +752,7 @@ impl Inner {
         match record {
             Some((base, a)) if a.pool & vmm::VMM_SERIAL != 0 => format!(
                 "it lies {} bytes into the {}-byte mapping at {base:#x} ({}), which \
-                 aclrtUnmapMem ended",
+                 aclrtUnmapMem or aclrtIpcMemClose ended",
                 ptr - base,
                 a.size,
                 a.place
