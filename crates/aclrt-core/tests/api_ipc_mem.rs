@@ -191,7 +191,37 @@ fn child_role() {
                 )
             };
             say(format!("past {}", code(past)));
+            // A kernel queued before the close still reads the shared bytes when it runs; calls
+            // after the close are refused the range.
+            let stream = api::create_stream().unwrap();
+            let gate = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            launch(stream, gated(&gate));
+            let (s2, addr) = (seen.clone(), p + 100);
+            launch(
+                stream,
+                kernel(move || {
+                    // SAFETY: the imported range stays mapped for work queued before the close.
+                    let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, 1000) };
+                    s2.lock().unwrap().extend_from_slice(bytes);
+                }),
+            );
             api::ipc_mem_close(&key).unwrap();
+            // SAFETY: `byte` is writable; the device range is checked by the runtime.
+            let after = unsafe {
+                api::memcpy(
+                    byte.as_mut_ptr() as usize,
+                    1,
+                    p,
+                    1,
+                    ACL_MEMCPY_DEVICE_TO_HOST,
+                )
+            };
+            say(format!("after {}", code(after)));
+            gate.store(true, std::sync::atomic::Ordering::SeqCst);
+            api::synchronize_stream(stream).unwrap();
+            assert_eq!(*seen.lock().unwrap(), pattern(4, 1000));
+            api::destroy_stream(stream).unwrap();
             say("done".into());
         }
         // Try importing a key; report the code.
@@ -369,6 +399,7 @@ fn malloc_memory_imported_by_key_in_another_process() {
     child.send(&key);
     child.send(&size.to_string());
     assert_eq!(child.recv(), format!("past {ACL_ERROR_INVALID_PARAM}"));
+    assert_eq!(child.recv(), format!("after {ACL_ERROR_INVALID_PARAM}"));
     assert_eq!(child.recv(), "done");
     child.finish();
     let mut want = pattern(3, size);
