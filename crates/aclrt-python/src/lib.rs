@@ -18,6 +18,7 @@ mod rt_device_misc;
 mod rt_ext;
 mod rt_host;
 mod rt_more;
+mod rt_vmm;
 mod site;
 mod util;
 
@@ -97,7 +98,8 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         rt_config::register(m)?;
         rt_host::register(m)?;
         rt_device_misc::register(m)?;
-        rt_more::register(m)
+        rt_more::register(m)?;
+        rt_vmm::register(m)
     })?;
     submodule(m, "util", util::register)?;
     submodule(m, "media", media::register)?;
