@@ -170,6 +170,17 @@ fn child_role() {
             say(format!("{s}"));
             std::process::exit(0);
         }
+        // Export mapped physical memory to anyone, say its handle, and end when told.
+        "export-until-told" => {
+            let h = api::malloc_physical(G, &prop(), 0).unwrap();
+            let va = api::reserve_mem_address(G, 0, 0, 0).unwrap();
+            api::map_mem(va, G, 0, h, 0).unwrap();
+            write(va, &pattern(5, 4096));
+            let s = api::mem_export_to_shareable_handle(h, 0, 1).unwrap();
+            say(format!("{s}"));
+            let _ = lines.next();
+            std::process::exit(0);
+        }
         // Import by key, check the parent's bytes, write ours, close.
         "import-key" => {
             let key = lines.next().unwrap();
@@ -422,5 +433,31 @@ fn malloc_memory_imported_by_key_in_another_process() {
     let again = api::malloc(size, 0).unwrap();
     assert_eq!(read(again, size), vec![0u8; size]);
     api::free(again).unwrap();
+    api::finalize().unwrap();
+}
+
+#[test]
+fn memory_mapped_from_a_process_that_ends_stays_usable() {
+    let _serial = common::exclusive();
+    setup();
+    let mut child = Peer::spawn("export-until-told");
+    let s: u64 = child.recv().parse().unwrap();
+    let h = api::mem_import_from_shareable_handle(s, 0).unwrap();
+    let va = api::reserve_mem_address(G, 0, 0, 0).unwrap();
+    api::map_mem(va, G, 0, h, 0).unwrap();
+    assert_eq!(read(va, 4096), pattern(5, 4096));
+    child.send("end");
+    child.finish();
+    // The exporter has ended: the mapping still shows (and takes) the bytes; a new import of one of its
+    // handles is refused with the documented code.
+    assert_eq!(read(va, 4096), pattern(5, 4096));
+    write(va + 4096, &pattern(6, 100));
+    assert_eq!(read(va + 4096, 100), pattern(6, 100));
+    let e = api::mem_import_from_shareable_handle(s ^ 1, 0).unwrap_err();
+    assert_eq!(e.code(), ACL_ERROR_RT_INVALID_HANDLE);
+    assert!(e.message().contains("has ended"), "{e}");
+    api::unmap_mem(va).unwrap();
+    api::free_physical(h).unwrap();
+    api::release_mem_address(va).unwrap();
     api::finalize().unwrap();
 }
