@@ -129,7 +129,7 @@ fn child_role() {
     setup();
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines().map(|l| l.unwrap());
-    let mut say = |s: String| {
+    let say = |s: String| {
         println!(">{s}");
         std::io::stdout().flush().unwrap();
     };

@@ -76,6 +76,13 @@ fn map_copy_set_and_unmap_byte_for_byte() {
         device_prop(0)
     );
     api::map_mem(va + G, G, 0, h, 0).unwrap();
+    // aclrtCheckMemType: reserved ranges are ACL_RT_MEM_TYPE_RSVD (0x10), mapped or not.
+    let kind = |addr: usize, t: u32| api::acl(|rt| rt.check_mem_type(&[addr], t, 0)).unwrap();
+    assert!(kind(va, 0x10) && kind(va + G + 8, 0x10));
+    assert!(!kind(va + G, 0x2), "not ACL_RT_MEM_TYPE_DEV");
+    let plain = api::malloc(64, 0).unwrap();
+    assert!(kind(plain, 0x2) && !kind(plain, 0x10));
+    api::free(plain).unwrap();
 
     // The mapping is device memory of device 0, checked like an allocation.
     let pattern: Vec<u8> = (0..4096).map(|i| (i * 7 + 3) as u8).collect();

@@ -87,43 +87,6 @@ pub(super) unsafe fn zero(start: usize, len: usize) {
     unsafe { release(head_end, tail_start - head_end) };
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn page_rounding() {
-        let p = page_size();
-        assert!(p.is_power_of_two());
-        assert_eq!(page_down(p + 1), p);
-        assert_eq!(page_up(p + 1), 2 * p);
-        assert_eq!(page_up(p), p);
-        assert_eq!(page_up(0), 0);
-    }
-
-    #[test]
-    fn reserved_space_reads_zero_and_zero_clears_exactly_its_range() {
-        let p = page_size();
-        let base = reserve(4 * p).expect("reserve");
-        assert_eq!(base % p, 0);
-        // SAFETY: the four pages were just reserved read-write and are ours alone.
-        unsafe {
-            let bytes = std::slice::from_raw_parts_mut(base as *mut u8, 4 * p);
-            assert!(bytes.iter().all(|&b| b == 0));
-            bytes.fill(0xEE);
-            // From the middle of page 0 to the middle of page 3.
-            zero(base + p / 2, 3 * p);
-            let bytes = std::slice::from_raw_parts(base as *const u8, 4 * p);
-            assert!(bytes[..p / 2].iter().all(|&b| b == 0xEE));
-            assert!(bytes[p / 2..p / 2 + 3 * p].iter().all(|&b| b == 0));
-            assert!(bytes[p / 2 + 3 * p..].iter().all(|&b| b == 0xEE));
-            release(base, 4 * p);
-            let bytes = std::slice::from_raw_parts(base as *const u8, 4 * p);
-            assert!(bytes.iter().all(|&b| b == 0));
-        }
-    }
-}
-
 /// Maps `len` bytes of the shared memory object `fd`, from `offset`, over `[start, start +
 /// len)` (a mapping of another process's object shows the same bytes). `false` when the host
 /// refuses; the range is then unchanged.
@@ -174,5 +137,42 @@ pub(super) unsafe fn restore(start: usize, len: usize) {
     if ptr as usize != start {
         // SAFETY: same range; MADV_DONTNEED only drops pages.
         unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_DONTNEED) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_rounding() {
+        let p = page_size();
+        assert!(p.is_power_of_two());
+        assert_eq!(page_down(p + 1), p);
+        assert_eq!(page_up(p + 1), 2 * p);
+        assert_eq!(page_up(p), p);
+        assert_eq!(page_up(0), 0);
+    }
+
+    #[test]
+    fn reserved_space_reads_zero_and_zero_clears_exactly_its_range() {
+        let p = page_size();
+        let base = reserve(4 * p).expect("reserve");
+        assert_eq!(base % p, 0);
+        // SAFETY: the four pages were just reserved read-write and are ours alone.
+        unsafe {
+            let bytes = std::slice::from_raw_parts_mut(base as *mut u8, 4 * p);
+            assert!(bytes.iter().all(|&b| b == 0));
+            bytes.fill(0xEE);
+            // From the middle of page 0 to the middle of page 3.
+            zero(base + p / 2, 3 * p);
+            let bytes = std::slice::from_raw_parts(base as *const u8, 4 * p);
+            assert!(bytes[..p / 2].iter().all(|&b| b == 0xEE));
+            assert!(bytes[p / 2..p / 2 + 3 * p].iter().all(|&b| b == 0));
+            assert!(bytes[p / 2 + 3 * p..].iter().all(|&b| b == 0xEE));
+            release(base, 4 * p);
+            let bytes = std::slice::from_raw_parts(base as *const u8, 4 * p);
+            assert!(bytes.iter().all(|&b| b == 0));
+        }
     }
 }

@@ -185,6 +185,15 @@ impl Vmm {
         Ok(start)
     }
 
+    /// Whether `addr` lies in a range reserved by `aclrtReserveMemAddress`.
+    pub(crate) fn reserved(&self, addr: usize) -> bool {
+        lock(&self.state)
+            .reservations
+            .range(..=addr)
+            .next_back()
+            .is_some_and(|(&s, r)| addr < s + r.len)
+    }
+
     /// Releases the reservation that starts at `start`.
     pub(crate) fn release(&self, map: &MemoryMap, start: usize) -> Result<()> {
         let mut st = lock(&self.state);
@@ -367,7 +376,9 @@ impl Vmm {
         }
         // The handle is gone: so is its export, for new imports (the memory stays while mapped).
         if let Some((shareable, _)) = p.exported {
-            share::close(&p.file)?;
+            // Writing one word into our own memory file does not fail in practice; were it to,
+            // the closed descriptor (below, or at the last unmap) still ends the export.
+            let _ = share::close(&p.file);
             st.exports.remove(&shareable);
         }
         if st.physicals[&handle].mapped > 0 {
