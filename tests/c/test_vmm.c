@@ -121,6 +121,17 @@ static void map_and_use(void)
     CHECK(free1 == free0);
     EXPECT_CODE(aclrtMemcpy(back, 4, va, 4, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtFreePhysical(handle), ACL_ERROR_RT_INVALID_HANDLE);
+    /* Mapped without access: none for every location until set. */
+    REQUIRE_OK(aclrtMallocPhysical(&handle, G, &prop, 0));
+    EXPECT_OK(aclrtMemMapNoAccess(va, G, 0, handle, 0));
+    EXPECT_OK(aclrtMemGetAccess(va, &loc, &flag));
+    CHECK(flag == ACL_RT_MEM_ACCESS_FLAGS_NONE);
+    EXPECT_OK(aclrtMemSetAccess(va, G, &desc, 1));
+    EXPECT_OK(aclrtMemGetAccess(va, &loc, &flag));
+    CHECK(flag == ACL_RT_MEM_ACCESS_FLAGS_READWRITE);
+    EXPECT_CODE(aclrtMemMapNoAccess(va, G, 0, handle, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_OK(aclrtUnmapMem(va));
+    EXPECT_OK(aclrtFreePhysical(handle));
     EXPECT_OK(aclrtReleaseMemAddress(va));
     EXPECT_OK(aclrtDestroyStream(s));
 }

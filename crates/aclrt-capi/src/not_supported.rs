@@ -389,13 +389,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Virtual memory
-    fn aclrtMemMapNoAccess(
-        virPtr: *mut c_void,
-        size: usize,
-        offset: usize,
-        handle: aclrtDrvMemHandle,
-        flags: u64,
-    ) -> aclError;
     fn aclrtReserveMemAddressNoUCMemory(
         virPtr: *mut *mut c_void,
         size: usize,
@@ -777,6 +770,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 156);
+        assert_eq!(NOT_SUPPORTED.len(), 155);
     }
 }

@@ -98,6 +98,20 @@ pub extern "C" fn aclrtMapMem(
     })
 }
 
+/// `aclrtMemMapNoAccess`.
+#[no_mangle]
+pub extern "C" fn aclrtMemMapNoAccess(
+    virPtr: *mut c_void,
+    size: usize,
+    offset: usize,
+    handle: aclrtDrvMemHandle,
+    flags: u64,
+) -> aclError {
+    entry("aclrtMemMapNoAccess", |rt| {
+        rt.mem_map_no_access(virPtr as usize, size, offset, handle as u64, flags)
+    })
+}
+
 /// `aclrtUnmapMem`.
 #[no_mangle]
 pub extern "C" fn aclrtUnmapMem(virPtr: *mut c_void) -> aclError {

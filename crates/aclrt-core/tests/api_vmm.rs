@@ -312,6 +312,23 @@ fn refusals_carry_the_vendor_codes() {
         ACL_ERROR_RT_PARAM_INVALID
     );
 
+    // A mapping made without access: none for any location until set.
+    let hn = api::malloc_physical(G, &p, 0).unwrap();
+    assert_eq!(
+        code(api::mem_map_no_access(va + 2 * G, G, 0, hn, 1)),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(
+        code(api::mem_map_no_access(va + 2 * G + 4096, G, 0, hn, 0)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    api::mem_map_no_access(va + 2 * G, G, 0, hn, 0).unwrap();
+    assert_eq!(api::mem_get_access(va + 2 * G, dev, 0).unwrap(), 0);
+    api::mem_set_access(va + 2 * G, G, &[desc(3, dev, 0)]).unwrap();
+    assert_eq!(api::mem_get_access(va + 2 * G, dev, 0).unwrap(), rw);
+    api::unmap_mem(va + 2 * G).unwrap();
+    api::free_physical(hn).unwrap();
+
     // Retain: one more reference, each freed on its own.
     assert_eq!(api::mem_retain_allocation_handle(va).unwrap(), h);
     assert_eq!(

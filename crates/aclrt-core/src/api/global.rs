@@ -495,6 +495,7 @@ on_the_process_runtime! {
     fn malloc_physical(size: usize, prop: &super::PhysicalMemProp, flags: u64) -> u64;
     fn free_physical(handle: u64) -> ();
     fn map_mem(ptr: usize, size: usize, offset: usize, handle: u64, flags: u64) -> ();
+    fn mem_map_no_access(ptr: usize, size: usize, offset: usize, handle: u64, flags: u64) -> ();
     fn unmap_mem(ptr: usize) -> ();
     fn mem_set_access(ptr: usize, size: usize, descs: &[super::MemAccess]) -> ();
     fn mem_get_access(ptr: usize, location_type: u32, location_id: u32) -> u64;

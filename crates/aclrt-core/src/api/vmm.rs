@@ -192,23 +192,54 @@ impl Runtime {
         handle: u64,
         flags: u64,
     ) -> Result<()> {
+        self.map_checked(ptr, size, offset, handle, flags, false)
+    }
+
+    /// `aclrtMemMapNoAccess`: as `aclrtMapMem`, with no location's access set until
+    /// `aclrtMemSetAccess` sets it (recorded and reported, not enforced, as all access flags).
+    pub fn mem_map_no_access(
+        &self,
+        ptr: usize,
+        size: usize,
+        offset: usize,
+        handle: u64,
+        flags: u64,
+    ) -> Result<()> {
+        self.map_checked(ptr, size, offset, handle, flags, true)
+    }
+
+    fn map_checked(
+        &self,
+        ptr: usize,
+        size: usize,
+        offset: usize,
+        handle: u64,
+        flags: u64,
+        no_access: bool,
+    ) -> Result<()> {
+        let call = if no_access {
+            "aclrtMemMapNoAccess"
+        } else {
+            "aclrtMapMem"
+        };
         if ptr == 0 {
-            bail!(ACL_ERROR_INVALID_PARAM, "aclrtMapMem: virPtr is NULL");
+            bail!(ACL_ERROR_INVALID_PARAM, "{call}: virPtr is NULL");
         }
         if handle == 0 {
-            bail!(ACL_ERROR_INVALID_PARAM, "aclrtMapMem: handle is NULL");
+            bail!(ACL_ERROR_INVALID_PARAM, "{call}: handle is NULL");
         }
         if size == 0 {
-            bail!(ACL_ERROR_INVALID_PARAM, "aclrtMapMem: size is 0");
+            bail!(ACL_ERROR_INVALID_PARAM, "{call}: size is 0");
         }
         if flags != 0 {
             bail!(
                 ACL_ERROR_INVALID_PARAM,
-                "aclrtMapMem: flags is {flags:#x}; it is reserved and must be 0"
+                "{call}: flags is {flags:#x}; it is reserved and must be 0"
             );
         }
-        not_in_callback("aclrtMapMem")?;
-        self.vmm.map(&self.memory, ptr, size, offset, handle)
+        not_in_callback(call)?;
+        self.vmm
+            .map(&self.memory, ptr, size, offset, handle, no_access)
     }
 
     /// `aclrtUnmapMem`.

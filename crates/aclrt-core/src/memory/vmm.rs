@@ -116,6 +116,8 @@ struct Mapping {
     handle: u64,
     /// Access set by `aclrtMemSetAccess`: (location type, id) → flags.
     access: BTreeMap<(u32, u32), u32>,
+    /// Made by `aclrtMemMapNoAccess`: no location has access until it is set.
+    no_access: bool,
 }
 
 #[derive(Default)]
@@ -396,10 +398,16 @@ impl Vmm {
         size: usize,
         offset: usize,
         handle: u64,
+        no_access: bool,
     ) -> Result<()> {
+        let call = if no_access {
+            "aclrtMemMapNoAccess"
+        } else {
+            "aclrtMapMem"
+        };
         let mut st = lock(&self.state);
         let (p_size, p_place, p_imported, fd, granularity) = {
-            let p = live_physical(&mut st, handle, "aclrtMapMem")?;
+            let p = live_physical(&mut st, handle, call)?;
             (
                 p.size,
                 p.place,
@@ -411,26 +419,26 @@ impl Vmm {
         if offset != 0 {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
-                "aclrtMapMem: offset is {offset}; only 0 is supported"
+                "{call}: offset is {offset}; only 0 is supported"
             );
         }
         if size != p_size {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
-                "aclrtMapMem: size {size} is not the physical allocation's size {p_size}"
+                "{call}: size {size} is not the physical allocation's size {p_size}"
             );
         }
         if start % granularity != 0 {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
-                "aclrtMapMem: {start:#x} is not a multiple of the allocation granularity \
+                "{call}: {start:#x} is not a multiple of the allocation granularity \
                  {granularity:#x}"
             );
         }
         let Some((&r_start, r)) = st.reservations.range(..=start).next_back() else {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
-                "aclrtMapMem: {start:#x} is not in an address range reserved by \
+                "{call}: {start:#x} is not in an address range reserved by \
                  aclrtReserveMemAddress"
             );
         };
@@ -438,14 +446,14 @@ impl Vmm {
         if start >= r_start + r_len {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
-                "aclrtMapMem: {start:#x} is not in an address range reserved by \
+                "{call}: {start:#x} is not in an address range reserved by \
                  aclrtReserveMemAddress"
             );
         }
         if start + size > r_start + r_len {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
-                "aclrtMapMem: {size} bytes at {start:#x} run past the end of the {r_len}-byte \
+                "{call}: {size} bytes at {start:#x} run past the end of the {r_len}-byte \
                  reserved range at {r_start:#x}"
             );
         }
@@ -453,7 +461,7 @@ impl Vmm {
             if at < start + size && start < at + m.len {
                 bail!(
                     ACL_ERROR_RT_PARAM_INVALID,
-                    "aclrtMapMem: {size} bytes at {start:#x} overlap the mapping at {at:#x} \
+                    "{call}: {size} bytes at {start:#x} overlap the mapping at {at:#x} \
                      ({} bytes)",
                     m.len
                 );
@@ -462,7 +470,7 @@ impl Vmm {
             if other.place != p_place {
                 bail!(
                     ACL_ERROR_RT_PARAM_INVALID,
-                    "aclrtMapMem: the reserved range at {r_start:#x} already maps {} at {at:#x}; \
+                    "{call}: the reserved range at {r_start:#x} already maps {} at {at:#x}; \
                      one range maps the memory of one place only",
                     other.place
                 );
@@ -470,7 +478,7 @@ impl Vmm {
             if other.imported.is_some() != p_imported {
                 bail!(
                     ACL_ERROR_RT_PARAM_INVALID,
-                    "aclrtMapMem: the reserved range at {r_start:#x} already maps {} memory at \
+                    "{call}: the reserved range at {r_start:#x} already maps {} memory at \
                      {at:#x}; one range maps either allocated or imported memory",
                     if other.imported.is_some() {
                         "imported"
@@ -483,7 +491,7 @@ impl Vmm {
         if !mem.map_object(start, size, fd, data_offset(), (0, size), p_place, serial) {
             bail!(
                 ACL_ERROR_RT_MEMORY_ALLOCATION,
-                "aclrtMapMem: the host refused to map {size} bytes at {start:#x}"
+                "{call}: the host refused to map {size} bytes at {start:#x}"
             );
         }
         st.physicals.get_mut(&handle).expect("found above").mapped += 1;
@@ -493,6 +501,7 @@ impl Vmm {
                 len: size,
                 handle,
                 access: BTreeMap::new(),
+                no_access,
             },
         );
         Ok(())
@@ -555,7 +564,8 @@ impl Vmm {
     }
 
     /// The access flags of `location` on the mapping at `start` (`aclrtMemGetAccess`): as last
-    /// set; unset, read-write for the place of the mapped memory and none elsewhere.
+    /// set; unset, read-write for the place of the mapped memory and none elsewhere (none
+    /// everywhere for a mapping made by `aclrtMemMapNoAccess`).
     pub(crate) fn get_access(
         &self,
         start: usize,
@@ -566,6 +576,9 @@ impl Vmm {
         let m = Self::mapping(&mut st, start, "aclrtMemGetAccess")?;
         if let Some(&f) = m.access.get(&(location_type, location_id)) {
             return Ok(f);
+        }
+        if m.no_access {
+            return Ok(crate::vendor_consts::ACL_RT_MEM_ACCESS_FLAGS_NONE as u32);
         }
         let place = st.physicals[&st.mappings[&start].handle].place;
         let own = match place {
