@@ -8,7 +8,7 @@
 //!   [`VMM_SERIAL`] set (pool regions never do). Its addresses are runtime memory that is not
 //!   allocated: a copy or set there is refused (`100000`) until a mapping covers them.
 //! - A *physical allocation* is a memory file (`memfd`) of its size rounded up to its
-//!   granularity, plus one leading page ([`DATA_OFFSET`]) kept for what sharing it with another
+//!   granularity, plus one leading page ([`data_offset`]) kept for what sharing it with another
 //!   process needs. Device memory is counted against its device from `aclrtMallocPhysical`
 //!   until the allocation is really released.
 //! - A *mapping* maps the whole of one physical allocation, shared, over part of one
