@@ -127,13 +127,7 @@ pub unsafe extern "C" fn aclrtMemSetAccess(
     count: usize,
 ) -> aclError {
     entry("aclrtMemSetAccess", |rt| {
-        if desc.is_null() {
-            return Err(aclrt::Error::new(
-                aclrt::codes::ACL_ERROR_RT_PARAM_INVALID,
-                "aclrtMemSetAccess: desc is NULL",
-            ));
-        }
-        let descs: Vec<MemAccess> = if count == 0 {
+        let descs: Vec<MemAccess> = if desc.is_null() || count == 0 {
             Vec::new()
         } else {
             // SAFETY: `desc` is non-NULL and points at `count` descriptors, the C caller's
@@ -147,7 +141,11 @@ pub unsafe extern "C" fn aclrtMemSetAccess(
                 })
                 .collect()
         };
-        rt.mem_set_access(virPtr as usize, size, &descs)
+        rt.mem_set_access(
+            virPtr as usize,
+            size,
+            (!desc.is_null()).then_some(&descs[..]),
+        )
     })
 }
 

@@ -279,12 +279,21 @@ fn refusals_carry_the_vendor_codes() {
         location_type,
         location_id,
     };
-    api::mem_set_access(va, G, &[desc(read_only, dev, 1), desc(read_only, host, 5)]).unwrap();
+    api::mem_set_access(
+        va,
+        G,
+        Some(&[desc(read_only, dev, 1), desc(read_only, host, 5)]),
+    )
+    .unwrap();
     assert_eq!(api::mem_get_access(va, dev, 1).unwrap(), 1);
     assert_eq!(api::mem_get_access(va, host, 0).unwrap(), 1);
-    let set = |ptr, size, d: &[MemAccess]| code(api::mem_set_access(ptr, size, d));
+    let set = |ptr, size, d: &[MemAccess]| code(api::mem_set_access(ptr, size, Some(d)));
     assert_eq!(set(0, G, &[desc(3, dev, 0)]), ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(set(va, G, &[]), ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(
+        code(api::mem_set_access(va, G, None)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
     assert_eq!(set(va, G, &[desc(2, dev, 0)]), ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(set(va, G, &[desc(3, 3, 0)]), ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(
@@ -324,7 +333,7 @@ fn refusals_carry_the_vendor_codes() {
     );
     api::mem_map_no_access(va + 2 * G, G, 0, hn, 0).unwrap();
     assert_eq!(api::mem_get_access(va + 2 * G, dev, 0).unwrap(), 0);
-    api::mem_set_access(va + 2 * G, G, &[desc(3, dev, 0)]).unwrap();
+    api::mem_set_access(va + 2 * G, G, Some(&[desc(3, dev, 0)])).unwrap();
     assert_eq!(api::mem_get_access(va + 2 * G, dev, 0).unwrap(), rw);
     api::unmap_mem(va + 2 * G).unwrap();
     api::free_physical(hn).unwrap();

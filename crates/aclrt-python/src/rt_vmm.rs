@@ -137,15 +137,6 @@ fn ipc_mem_get_export_key(dev_ptr: &Any, size: &Any, flags: &Any) -> PyResult<(S
     let p = usize_arg(dev_ptr, "dev_ptr")?;
     let size = usize_arg(size, "size")?;
     let flags = int_bits(flags, "flags")?;
-    if p == 0 {
-        return Ok(value(
-            Err(api::fail(
-                aclrt::codes::ACL_ERROR_INVALID_PARAM,
-                "aclrtIpcMemGetExportKey: devPtr is NULL",
-            )),
-            String::new(),
-        ));
-    }
     Ok(value(
         api::ipc_mem_get_export_key(p, size, api::IPC_KEY_LEN, flags),
         String::new(),

@@ -497,7 +497,7 @@ on_the_process_runtime! {
     fn map_mem(ptr: usize, size: usize, offset: usize, handle: u64, flags: u64) -> ();
     fn mem_map_no_access(ptr: usize, size: usize, offset: usize, handle: u64, flags: u64) -> ();
     fn unmap_mem(ptr: usize) -> ();
-    fn mem_set_access(ptr: usize, size: usize, descs: &[super::MemAccess]) -> ();
+    fn mem_set_access(ptr: usize, size: usize, descs: Option<&[super::MemAccess]>) -> ();
     fn mem_get_access(ptr: usize, location_type: u32, location_id: u32) -> u64;
     fn mem_retain_allocation_handle(ptr: usize) -> u64;
     fn mem_get_allocation_properties(handle: u64) -> super::PhysicalMemProp;

@@ -282,13 +282,25 @@ impl Runtime {
     /// `aclrtMemSetAccess`: records the access of each location to the mapping at `ptr`. The
     /// emulated device reaches its memory through the host, so access is recorded and
     /// reported, not enforced.
-    pub fn mem_set_access(&self, ptr: usize, size: usize, descs: &[MemAccess]) -> Result<()> {
+    /// `descs` is `None` for a NULL array.
+    pub fn mem_set_access(
+        &self,
+        ptr: usize,
+        size: usize,
+        descs: Option<&[MemAccess]>,
+    ) -> Result<()> {
         if ptr == 0 {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
                 "aclrtMemSetAccess: virPtr is NULL"
             );
         }
+        let Some(descs) = descs else {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "aclrtMemSetAccess: desc is NULL"
+            );
+        };
         if descs.is_empty() {
             bail!(ACL_ERROR_RT_PARAM_INVALID, "aclrtMemSetAccess: count is 0");
         }
