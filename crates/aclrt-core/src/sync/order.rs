@@ -56,6 +56,8 @@ const CLASSES: &[(&str, &str)] = &[
     ("ArgsState", "kernel.args_state"),
     ("UserArgs", "kernel.user_args"),
     ("Recorders", "ipc.recorders"),
+    ("VmmState", "memory.vmm"),
+    ("IpcState", "memory.ipc"),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
