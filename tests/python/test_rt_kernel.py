@@ -158,6 +158,12 @@ def test_args_handles(binary, library, stream):
     assert ctypes.string_at(buf, 8) == bytes(8)
     assert rt.kernel_args_get_place_holder_buffer(a, 2, 8) == (0, E.ACL_ERROR_INVALID_PARAM)
     assert rt.kernel_args_get_place_holder_buffer(a, 99, 8) == (0, E.ACL_ERROR_INVALID_PARAM)
+    # At most the 64 KiB an args handle holds; a negative size wraps to a huge one, as in C.
+    for size in (65537, 1 << 45, -1):
+        assert rt.kernel_args_get_place_holder_buffer(a, ph, size) == (
+            0,
+            E.ACL_ERROR_RT_PARAM_INVALID,
+        )
     assert rt.kernel_args_para_update(a, p64, util.bytes_to_ptr(y), 8) == 0
     assert rt.kernel_args_para_update(a, p64, util.bytes_to_ptr(y), 4) == E.ACL_ERROR_INVALID_PARAM
     assert rt.kernel_args_para_update(a, ph, util.bytes_to_ptr(y), 8) == E.ACL_ERROR_INVALID_PARAM

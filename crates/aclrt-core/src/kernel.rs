@@ -56,6 +56,14 @@ pub(crate) const ACCESSES_PREFIX: &str = "aclHostKernelAccesses_";
 /// such a handle must be aligned to it.
 pub(crate) const ARGS_HANDLE_MEM_SIZE: usize = std::mem::size_of::<u64>();
 
+/// The largest placeholder buffer (`aclrtKernelArgsGetPlaceHolderBuffer`): the vendor's args
+/// buffer holds 64 KiB in all, so no placeholder's data can be larger there either.
+pub(crate) const MAX_PLACEHOLDER_BYTES: usize = 64 * 1024;
+
+/// The most ranges a kernel's access declaration may give for one launch; a declaration asking
+/// for more is refused rather than sized from a count the library made up.
+pub(crate) const MAX_DECLARED_ACCESSES: usize = 4096;
+
 /// The kernel objects of one runtime.
 pub(crate) struct Kernels {
     /// `aclrtCreateBinary` images.

@@ -400,6 +400,13 @@ impl Runtime {
         if size == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: dataSize is 0");
         }
+        if size > MAX_PLACEHOLDER_BYTES {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: dataSize {size} is more than the {MAX_PLACEHOLDER_BYTES} bytes an args \
+                 handle holds"
+            );
+        }
         let ParamKind::PlaceHolder(buffer, buffer_size) = &mut state.params[i].kind else {
             bail!(
                 ACL_ERROR_INVALID_PARAM,
@@ -632,13 +639,30 @@ fn declared_accesses(
         mode: 0,
     };
     let mut entries = vec![empty; 16];
-    loop {
+    // Asked once with room for 16 ranges, then at most once more with room for all it said it
+    // needs: a declaration that asks for more again, or for more than the limit, is refused.
+    for attempt in 0..2 {
         // SAFETY: the declaration has the documented signature and writes at most `capacity`
         // entries; `args` holds `len` bytes.
         let count = unsafe { declare(args, len, entries.as_mut_ptr(), entries.len()) };
         if count <= entries.len() {
             entries.truncate(count);
             break;
+        }
+        if count > MAX_DECLARED_ACCESSES {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "the kernel's access declaration gives {count} ranges, more than the \
+                 {MAX_DECLARED_ACCESSES} a launch may declare"
+            );
+        }
+        if attempt == 1 {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "the kernel's access declaration asked for room for {count} ranges after being \
+                 given room for the {} it asked for",
+                entries.len()
+            );
         }
         entries = vec![empty; count];
     }
@@ -747,5 +771,91 @@ mod tests {
         let null = rt.kernel_args_init(FuncHandle::NULL).unwrap_err();
         assert_eq!(null.code(), ACL_ERROR_INVALID_PARAM);
         rt.binary_unload(bin).unwrap();
+    }
+
+    #[test]
+    fn placeholder_buffers_are_bounded() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        let a = rt.kernel_args_init(f).unwrap();
+        let p = rt.kernel_args_append_placeholder(a).unwrap();
+        for size in [MAX_PLACEHOLDER_BYTES + 1, 1 << 45, usize::MAX] {
+            let e = rt
+                .kernel_args_get_placeholder_buffer(a, p, size)
+                .unwrap_err();
+            assert_eq!(e.code(), ACL_ERROR_RT_PARAM_INVALID, "dataSize {size}");
+            assert!(e.message().contains("65536"), "{}", e.message());
+        }
+        let address = rt
+            .kernel_args_get_placeholder_buffer(a, p, MAX_PLACEHOLDER_BYTES)
+            .unwrap();
+        // SAFETY: the buffer holds MAX_PLACEHOLDER_BYTES zeroed bytes owned by the handle.
+        let last = unsafe { *((address + MAX_PLACEHOLDER_BYTES - 1) as *const u8) };
+        assert_eq!(last, 0);
+        rt.binary_unload(bin).unwrap();
+    }
+
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// Always asks for one range more than it was given room for.
+    unsafe extern "C" fn greedy(
+        _: *const c_void,
+        _: usize,
+        _: *mut DeclaredAccess,
+        capacity: usize,
+    ) -> usize {
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        capacity + 1
+    }
+
+    /// Asks for more ranges than anyone could hold.
+    unsafe extern "C" fn huge(
+        _: *const c_void,
+        _: usize,
+        _: *mut DeclaredAccess,
+        _: usize,
+    ) -> usize {
+        usize::MAX
+    }
+
+    /// Declares 20 one-byte reads of the argument word's address onwards.
+    unsafe extern "C" fn twenty(
+        args: *const c_void,
+        _: usize,
+        accesses: *mut DeclaredAccess,
+        capacity: usize,
+    ) -> usize {
+        for i in 0..capacity.min(20) {
+            // SAFETY: the runtime gives room for `capacity` entries.
+            unsafe {
+                *accesses.add(i) = DeclaredAccess {
+                    ptr: args.cast::<u8>().add(i).cast(),
+                    size: 1,
+                    mode: ACLX_ACCESS_READ,
+                }
+            };
+        }
+        20
+    }
+
+    #[test]
+    fn access_declarations_are_asked_at_most_twice_and_bounded() {
+        let words = [0u64; 4];
+        let e = declared_accesses(greedy, &words, 32).unwrap_err();
+        assert_eq!(e.code(), ACL_ERROR_INVALID_PARAM);
+        assert!(
+            e.message().contains("after being given room"),
+            "{}",
+            e.message()
+        );
+        assert_eq!(CALLS.load(std::sync::atomic::Ordering::SeqCst), 2);
+        let e = declared_accesses(huge, &words, 32).unwrap_err();
+        assert_eq!(e.code(), ACL_ERROR_INVALID_PARAM);
+        assert!(e.message().contains("4096"), "{}", e.message());
+        let access = declared_accesses(twenty, &words, 32).unwrap();
+        assert_eq!(access.reads.len(), 20);
+        assert!(access.writes.is_empty());
+        assert_eq!(access.reads[19].start, words.as_ptr() as usize + 19);
     }
 }
