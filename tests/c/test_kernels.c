@@ -104,6 +104,9 @@ static void loading(void)
     close(fd);
     EXPECT_CODE(aclrtBinaryLoadFromFile(text_path, NULL, &bin), ACL_ERROR_INVALID_FILE);
     unlink(text_path);
+    /* Only a regular file is read (a device never ends). */
+    EXPECT_CODE(aclrtBinaryLoadFromFile("/dev/zero", NULL, &bin), ACL_ERROR_INVALID_FILE);
+    CHECK(strstr(aclGetRecentErrMsg(), "not a regular file") != NULL);
     EXPECT_CODE(aclrtBinaryLoadFromFile(NULL, NULL, &bin), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtBinaryLoadFromFile(g_path, NULL, NULL), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtBinaryLoadFromData("not a library", 13, NULL, &bin), ACL_ERROR_INVALID_FILE);

@@ -2,6 +2,7 @@
 //! launches. The objects and their invariants are in `crate::kernel`.
 
 use std::ffi::{c_void, CString};
+use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use crate::codes::*;
 use crate::consts::{ACLX_ACCESS_READ, ACLX_ACCESS_WRITE};
 use crate::error::{bail, err, Result};
 use crate::handle::{ArgsHandle, BinHandle, BinaryImageHandle, FuncHandle, StreamHandle};
-use crate::hostlib::{is_host_shared_object, HostLibrary, OpenError};
+use crate::hostlib::{is_host_shared_object, HostLibrary, OpenError, ELF_HEADER_BYTES};
 use crate::kernel::*;
 use crate::runtime::Runtime;
 use crate::sync::lock;
@@ -133,12 +134,31 @@ impl Runtime {
     /// `aclrtBinaryLoadFromFile`: opens the host library at `path` (load options are ignored).
     pub fn binary_load_from_file(&self, path: &Path) -> Result<BinHandle> {
         const CALL: &str = "aclrtBinaryLoadFromFile";
-        let head = std::fs::read(path).map_err(|e| {
+        let unreadable = |e: std::io::Error| {
             crate::error::Error::new(
                 ACL_ERROR_INVALID_FILE,
                 format!("{CALL}: cannot read {path:?}: {e}"),
             )
-        })?;
+        };
+        // Only a regular file is read, and only its header: a device or a FIFO would never
+        // end (or never start), and the loader maps the library itself. Opening does not block
+        // (a FIFO with no writer would wait in open); reads of a regular file ignore the flag.
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(unreadable)?;
+        if !file.metadata().map_err(unreadable)?.is_file() {
+            bail!(
+                ACL_ERROR_INVALID_FILE,
+                "{CALL}: {path:?} is not a regular file"
+            );
+        }
+        let mut head = Vec::with_capacity(ELF_HEADER_BYTES);
+        std::io::Read::take(&mut file, ELF_HEADER_BYTES as u64)
+            .read_to_end(&mut head)
+            .map_err(unreadable)?;
         if !is_host_shared_object(&head) {
             return Err(not_a_library(CALL, &format!("{path:?}")));
         }
@@ -857,5 +877,37 @@ mod tests {
         assert_eq!(access.reads.len(), 20);
         assert!(access.writes.is_empty());
         assert_eq!(access.reads[19].start, words.as_ptr() as usize + 19);
+    }
+
+    #[test]
+    fn only_regular_files_are_read_and_only_their_header() {
+        let rt = Runtime::new(&crate::Config::default());
+        let dir = std::env::temp_dir().join(format!("aclrt-kernel-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let c = CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for path in [Path::new("/dev/zero"), fifo.as_path(), dir.as_path()] {
+            let e = rt.binary_load_from_file(path).unwrap_err();
+            assert_eq!(e.code(), ACL_ERROR_INVALID_FILE, "{path:?}");
+            assert!(
+                e.message().contains("not a regular file"),
+                "{}",
+                e.message()
+            );
+        }
+        // A large regular file that is no library: only its header is read.
+        let big = dir.join("big");
+        let file = std::fs::File::create(&big).unwrap();
+        file.set_len(1 << 40).unwrap();
+        let e = rt.binary_load_from_file(&big).unwrap_err();
+        assert_eq!(e.code(), ACL_ERROR_INVALID_FILE);
+        assert!(
+            e.message().contains("not a host shared library"),
+            "{}",
+            e.message()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
