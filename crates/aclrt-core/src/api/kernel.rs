@@ -236,12 +236,20 @@ impl Runtime {
                     std::mem::take(&mut args.user_addresses),
                 )
             };
-            for a in handles {
+            for a in &handles {
                 self.kernels.args.remove(a.as_raw());
             }
+            // An address may name another function's handle by now (the caller's memory was
+            // reused for it): only entries naming one of these handles go.
             let mut user = lock(&self.kernels.user_args);
             for address in addresses {
-                user.by_address.remove(&address);
+                if user
+                    .by_address
+                    .get(&address)
+                    .is_some_and(|h| handles.contains(h))
+                {
+                    user.by_address.remove(&address);
+                }
             }
         }
         Ok(())
@@ -909,5 +917,31 @@ mod tests {
             e.message()
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn unloading_keeps_another_binarys_handle_at_a_reused_address() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin1 = rt.binary_load_from_file(&libc_path()).unwrap();
+        let bin2 = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f1 = rt.binary_get_function(bin1, "getpid").unwrap();
+        let f2 = rt.binary_get_function(bin2, "getpid").unwrap();
+        let mut slot = [0u64; 1];
+        let address = slot.as_mut_ptr() as u64;
+        let placed = ArgsHandle::from_raw(address);
+        rt.kernel_args_init_by_user_mem(f1, address).unwrap();
+        // The same memory now holds an args handle of the other binary's function.
+        rt.kernel_args_init_by_user_mem(f2, address).unwrap();
+        rt.binary_unload(bin1).unwrap();
+        assert_eq!(rt.kernel_args_append(placed, &[1, 2]), Ok(1));
+        assert_eq!(rt.kernels.args.live(), 1);
+        rt.binary_unload(bin2).unwrap();
+        assert_eq!(
+            rt.kernel_args_append(placed, &[1]).unwrap_err().code(),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(rt.kernels.args.live(), 0);
+        assert!(lock(&rt.kernels.user_args).by_address.is_empty());
+        assert_eq!(slot, [0]);
     }
 }
