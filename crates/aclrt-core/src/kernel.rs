@@ -16,8 +16,14 @@
 //!   with its argument copy) in a slot of the worker thread; the stream takes it into the
 //!   failure it reports on that same thread and empties the slot right after, so the copy
 //!   lives exactly while the exception callback can read it.
-//! - None of these locks is held while user code runs (a kernel or an access declaration) or
-//!   while another runtime lock is taken: each is a leaf.
+//! - A binary's function list is closed under its lock the same way when it is unloaded: a
+//!   lookup racing the unload lists nothing and gets `107017`, so no function (nor the library
+//!   it holds open) outlives the binary.
+//! - None of these locks is held while user code runs (a kernel, an access declaration, a
+//!   symbol lookup that may run the library's IFUNC resolvers, a library's destructors when
+//!   the last reference closes it) or while another lock is taken, the handle tables' own
+//!   included: each is a leaf. Objects are inserted in their table before the list lock is
+//!   taken and removed again after it is released when the list turned out closed.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -106,6 +112,8 @@ pub(crate) struct Binary {
 #[derive(Default)]
 pub(crate) struct BinaryFunctions {
     pub(crate) by_name: HashMap<String, FuncHandle>,
+    /// Set when the binary is unloaded: no function is listed for it after it.
+    pub(crate) closed: bool,
 }
 
 /// One kernel of a binary.

@@ -221,9 +221,13 @@ impl Runtime {
         let Some(binary) = self.kernels.binaries.remove(bin.as_raw()) else {
             return Err(stale(CALL, "binHandle", bin.as_raw(), "binary"));
         };
-        let functions: Vec<FuncHandle> = std::mem::take(&mut lock(&binary.functions).by_name)
-            .into_values()
-            .collect();
+        let functions: Vec<FuncHandle> = {
+            let mut functions = lock(&binary.functions);
+            functions.closed = true;
+            std::mem::take(&mut functions.by_name)
+                .into_values()
+                .collect()
+        };
         for h in functions {
             let Some(f) = self.kernels.functions.remove(h.as_raw()) else {
                 continue;
@@ -260,24 +264,47 @@ impl Runtime {
     pub fn binary_get_function(&self, bin: BinHandle, name: &str) -> Result<FuncHandle> {
         const CALL: &str = "aclrtBinaryGetFunction";
         let binary = self.binary(bin, CALL)?;
-        let mut functions = lock(&binary.functions);
-        if let Some(&f) = functions.by_name.get(name) {
-            return Ok(f);
+        self.function_of(bin, &binary, name, CALL)
+    }
+
+    /// The function `name` of `binary` (the binary `bin` names, or named before an unload
+    /// that raced the lookup: then it is `107017` and nothing is added).
+    fn function_of(
+        &self,
+        bin: BinHandle,
+        binary: &Binary,
+        name: &str,
+        call: &str,
+    ) -> Result<FuncHandle> {
+        {
+            let functions = lock(&binary.functions);
+            if functions.closed {
+                return Err(stale(call, "binHandle", bin.as_raw(), "binary"));
+            }
+            if let Some(&f) = functions.by_name.get(name) {
+                return Ok(f);
+            }
         }
+        // Resolved with no lock held: a lookup may run the library's own code (IFUNC
+        // resolvers).
         let Some(address) = binary.library.symbol(name) else {
             bail!(
                 ACL_ERROR_RT_SYMBOL_NOT_FOUND,
-                "{CALL}: the binary exports no kernel {name:?}"
+                "{call}: the binary exports no kernel {name:?}"
             );
         };
-        // SAFETY: the library exports `name` as a kernel of the documented signature (the
-        // convention of acl_host_kernel.h).
+        // SAFETY: only a cast; that `name` is a kernel of the signature acl_host_kernel.h
+        // declares is the caller's contract (a symbol's type cannot be checked), as a device
+        // binary's kernel signature is on the vendor's runtime.
         let entry = unsafe { std::mem::transmute::<*mut c_void, HostKernel>(address) };
         let accesses = binary
             .library
             .symbol(&format!("{ACCESSES_PREFIX}{name}"))
-            // SAFETY: the library exports the declaration with the documented signature.
+            // SAFETY: only a cast; the declaration's signature is the caller's contract, as
+            // the kernel's is.
             .map(|p| unsafe { std::mem::transmute::<*mut c_void, AccessDeclaration>(p) });
+        // Made before the lock is taken (the handle table's lock is never taken under it),
+        // then listed, or taken back if the binary was unloaded or the name listed meanwhile.
         let function = self.kernels.functions.insert_with(|raw| {
             Arc::new(Function {
                 handle: FuncHandle::from_raw(raw),
@@ -289,8 +316,21 @@ impl Runtime {
             })
         });
         let handle = function.handle;
-        functions.by_name.insert(name.to_owned(), handle);
-        Ok(handle)
+        let mut functions = lock(&binary.functions);
+        let result = if functions.closed {
+            Err(stale(call, "binHandle", bin.as_raw(), "binary"))
+        } else if let Some(&first) = functions.by_name.get(name) {
+            Ok(first)
+        } else {
+            functions.by_name.insert(name.to_owned(), handle);
+            return Ok(handle);
+        };
+        drop(functions);
+        // Dropped with no lock held: the last reference to the library closes it, which runs
+        // its destructors.
+        drop(self.kernels.functions.remove(handle.as_raw()));
+        drop(function);
+        result
     }
 
     /// `aclrtGetFunctionName`: the kernel's name.
@@ -943,5 +983,20 @@ mod tests {
         assert_eq!(rt.kernels.args.live(), 0);
         assert!(lock(&rt.kernels.user_args).by_address.is_empty());
         assert_eq!(slot, [0]);
+    }
+
+    #[test]
+    fn a_lookup_racing_an_unload_adds_nothing() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        // The lookup found the binary, then the unload ran before it listed the function.
+        let binary = rt.binary(bin, "test").unwrap();
+        rt.binary_unload(bin).unwrap();
+        let e = rt.function_of(bin, &binary, "getpid", "aclrtBinaryGetFunction");
+        assert_eq!(e.unwrap_err().code(), ACL_ERROR_RT_INVALID_HANDLE);
+        assert_eq!(rt.kernels.functions.live(), 0);
+        assert!(lock(&binary.functions).by_name.is_empty());
+        // Nothing but this reference keeps the library open.
+        assert_eq!(Arc::strong_count(&binary.library), 1);
     }
 }
