@@ -86,6 +86,14 @@ static void loading(void)
     EXPECT_CODE(aclrtBinaryGetFunction(bin, "record", &g), ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT_CODE(aclrtGetFunctionName(f, sizeof name, name), ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT_CODE(aclrtKernelArgsFinalize(args), ACL_ERROR_RT_INVALID_HANDLE);
+    {
+        size_t size = 0;
+        EXPECT_CODE(aclrtKernelArgsGetHandleMemSize(f, &size), ACL_ERROR_RT_INVALID_HANDLE);
+        EXPECT_CODE(aclrtKernelArgsGetMemSize(f, 4, &size), ACL_ERROR_RT_INVALID_HANDLE);
+        EXPECT_CODE(aclrtKernelArgsGetHandleMemSize((aclrtFuncHandle)name, &size),
+                    ACL_ERROR_RT_INVALID_HANDLE);
+        CHECK(size == 0);
+    }
     EXPECT_CODE(aclrtBinaryGetFunction((aclrtBinHandle)name, "record", &g),
                 ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT_CODE(aclrtGetFunctionName((aclrtFuncHandle)0x1000, sizeof name, name),

@@ -222,6 +222,8 @@ def test_args_handle_in_the_callers_memory(binary, library, stream):
     assert rt.kernel_args_get_handle_mem_size(0) == (0, E.ACL_ERROR_INVALID_PARAM)
     assert rt.kernel_args_get_mem_size(rec, 4) == (4, 0)
     assert rt.kernel_args_get_mem_size(0, 4) == (0, E.ACL_ERROR_INVALID_PARAM)
+    assert rt.kernel_args_get_handle_mem_size(0x1000) == (0, E.ACL_ERROR_RT_INVALID_HANDLE)
+    assert rt.kernel_args_get_mem_size(0x1000, 4) == (0, E.ACL_ERROR_RT_INVALID_HANDLE)
     mem = ctypes.create_string_buffer(16)
     addr = ctypes.addressof(mem)
     addr += -addr % 8

@@ -338,19 +338,17 @@ impl Runtime {
         Ok(self.function(func, "aclrtGetFunctionName")?.name.clone())
     }
 
-    /// `aclrtKernelArgsGetHandleMemSize`: bytes of an args handle placed in the caller's memory.
+    /// `aclrtKernelArgsGetHandleMemSize`: bytes of an args handle placed in the caller's memory
+    /// (the function handle must be live).
     pub fn kernel_args_handle_mem_size(&self, func: FuncHandle) -> Result<usize> {
-        null_check(
-            func.as_raw(),
-            "aclrtKernelArgsGetHandleMemSize",
-            "funcHandle",
-        )?;
+        self.function(func, "aclrtKernelArgsGetHandleMemSize")?;
         Ok(ARGS_HANDLE_MEM_SIZE)
     }
 
-    /// `aclrtKernelArgsGetMemSize`: the argument bytes take what the caller asks for.
+    /// `aclrtKernelArgsGetMemSize`: the argument bytes take what the caller asks for (the
+    /// function handle must be live).
     pub fn kernel_args_mem_size(&self, func: FuncHandle, user_args_size: usize) -> Result<usize> {
-        null_check(func.as_raw(), "aclrtKernelArgsGetMemSize", "funcHandle")?;
+        self.function(func, "aclrtKernelArgsGetMemSize")?;
         Ok(user_args_size)
     }
 
@@ -998,5 +996,49 @@ mod tests {
         assert!(lock(&binary.functions).by_name.is_empty());
         // Nothing but this reference keeps the library open.
         assert_eq!(Arc::strong_count(&binary.library), 1);
+    }
+
+    #[test]
+    fn mem_sizes_need_a_live_function() {
+        let rt = Runtime::new(&crate::Config::default());
+        let other = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        assert_eq!(rt.kernel_args_handle_mem_size(f), Ok(8));
+        assert_eq!(rt.kernel_args_mem_size(f, 40), Ok(40));
+        let code = |r: Result<usize>| r.unwrap_err().code();
+        // Foreign, garbage and wrong-kind handles.
+        assert_eq!(
+            code(other.kernel_args_handle_mem_size(f)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(
+            code(other.kernel_args_mem_size(f, 4)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        let garbage = FuncHandle::from_raw(0x1000);
+        assert_eq!(
+            code(rt.kernel_args_handle_mem_size(garbage)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        let wrong = FuncHandle::from_raw(bin.as_raw());
+        assert_eq!(
+            code(rt.kernel_args_mem_size(wrong, 4)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(
+            code(rt.kernel_args_mem_size(FuncHandle::NULL, 4)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // Stale after the unload.
+        rt.binary_unload(bin).unwrap();
+        assert_eq!(
+            code(rt.kernel_args_handle_mem_size(f)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(
+            code(rt.kernel_args_mem_size(f, 4)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
     }
 }
