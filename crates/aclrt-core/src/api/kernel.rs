@@ -445,7 +445,7 @@ impl Runtime {
         state.params.push(Param {
             offset,
             size,
-            kind: ParamKind::PlaceHolder(None, 0),
+            kind: ParamKind::PlaceHolder(None),
         });
         Ok(param_handle(state.params.len() - 1))
     }
@@ -473,16 +473,16 @@ impl Runtime {
                  handle holds"
             );
         }
-        let ParamKind::PlaceHolder(buffer, buffer_size) = &mut state.params[i].kind else {
+        let ParamKind::PlaceHolder(buffer) = &mut state.params[i].kind else {
             bail!(
                 ACL_ERROR_INVALID_PARAM,
                 "{CALL}: parameter {param:#x} is not a placeholder"
             );
         };
-        let mut fresh = vec![0u64; size.div_ceil(8)].into_boxed_slice();
-        let address = fresh.as_mut_ptr() as usize;
+        let fresh = Words::zeroed(size);
+        let address = fresh.addr() as usize;
+        // The earlier buffer (if any) is freed: its address is no longer the placeholder's.
         *buffer = Some(fresh);
-        *buffer_size = size;
         Ok(address)
     }
 
@@ -612,16 +612,15 @@ impl Runtime {
         num_blocks: u32,
         bytes: Vec<u8>,
         stream: StreamHandle,
-        extra: Vec<Box<[u64]>>,
+        extra: Vec<Words>,
         from: Option<usize>,
     ) -> Result<()> {
         // Keep the copy 8-byte aligned: kernels read packed arguments in place.
         let len = bytes.len();
-        let mut words = vec![0u64; len.div_ceil(8)].into_boxed_slice();
-        // SAFETY: `words` holds at least `len` bytes; the regions are distinct.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), words.as_mut_ptr().cast(), len) };
+        // SAFETY: `bytes` holds `len` bytes.
+        let words = unsafe { Words::copy_of(bytes.as_ptr(), len) };
         let mut access = match f.accesses {
-            Some(declare) => declared_accesses(declare, &words, len)?,
+            Some(declare) => declared_accesses(declare, &words)?,
             None => self.pointer_accesses(&bytes),
         };
         if let Some(start) = from.filter(|_| len > 0) {
@@ -632,18 +631,15 @@ impl Runtime {
         let func = f.handle.as_raw();
         let kernel = Box::new(move || {
             let _held = (library, extra);
-            let mut words = words;
             if let Some(from) = from {
                 // SAFETY: the launch's argsData holds `len` bytes, and stays valid until the
                 // task ran (the caller's contract, as on the device); `words` holds `len`.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(from as *const u8, words.as_mut_ptr().cast(), len)
-                };
+                unsafe { std::ptr::copy_nonoverlapping(from as *const u8, words.addr(), len) };
             }
-            let args = if len == 0 {
+            let args: *mut c_void = if len == 0 {
                 std::ptr::null_mut()
             } else {
-                words.as_mut_ptr().cast()
+                words.addr().cast()
             };
             // SAFETY: the library stays open (held above); the kernel has the documented
             // signature; `args` holds `len` bytes.
@@ -687,17 +683,14 @@ impl Runtime {
     }
 }
 
-/// The accesses the kernel's declaration gives for the arguments `words` (`len` bytes). The
+/// The accesses the kernel's declaration gives for the arguments `words`. The
 /// declaration is user code: it runs on the launching thread with no runtime lock held.
-fn declared_accesses(
-    declare: AccessDeclaration,
-    words: &[u64],
-    len: usize,
-) -> Result<KernelAccess> {
+fn declared_accesses(declare: AccessDeclaration, words: &Words) -> Result<KernelAccess> {
+    let len = words.len();
     let args: *const c_void = if len == 0 {
         std::ptr::null()
     } else {
-        words.as_ptr().cast()
+        words.addr().cast_const().cast()
     };
     let empty = DeclaredAccess {
         ptr: std::ptr::null(),
@@ -907,8 +900,8 @@ mod tests {
 
     #[test]
     fn access_declarations_are_asked_at_most_twice_and_bounded() {
-        let words = [0u64; 4];
-        let e = declared_accesses(greedy, &words, 32).unwrap_err();
+        let words = Words::zeroed(32);
+        let e = declared_accesses(greedy, &words).unwrap_err();
         assert_eq!(e.code(), ACL_ERROR_INVALID_PARAM);
         assert!(
             e.message().contains("after being given room"),
@@ -916,13 +909,13 @@ mod tests {
             e.message()
         );
         assert_eq!(CALLS.load(std::sync::atomic::Ordering::SeqCst), 2);
-        let e = declared_accesses(huge, &words, 32).unwrap_err();
+        let e = declared_accesses(huge, &words).unwrap_err();
         assert_eq!(e.code(), ACL_ERROR_INVALID_PARAM);
         assert!(e.message().contains("4096"), "{}", e.message());
-        let access = declared_accesses(twenty, &words, 32).unwrap();
+        let access = declared_accesses(twenty, &words).unwrap();
         assert_eq!(access.reads.len(), 20);
         assert!(access.writes.is_empty());
-        assert_eq!(access.reads[19].start, words.as_ptr() as usize + 19);
+        assert_eq!(access.reads[19].start, words.addr() as usize + 19);
     }
 
     #[test]
