@@ -133,7 +133,7 @@ skips=(--skip memory:: --skip default_capacity_fits_the_host)
 if [ "$mode" = full ]; then
     filters=("${skips[@]}")
 else
-    filters=(handle:: sync::order:: config:: codes:: kernel::tests:: "${skips[@]}")
+    filters=(handle:: sync::order:: config:: codes:: kernel::tests::placeholder_data "${skips[@]}")
 fi
 if MIRIFLAGS="-Zmiri-disable-isolation" timeout 900 cargo +nightly miri test -q -p aclrt-core --lib \
     -- "${filters[@]}" >"$out/miri.log" 2>&1; then
