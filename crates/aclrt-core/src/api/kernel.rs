@@ -403,9 +403,20 @@ impl Runtime {
         let replaced = lock(&self.kernels.user_args)
             .by_address
             .insert(address, handle);
-        // The caller's memory now holds another handle: the one it held is gone.
-        if let Some(old) = replaced {
-            self.kernels.args.remove(old.as_raw());
+        // The caller's memory now holds another handle: the one it held is gone, from its
+        // function's lists too (re-initialising one address does not grow them).
+        let Some(old) = replaced else {
+            return Ok(());
+        };
+        let Some(old_args) = self.kernels.args.remove(old.as_raw()) else {
+            return Ok(());
+        };
+        if let Some(owner) = self.kernels.functions.get(old_args.function.as_raw()) {
+            let mut list = lock(&owner.args);
+            list.handles.retain(|&h| h != old);
+            if let Some(i) = list.user_addresses.iter().position(|&a| a == address) {
+                list.user_addresses.swap_remove(i);
+            }
         }
         Ok(())
     }
@@ -1033,5 +1044,39 @@ mod tests {
             code(rt.kernel_args_mem_size(f, 4)),
             ACL_ERROR_RT_INVALID_HANDLE
         );
+    }
+
+    #[test]
+    fn reinitialising_one_address_does_not_grow_the_lists() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        let g = rt.binary_get_function(bin, "getppid").unwrap();
+        let (function, other) = (
+            rt.function(f, "test").unwrap(),
+            rt.function(g, "test").unwrap(),
+        );
+        let mut slots = [0u64; 2];
+        let (a, b) = (slots.as_mut_ptr() as u64, slots.as_mut_ptr() as u64 + 8);
+        for _ in 0..100 {
+            rt.kernel_args_init_by_user_mem(f, a).unwrap();
+        }
+        rt.kernel_args_init_by_user_mem(f, b).unwrap();
+        let lens = |f: &Function| {
+            let list = lock(&f.args);
+            (list.handles.len(), list.user_addresses.len())
+        };
+        assert_eq!(lens(&function), (2, 2));
+        assert_eq!(rt.kernels.args.live(), 2);
+        // The address moves to another function's handle: the first forgets it.
+        rt.kernel_args_init_by_user_mem(g, a).unwrap();
+        assert_eq!(lens(&function), (1, 1));
+        assert_eq!(lock(&function.args).user_addresses, [b]);
+        assert_eq!(lens(&other), (1, 1));
+        assert_eq!(rt.kernels.args.live(), 2);
+        assert_eq!(rt.kernel_args_append(ArgsHandle::from_raw(a), &[1]), Ok(1));
+        rt.binary_unload(bin).unwrap();
+        assert_eq!(rt.kernels.args.live(), 0);
+        assert!(lock(&rt.kernels.user_args).by_address.is_empty());
     }
 }
