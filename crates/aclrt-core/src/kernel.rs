@@ -22,8 +22,11 @@
 //! - None of these locks is held while user code runs (a kernel, an access declaration, a
 //!   symbol lookup that may run the library's IFUNC resolvers, a library's destructors when
 //!   the last reference closes it) or while another lock is taken, the handle tables' own
-//!   included: each is a leaf. Objects are inserted in their table before the list lock is
-//!   taken and removed again after it is released when the list turned out closed.
+//!   included: each is a leaf, except that an address in the caller's memory is entered in
+//!   [`UserArgs`] under its function's [`FunctionArgs`] lock (so an unload's cleanup cannot
+//!   run between the check that the list is open and the entry). Objects are inserted in
+//!   their table before a list lock is taken and removed again after it is released when the
+//!   list turned out closed.
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -378,6 +378,29 @@ impl Runtime {
         Ok(handle)
     }
 
+    /// Names `handle`, a new args handle of `f`, by `address`; returns the handle the address
+    /// named before. Refused once the binary is unloaded (which removed `handle` already): the
+    /// closed flag is checked and the address entered under the function's list lock, so the
+    /// unload's cleanup of addresses either sees the entry or comes before the check.
+    fn place_args(
+        &self,
+        func: FuncHandle,
+        f: &Function,
+        handle: ArgsHandle,
+        address: u64,
+        call: &str,
+    ) -> Result<Option<ArgsHandle>> {
+        let list = lock(&f.args);
+        if list.closed {
+            return Err(stale(call, "funcHandle", func.as_raw(), "function"));
+        }
+        let replaced = lock(&self.kernels.user_args)
+            .by_address
+            .insert(address, handle);
+        drop(list);
+        Ok(replaced)
+    }
+
     /// `aclrtKernelArgsInit`: an empty args handle for the kernel, valid until its binary is
     /// unloaded.
     pub fn kernel_args_init(&self, func: FuncHandle) -> Result<ArgsHandle> {
@@ -400,9 +423,7 @@ impl Runtime {
             );
         }
         let handle = self.new_args(func, &f, Some(address), CALL)?;
-        let replaced = lock(&self.kernels.user_args)
-            .by_address
-            .insert(address, handle);
+        let replaced = self.place_args(func, &f, handle, address, CALL)?;
         // The caller's memory now holds another handle: the one it held is gone, from its
         // function's lists too (re-initialising one address does not grow them).
         let Some(old) = replaced else {
@@ -1078,5 +1099,29 @@ mod tests {
         rt.binary_unload(bin).unwrap();
         assert_eq!(rt.kernels.args.live(), 0);
         assert!(lock(&rt.kernels.user_args).by_address.is_empty());
+    }
+
+    #[test]
+    fn an_address_placed_after_the_unload_is_not_entered() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        let function = rt.function(f, "test").unwrap();
+        let mut slot = [0u64; 1];
+        let address = slot.as_mut_ptr() as u64;
+        // The handle is made and listed, then the unload runs before the address is entered.
+        let handle = rt.new_args(f, &function, Some(address), "test").unwrap();
+        rt.binary_unload(bin).unwrap();
+        let placed = rt.place_args(
+            f,
+            &function,
+            handle,
+            address,
+            "aclrtKernelArgsInitByUserMem",
+        );
+        assert_eq!(placed.unwrap_err().code(), ACL_ERROR_RT_INVALID_HANDLE);
+        assert!(lock(&rt.kernels.user_args).by_address.is_empty());
+        assert_eq!(rt.kernels.args.live(), 0);
+        assert_eq!(slot, [0]);
     }
 }
