@@ -673,8 +673,9 @@ impl Runtime {
             } else {
                 words.addr().cast()
             };
-            // SAFETY: the library stays open (held above); the kernel has the documented
-            // signature; `args` holds `len` bytes.
+            // SAFETY: the library stays open (held above); that the symbol is a kernel of the
+            // signature acl_host_kernel.h declares is the caller's contract (it cannot be
+            // checked); `args` holds `len` bytes.
             match unsafe { entry(num_blocks, args, len) } {
                 0 => Ok(()),
                 code => {
@@ -733,8 +734,9 @@ fn declared_accesses(declare: AccessDeclaration, words: &Words) -> Result<Kernel
     // Asked once with room for 16 ranges, then at most once more with room for all it said it
     // needs: a declaration that asks for more again, or for more than the limit, is refused.
     for attempt in 0..2 {
-        // SAFETY: the declaration has the documented signature and writes at most `capacity`
-        // entries; `args` holds `len` bytes.
+        // SAFETY: that the declaration has the signature acl_host_kernel.h declares and writes
+        // at most `capacity` entries is the caller's contract (it cannot be checked); `args`
+        // holds `len` bytes.
         let count = unsafe { declare(args, len, entries.as_mut_ptr(), entries.len()) };
         if count <= entries.len() {
             entries.truncate(count);
