@@ -140,6 +140,32 @@ def test_launch_with_raw_arguments(binary, library, stream):
     assert rt.free(dev) == 0
 
 
+def test_block_counts_are_not_truncated(binary, library, stream):
+    _, lib = library
+    f = function(binary, "record")
+    runs = lib.record_runs()
+    one = bytearray(4)
+    a, _ = rt.kernel_args_init(f)
+    assert rt.kernel_args_finalize(a) == 0
+    # 2**32 + 1 would run one block as C truncates it; -1 would run 2**32 - 1 blocks.
+    for blocks in (2**32 + 1, 2**32, -1, 2**64 + 5):
+        assert rt.launch_kernel(f, blocks, util.bytes_to_ptr(one), 4, stream) == (
+            E.ACL_ERROR_INVALID_PARAM
+        )
+        assert "num_blocks" in acl.get_recent_err_msg()
+        assert rt.launch_kernel_v2(f, blocks, util.bytes_to_ptr(one), 4, None, stream) == (
+            E.ACL_ERROR_INVALID_PARAM
+        )
+        assert rt.launch_kernel_with_config(f, blocks, stream, None, a) == (
+            E.ACL_ERROR_INVALID_PARAM
+        )
+    assert rt.synchronize_stream(stream) == 0
+    assert lib.record_runs() == runs
+    assert rt.launch_kernel(f, 2**32 - 1, util.bytes_to_ptr(one), 4, stream) == 0
+    assert rt.synchronize_stream(stream) == 0
+    assert view(lib)[0] == 2**32 - 1
+
+
 def test_args_handles(binary, library, stream):
     _, lib = library
     rec, sum_ = function(binary, "record"), function(binary, "sum_placeholder")
