@@ -105,6 +105,9 @@ pub(crate) const NESTING: &[(&str, &str)] = &[
     ("event.flag", "trace.chunks"),
     ("context.streams", "trace.buffers"),
     ("context.streams", "trace.chunks"),
+    // An args handle placed in the caller's memory is entered by address while its function's
+    // list is held open, so an unload cannot clean the addresses up in between.
+    ("kernel.function_args", "kernel.user_args"),
     // The trace collector.
     ("trace.collector", "trace.stream_names"),
     ("trace.collector", "trace.buffers"),
