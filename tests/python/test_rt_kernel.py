@@ -195,10 +195,7 @@ def test_block_counts_are_not_truncated(binary, library, stream):
             E.ACL_ERROR_INVALID_PARAM
         )
         assert "num_blocks" in acl.get_recent_err_msg()
-        assert rt.launch_kernel_v2(f, blocks, util.bytes_to_ptr(one), 4, None, stream) == (
-            E.ACL_ERROR_INVALID_PARAM
-        )
-        assert rt.launch_kernel_with_config(f, blocks, stream, None, a) == (
+        assert rt.launch_kernel_with_config(f, blocks, stream, [], a, 0) == (
             E.ACL_ERROR_INVALID_PARAM
         )
     assert rt.synchronize_stream(stream) == 0
