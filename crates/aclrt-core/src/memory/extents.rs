@@ -54,6 +54,20 @@ impl Extents {
         (lo, hi - lo)
     }
 
+    /// The free extents that overlap `[lo, hi)`, as (start, length), in address order.
+    pub(super) fn overlapping(&self, lo: usize, hi: usize) -> Vec<(usize, usize)> {
+        let first = self
+            .by_addr
+            .range(..=lo)
+            .next_back()
+            .map_or(lo, |(&start, _)| start);
+        self.by_addr
+            .range(first..hi)
+            .map(|(&start, &len)| (start, len))
+            .filter(|&(start, len)| start + len > lo)
+            .collect()
+    }
+
     /// Takes exactly `[start, start + len)` if one free extent holds all of it; `false` (nothing
     /// taken) otherwise.
     pub(super) fn take_range(&mut self, start: usize, len: usize) -> bool {

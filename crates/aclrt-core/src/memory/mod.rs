@@ -23,8 +23,12 @@
 //! 3. A new allocation reads as zero: its block is zeroed when handed out, by dropping its whole
 //!    pages and writing the partial pages at either end. Untouched pages stay unbacked.
 //! 4. When a block is freed, every page that then overlaps no live block is given back to the
-//!    operating system. Free pages hold no memory unless something wrote to them after their
-//!    allocation was freed; they are dropped again when reused (invariant 3).
+//!    operating system, except the most recently freed ones up to [`RETAINED_LIMIT`] bytes:
+//!    those keep their bytes until they are reused (invariant 3 zeroes them then) or pushed out
+//!    by later frees, as device memory keeps its bytes after a free on hardware, so work queued
+//!    before a free that still reads the memory (a race the checker reports as use after
+//!    free) sees what was there. Other free pages hold no memory unless something wrote to
+//!    them after their allocation was freed; they are dropped again when reused.
 //!
 //! Allocating or freeing takes time proportional to the pages actually touched, not to the
 //! size: a multi-gigabyte allocation is a few system calls. The map's lock is held while a
@@ -191,7 +195,15 @@ struct Inner {
     /// Allocations moved into shared memory: base → the pages `[lo, hi)` mapped from a file
     /// (see "Shared allocations").
     shared: BTreeMap<usize, (usize, usize)>,
+    /// Freed whole pages `[lo, hi)` not given back yet, oldest first (invariant 4); some may
+    /// have been handed out again since, which giving them back skips.
+    retained: VecDeque<(usize, usize)>,
+    /// The bytes of `retained`.
+    retained_bytes: usize,
 }
+
+/// How many bytes of freed pages keep their contents (invariant 4).
+pub(crate) const RETAINED_LIMIT: usize = 4 << 20;
 
 /// All runtime memory: segments, live allocations and free space.
 #[derive(Default)]
@@ -650,6 +662,8 @@ impl MemoryMap {
         }
         inner.free.clear();
         inner.regions.clear();
+        inner.retained.clear();
+        inner.retained_bytes = 0;
         let segments: Vec<_> = inner.segments.iter().map(|(&s, &l)| (s, l)).collect();
         for (start, len) in segments {
             inner.free.give_back(start, len);
@@ -797,9 +811,27 @@ impl Inner {
         let lo = pages::page_down(start).max(pages::page_up(ext_start));
         let hi = pages::page_up(start + len).min(pages::page_down(ext_start + ext_len));
         if lo < hi {
-            // SAFETY: `[lo, hi)` is page-aligned and lies inside the free extent just formed, so
-            // it is inside our segments and overlaps no live block.
-            unsafe { pages::release(lo, hi - lo) };
+            self.retained.push_back((lo, hi));
+            self.retained_bytes += hi - lo;
+            while self.retained_bytes > RETAINED_LIMIT {
+                let (lo, hi) = self.retained.pop_front().expect("counted bytes are listed");
+                self.retained_bytes -= hi - lo;
+                self.release_free_pages(lo, hi);
+            }
+        }
+    }
+
+    /// Gives back the whole pages of `[lo, hi)` that are still free (parts handed out again
+    /// since are live, or were zeroed when handed out).
+    fn release_free_pages(&self, lo: usize, hi: usize) {
+        for (start, len) in self.free.overlapping(lo, hi) {
+            let a = pages::page_up(start.max(lo));
+            let b = pages::page_down((start + len).min(hi));
+            if a < b {
+                // SAFETY: whole pages inside a free extent of our segments: no live block and
+                // no pool region (regions are taken from the free space) overlaps them.
+                unsafe { pages::release(a, b - a) };
+            }
         }
     }
 }
@@ -814,6 +846,47 @@ mod tests {
 
     fn message(r: Result<impl Sized>) -> String {
         r.err().map(|e| e.message().to_owned()).unwrap_or_default()
+    }
+
+    /// Reads byte `i` of runtime memory (mapped for the life of the process, invariant 1).
+    fn byte(addr: usize) -> u8 {
+        // SAFETY: an address inside a segment of this map, which is never unmapped.
+        unsafe { std::ptr::read_volatile(addr as *const u8) }
+    }
+
+    #[test]
+    fn freed_pages_keep_their_bytes_until_reused_and_only_the_latest_few() {
+        let map = MemoryMap::default();
+        let page = pages::page_size();
+        let a = map.allocate(4 * page, Place::Device(0)).unwrap();
+        // SAFETY: `a` is a live allocation of four pages.
+        unsafe { std::ptr::write_bytes(a as *mut u8, 0x7B, 4 * page) };
+        map.free(a, |p| matches!(p, Place::Device(_))).unwrap();
+        // Freed but not reused: the bytes are still there (work queued before the free reads
+        // them), and the access checks call the range freed.
+        assert_eq!(byte(a + page), 0x7B);
+        assert!(map.check_access(a, 4, "x").is_err());
+        // Reused: zero again.
+        let b = map.allocate(4 * page, Place::Device(0)).unwrap();
+        assert_eq!(b, a);
+        assert_eq!(byte(b + page), 0);
+        map.free(b, |p| matches!(p, Place::Device(_))).unwrap();
+        // Frees beyond the limit push the oldest retained pages out: they read zero.
+        // SAFETY: as above, on a fresh allocation of the same range.
+        let c = map.allocate(4 * page, Place::Device(0)).unwrap();
+        // A live neighbour keeps the larger block below from starting at `c`.
+        let guard = map.allocate(1, Place::Device(0)).unwrap();
+        unsafe { std::ptr::write_bytes(c as *mut u8, 0x5C, 4 * page) };
+        map.free(c, |p| matches!(p, Place::Device(_))).unwrap();
+        assert_eq!(byte(c + page), 0x5C);
+        let big = RETAINED_LIMIT + 4 * page;
+        let d = map.allocate(big, Place::Device(0)).unwrap();
+        assert!(d > guard);
+        // SAFETY: `d` is a live allocation of `big` bytes.
+        unsafe { std::ptr::write_bytes(d as *mut u8, 1, big) };
+        map.free(d, |p| matches!(p, Place::Device(_))).unwrap();
+        assert_eq!(byte(c + page), 0, "pushed out by a larger later free");
+        assert!(map.read().retained_bytes <= RETAINED_LIMIT);
     }
 
     #[test]
