@@ -86,6 +86,14 @@ static void loading(void)
     EXPECT_CODE(aclrtBinaryGetFunction(bin, "record", &g), ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT_CODE(aclrtGetFunctionName(f, sizeof name, name), ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT_CODE(aclrtKernelArgsFinalize(args), ACL_ERROR_RT_INVALID_HANDLE);
+    {
+        size_t size = 0;
+        EXPECT_CODE(aclrtKernelArgsGetHandleMemSize(f, &size), ACL_ERROR_RT_INVALID_HANDLE);
+        EXPECT_CODE(aclrtKernelArgsGetMemSize(f, 4, &size), ACL_ERROR_RT_INVALID_HANDLE);
+        EXPECT_CODE(aclrtKernelArgsGetHandleMemSize((aclrtFuncHandle)name, &size),
+                    ACL_ERROR_RT_INVALID_HANDLE);
+        CHECK(size == 0);
+    }
     EXPECT_CODE(aclrtBinaryGetFunction((aclrtBinHandle)name, "record", &g),
                 ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT_CODE(aclrtGetFunctionName((aclrtFuncHandle)0x1000, sizeof name, name),
@@ -104,6 +112,9 @@ static void loading(void)
     close(fd);
     EXPECT_CODE(aclrtBinaryLoadFromFile(text_path, NULL, &bin), ACL_ERROR_INVALID_FILE);
     unlink(text_path);
+    /* Only a regular file is read (a device never ends). */
+    EXPECT_CODE(aclrtBinaryLoadFromFile("/dev/zero", NULL, &bin), ACL_ERROR_INVALID_FILE);
+    CHECK(strstr(aclGetRecentErrMsg(), "not a regular file") != NULL);
     EXPECT_CODE(aclrtBinaryLoadFromFile(NULL, NULL, &bin), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtBinaryLoadFromFile(g_path, NULL, NULL), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtBinaryLoadFromData("not a library", 13, NULL, &bin), ACL_ERROR_INVALID_FILE);
@@ -204,6 +215,14 @@ static void args_handles(aclrtStream s)
                 ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtKernelArgsGetPlaceHolderBuffer(a, p3, 8, (void **)&buffer),
                 ACL_ERROR_INVALID_PARAM);
+    /* A placeholder buffer is at most the 64 KiB an args handle holds. */
+    EXPECT_CODE(aclrtKernelArgsGetPlaceHolderBuffer(a, ph, 65537, (void **)&slot),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtKernelArgsGetPlaceHolderBuffer(a, ph, (size_t)1 << 45, (void **)&slot),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtKernelArgsGetPlaceHolderBuffer(a, ph, SIZE_MAX, (void **)&slot),
+                ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "65536") != NULL);
     EXPECT_CODE(aclrtKernelArgsAppend(a, &x, 0, &p64), ACL_ERROR_INVALID_PARAM);
     EXPECT_OK(aclrtLaunchKernelWithConfig(rec, 5, s, NULL, a, NULL));
     EXPECT_OK(aclrtSynchronizeStream(s));
@@ -308,6 +327,13 @@ static void failures(aclrtStream s)
     runs = g_runs_of();
     EXPECT_CODE(aclrtLaunchKernel(f, 1, NULL, 0, s), ACL_ERROR_INVALID_PARAM);
     CHECK(strstr(aclGetRecentErrMsg(), "0x4") != NULL);
+    /* A declaration that keeps asking for more room, or for an absurd amount, is refused too. */
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "greedy_declaration", &f));
+    EXPECT_CODE(aclrtLaunchKernel(f, 1, NULL, 0, s), ACL_ERROR_INVALID_PARAM);
+    CHECK(strstr(aclGetRecentErrMsg(), "after being given room") != NULL);
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "huge_declaration", &f));
+    EXPECT_CODE(aclrtLaunchKernel(f, 1, NULL, 0, s), ACL_ERROR_INVALID_PARAM);
+    CHECK(strstr(aclGetRecentErrMsg(), "4096") != NULL);
     EXPECT_OK(aclrtSynchronizeStream(s));
     CHECK(g_runs_of() == runs);
     EXPECT_OK(aclrtBinaryUnLoad(bin));

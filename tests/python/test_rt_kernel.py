@@ -182,6 +182,29 @@ def test_launch_with_raw_arguments(binary, library, stream):
     assert rt.free(dev) == 0
 
 
+def test_block_counts_are_not_truncated(binary, library, stream):
+    _, lib = library
+    f = function(binary, "record")
+    runs = lib.record_runs()
+    one = bytearray(4)
+    a, _ = rt.kernel_args_init(f)
+    assert rt.kernel_args_finalize(a) == 0
+    # 2**32 + 1 would run one block as C truncates it; -1 would run 2**32 - 1 blocks.
+    for blocks in (2**32 + 1, 2**32, -1, 2**64 + 5):
+        assert rt.launch_kernel(f, blocks, util.bytes_to_ptr(one), 4, stream) == (
+            E.ACL_ERROR_INVALID_PARAM
+        )
+        assert "num_blocks" in acl.get_recent_err_msg()
+        assert rt.launch_kernel_with_config(f, blocks, stream, [], a, 0) == (
+            E.ACL_ERROR_INVALID_PARAM
+        )
+    assert rt.synchronize_stream(stream) == 0
+    assert lib.record_runs() == runs
+    assert rt.launch_kernel(f, 2**32 - 1, util.bytes_to_ptr(one), 4, stream) == 0
+    assert rt.synchronize_stream(stream) == 0
+    assert view(lib)[0] == 2**32 - 1
+
+
 def test_args_handles(binary, library, stream):
     _, lib = library
     rec, sum_ = function(binary, "record"), function(binary, "sum_placeholder")
@@ -200,6 +223,12 @@ def test_args_handles(binary, library, stream):
     assert ctypes.string_at(buf, 8) == bytes(8)
     assert rt.kernel_args_get_place_holder_buffer(a, 2, 8) == (0, E.ACL_ERROR_INVALID_PARAM)
     assert rt.kernel_args_get_place_holder_buffer(a, 99, 8) == (0, E.ACL_ERROR_INVALID_PARAM)
+    # At most the 64 KiB an args handle holds; a negative size wraps to a huge one, as in C.
+    for size in (65537, 1 << 45, -1):
+        assert rt.kernel_args_get_place_holder_buffer(a, ph, size) == (
+            0,
+            E.ACL_ERROR_RT_PARAM_INVALID,
+        )
     assert rt.kernel_args_para_update(a, p64, util.bytes_to_ptr(y), 8) == 0
     assert rt.kernel_args_para_update(a, p64, util.bytes_to_ptr(y), 4) == E.ACL_ERROR_INVALID_PARAM
     assert rt.kernel_args_para_update(a, ph, util.bytes_to_ptr(y), 8) == E.ACL_ERROR_INVALID_PARAM
@@ -261,6 +290,8 @@ def test_args_handle_in_the_callers_memory(binary, library, stream):
     assert rt.kernel_args_get_handle_mem_size(0) == (0, E.ACL_ERROR_INVALID_PARAM)
     assert rt.kernel_args_get_mem_size(rec, 4) == (4, 0)
     assert rt.kernel_args_get_mem_size(0, 4) == (0, E.ACL_ERROR_INVALID_PARAM)
+    assert rt.kernel_args_get_handle_mem_size(0x1000) == (0, E.ACL_ERROR_RT_INVALID_HANDLE)
+    assert rt.kernel_args_get_mem_size(0x1000, 4) == (0, E.ACL_ERROR_RT_INVALID_HANDLE)
     mem = ctypes.create_string_buffer(16)
     addr = ctypes.addressof(mem)
     addr += -addr % 8

@@ -35,6 +35,7 @@ mod random;
 mod res_limit;
 mod stream;
 mod stream_ext;
+mod vmm;
 
 pub use allocator::*;
 pub use base::*;

@@ -123,16 +123,11 @@ type aclrtLaunchKernelAttrId = u32;
 type aclrtLaunchKernelAttrValue = c_void;
 type aclrtLaunchKernelCfg = c_void;
 type aclrtMbuf = *mut c_void;
-type aclrtMemAccessDesc = c_void;
-type aclrtMemHandleType = u32;
 type aclrtMemLinkType = u32;
-type aclrtMemLocation = c_void;
-type aclrtMemSharedHandleType = u32;
 type aclrtMemUceInfo = c_void;
 type aclrtMemcpyKind = u32;
 type aclrtNotify = *mut c_void;
 type aclrtOpExceptionCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionInfo, *mut c_void)>;
-type aclrtPhysicalMemProp = c_void;
 type aclrtPlaceHolderInfo = c_void;
 type aclrtServerPid = c_void;
 type aclrtSnapShotBackupArgs = c_void;
@@ -307,89 +302,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Virtual memory
-    fn aclrtReserveMemAddress(
-        virPtr: *mut *mut c_void,
-        size: usize,
-        alignment: usize,
-        expectPtr: *mut c_void,
-        flags: u64,
-    ) -> aclError;
-    fn aclrtReleaseMemAddress(virPtr: *mut c_void) -> aclError;
-    fn aclrtMallocPhysical(
-        handle: *mut aclrtDrvMemHandle,
-        size: usize,
-        prop: *const aclrtPhysicalMemProp,
-        flags: u64,
-    ) -> aclError;
-    fn aclrtFreePhysical(handle: aclrtDrvMemHandle) -> aclError;
-    fn aclrtMapMem(
-        virPtr: *mut c_void,
-        size: usize,
-        offset: usize,
-        handle: aclrtDrvMemHandle,
-        flags: u64,
-    ) -> aclError;
-    fn aclrtUnmapMem(virPtr: *mut c_void) -> aclError;
-    fn aclrtMemMapNoAccess(
-        virPtr: *mut c_void,
-        size: usize,
-        offset: usize,
-        handle: aclrtDrvMemHandle,
-        flags: u64,
-    ) -> aclError;
-    fn aclrtMemExportToShareableHandle(
-        handle: aclrtDrvMemHandle,
-        handleType: aclrtMemHandleType,
-        flags: u64,
-        shareableHandle: *mut u64,
-    ) -> aclError;
-    fn aclrtMemExportToShareableHandleV2(
-        handle: aclrtDrvMemHandle,
-        flags: u64,
-        shareType: aclrtMemSharedHandleType,
-        shareableHandle: *mut c_void,
-    ) -> aclError;
-    fn aclrtMemImportFromShareableHandle(
-        shareableHandle: u64,
-        deviceId: i32,
-        handle: *mut aclrtDrvMemHandle,
-    ) -> aclError;
-    fn aclrtMemImportFromShareableHandleV2(
-        shareableHandle: *mut c_void,
-        shareType: aclrtMemSharedHandleType,
-        flags: u64,
-        handle: *mut aclrtDrvMemHandle,
-    ) -> aclError;
-    fn aclrtMemSetPidToShareableHandle(
-        shareableHandle: u64,
-        pid: *mut i32,
-        pidNum: usize,
-    ) -> aclError;
-    fn aclrtMemSetPidToShareableHandleV2(
-        shareableHandle: *mut c_void,
-        shareType: aclrtMemSharedHandleType,
-        pid: *mut i32,
-        pidNum: usize,
-    ) -> aclError;
-    fn aclrtMemSetAccess(
-        virPtr: *mut c_void,
-        size: usize,
-        desc: *mut aclrtMemAccessDesc,
-        count: usize,
-    ) -> aclError;
-    fn aclrtMemGetAccess(
-        virPtr: *mut c_void,
-        location: *mut aclrtMemLocation,
-        flag: *mut u64,
-    ) -> aclError;
-    fn aclrtMemRetainAllocationHandle(
-        virPtr: *mut c_void,
-        handle: *mut aclrtDrvMemHandle,
-    ) -> aclError;
-    fn aclrtMemGetAllocationPropertiesFromHandle(
-        handle: aclrtDrvMemHandle,
-        prop: *mut aclrtPhysicalMemProp,
-    ) -> aclError;
     fn aclrtReserveMemAddressNoUCMemory(
         virPtr: *mut *mut c_void,
         size: usize,
@@ -430,16 +342,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Memory shared between processes
-    fn aclrtIpcMemGetExportKey(
-        devPtr: *mut c_void,
-        size: usize,
-        key: *mut c_char,
-        len: usize,
-        flags: u64,
-    ) -> aclError;
-    fn aclrtIpcMemClose(key: *const c_char) -> aclError;
-    fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *const c_char, flags: u64) -> aclError;
-    fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i32, num: usize) -> aclError;
     fn aclrtIpcMemSetAttr(key: *const c_char, r#type: aclrtIpcMemAttrType, attr: u64) -> aclError;
     fn aclrtIpcMemImportPidInterServer(
         key: *const c_char,
@@ -765,6 +667,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 153);
+        assert_eq!(NOT_SUPPORTED.len(), 132);
     }
 }

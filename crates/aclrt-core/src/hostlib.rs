@@ -19,11 +19,14 @@ pub fn dl_error() -> String {
     }
 }
 
+/// Bytes of a file's start [`is_host_shared_object`] looks at.
+pub const ELF_HEADER_BYTES: usize = 20;
+
 /// Whether `bytes` starts an ELF shared object for this host (not a GPU cubin, which is ELF
 /// too, nor an executable).
 pub fn is_host_shared_object(bytes: &[u8]) -> bool {
     const ET_DYN: u16 = 3;
-    if bytes.len() < 20 || !bytes.starts_with(b"\x7fELF") {
+    if bytes.len() < ELF_HEADER_BYTES || !bytes.starts_with(b"\x7fELF") {
         return false;
     }
     let e_type = u16::from_le_bytes([bytes[16], bytes[17]]);

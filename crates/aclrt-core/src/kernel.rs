@@ -16,12 +16,22 @@
 //!   with its argument copy) in a slot of the worker thread; the stream takes it into the
 //!   failure it reports on that same thread and empties the slot right after, so the copy
 //!   lives exactly while the exception callback can read it.
-//! - None of these locks is held while user code runs (a kernel or an access declaration) or
-//!   while another runtime lock is taken: each is a leaf.
+//! - A binary's function list is closed under its lock the same way when it is unloaded: a
+//!   lookup racing the unload lists nothing and gets `107017`, so no function (nor the library
+//!   it holds open) outlives the binary.
+//! - None of these locks is held while user code runs (a kernel, an access declaration, a
+//!   symbol lookup that may run the library's IFUNC resolvers, a library's destructors when
+//!   the last reference closes it) or while another lock is taken, the handle tables' own
+//!   included: each is a leaf, except that an address in the caller's memory is entered in
+//!   [`UserArgs`] under its function's [`FunctionArgs`] lock (so an unload's cleanup cannot
+//!   run between the check that the list is open and the entry). Objects are inserted in
+//!   their table before a list lock is taken and removed again after it is released when the
+//!   list turned out closed.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
+use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
 
 use crate::handle::{ArgsHandle, BinHandle, BinaryImageHandle, FuncHandle, HandleTable};
@@ -55,6 +65,14 @@ pub(crate) const ACCESSES_PREFIX: &str = "aclHostKernelAccesses_";
 /// Bytes of an args handle placed in the caller's memory (`aclrtKernelArgsGetHandleMemSize`);
 /// such a handle must be aligned to it.
 pub(crate) const ARGS_HANDLE_MEM_SIZE: usize = std::mem::size_of::<u64>();
+
+/// The largest placeholder buffer (`aclrtKernelArgsGetPlaceHolderBuffer`): the vendor's args
+/// buffer holds 64 KiB in all, so no placeholder's data can be larger there either.
+pub(crate) const MAX_PLACEHOLDER_BYTES: usize = 64 * 1024;
+
+/// The most ranges a kernel's access declaration may give for one launch; a declaration asking
+/// for more is refused rather than sized from a count the library made up.
+pub(crate) const MAX_DECLARED_ACCESSES: usize = 4096;
 
 /// The kernel objects of one runtime.
 pub(crate) struct Kernels {
@@ -98,6 +116,8 @@ pub(crate) struct Binary {
 #[derive(Default)]
 pub(crate) struct BinaryFunctions {
     pub(crate) by_name: HashMap<String, FuncHandle>,
+    /// Set when the binary is unloaded: no function is listed for it after it.
+    pub(crate) closed: bool,
 }
 
 /// One kernel of a binary.
@@ -120,13 +140,72 @@ pub(crate) struct FunctionArgs {
     pub(crate) closed: bool,
 }
 
+/// Zeroed, 8-byte aligned bytes whose address is handed out (to the caller, or to a kernel and
+/// the exception callback), freed on drop.
+///
+/// They are kept as a raw pointer from [`Box::into_raw`], never as a `Box` or a reference: a
+/// `Box` claims unique access each time it is moved or used, which writes through the address
+/// handed out would break. Every access goes through the raw pointer, so moving a `Words`
+/// moves only the pointer.
+pub(crate) struct Words {
+    words: NonNull<[u64]>,
+    /// Bytes in use (the allocation is rounded up to whole words).
+    len: usize,
+}
+
+// SAFETY: `Words` owns its allocation like a `Box<[u64]>`; it hands out no references, and the
+// runtime reads and writes the bytes only through the raw pointer while it holds the owner
+// (an args handle's state under its lock, or the one task that runs the kernel).
+unsafe impl Send for Words {}
+// SAFETY: as for `Send`; `&Words` gives only the address and the length.
+unsafe impl Sync for Words {}
+
+impl Words {
+    /// `len` zeroed bytes.
+    pub(crate) fn zeroed(len: usize) -> Self {
+        let boxed = vec![0u64; len.div_ceil(8)].into_boxed_slice();
+        Self {
+            words: NonNull::new(Box::into_raw(boxed)).expect("a box is never NULL"),
+            len,
+        }
+    }
+
+    /// A copy of the `len` bytes at `src`.
+    ///
+    /// # Safety
+    /// `src` is readable for `len` bytes.
+    pub(crate) unsafe fn copy_of(src: *const u8, len: usize) -> Self {
+        let words = Self::zeroed(len);
+        // SAFETY: `src` holds `len` readable bytes (the caller's promise), the new allocation
+        // at least `len` writable ones, and they are distinct.
+        unsafe { std::ptr::copy_nonoverlapping(src, words.addr(), len) };
+        words
+    }
+
+    /// The address of the first byte (dangling but aligned when `len` is 0).
+    pub(crate) fn addr(&self) -> *mut u8 {
+        self.words.as_ptr().cast::<u8>()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+impl Drop for Words {
+    fn drop(&mut self) {
+        // SAFETY: the pointer came from `Box::into_raw` in `zeroed` and is freed only here.
+        drop(unsafe { Box::from_raw(self.words.as_ptr()) });
+    }
+}
+
 /// What a parameter of an args handle is.
 pub(crate) enum ParamKind {
     /// Bytes copied in by `aclrtKernelArgsAppend`.
     Value,
     /// A pointer slot whose data is the buffer `aclrtKernelArgsGetPlaceHolderBuffer` gave
-    /// (`None` before it was asked for), of the given size.
-    PlaceHolder(Option<Box<[u64]>>, usize),
+    /// (`None` before it was asked for); the caller writes it through its address.
+    PlaceHolder(Option<Words>),
 }
 
 pub(crate) struct Param {
@@ -152,23 +231,15 @@ pub(crate) struct ArgsState {
 impl ArgsState {
     /// The argument bytes of a launch made now, with the placeholder data that must live until
     /// the kernel ran: each placeholder slot points to an 8-byte aligned copy of its buffer.
-    pub(crate) fn launch_bytes(&self) -> (Vec<u8>, Vec<Box<[u64]>>) {
+    pub(crate) fn launch_bytes(&self) -> (Vec<u8>, Vec<Words>) {
         let mut bytes = self.bytes.clone();
         let mut copies = Vec::new();
         for p in &self.params {
-            if let ParamKind::PlaceHolder(Some(buffer), size) = &p.kind {
-                // The copy lives in a box moved into the task: its address is stable.
-                let mut copy = vec![0u64; size.div_ceil(8)].into_boxed_slice();
-                // SAFETY: both hold at least `size` bytes and are distinct; the caller writes
-                // the buffer through its address, so it is read through a pointer too.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        buffer.as_ptr().cast::<u8>(),
-                        copy.as_mut_ptr().cast::<u8>(),
-                        *size,
-                    )
-                };
-                let addr = copy.as_ptr() as usize;
+            if let ParamKind::PlaceHolder(Some(buffer)) = &p.kind {
+                // SAFETY: the buffer holds `len` bytes; the caller writes them through their
+                // address, so they are read through the pointer too.
+                let copy = unsafe { Words::copy_of(buffer.addr(), buffer.len()) };
+                let addr = copy.addr() as usize;
                 bytes[p.offset..p.offset + std::mem::size_of::<usize>()]
                     .copy_from_slice(&addr.to_ne_bytes());
                 copies.push(copy);
@@ -199,11 +270,11 @@ pub struct FailedKernel {
 thread_local! {
     /// The kernel that just failed on this thread, with its argument copy kept alive until the
     /// stream has reported the failure (the exception callback runs on this thread, in between).
-    static FAILED: RefCell<Option<(FailedKernel, Box<[u64]>)>> = const { RefCell::new(None) };
+    static FAILED: RefCell<Option<(FailedKernel, Words)>> = const { RefCell::new(None) };
 }
 
 /// Notes, from inside a failing kernel task, what the failure report names.
-pub(crate) fn note_failed(kernel: FailedKernel, words: Box<[u64]>) {
+pub(crate) fn note_failed(kernel: FailedKernel, words: Words) {
     let _ = FAILED.try_with(|f| *f.borrow_mut() = Some((kernel, words)));
 }
 
@@ -219,4 +290,53 @@ pub(crate) fn failed_kernel() -> Option<FailedKernel> {
 pub(crate) fn forget_failed_kernel() {
     let taken = FAILED.try_with(|f| f.borrow_mut().take()).ok().flatten();
     drop(taken);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(address: *const u8, len: usize) -> Vec<u8> {
+        // SAFETY: the tests read only bytes they own.
+        unsafe { std::slice::from_raw_parts(address, len) }.to_vec()
+    }
+
+    /// The caller writes a placeholder's buffer through its address between launches while the
+    /// runtime moves and reads it; a kernel writes its copy through the slot. Runs under Miri.
+    #[test]
+    fn placeholder_data_is_written_and_copied_through_addresses() {
+        let mut state = ArgsState {
+            bytes: vec![0; 8],
+            ..Default::default()
+        };
+        let buffer = Words::zeroed(12);
+        let address = buffer.addr();
+        state.params.push(Param {
+            offset: 0,
+            size: 8,
+            kind: ParamKind::PlaceHolder(Some(buffer)),
+        });
+        // SAFETY: the buffer holds 12 bytes.
+        unsafe { address.write_bytes(7, 12) };
+        let state = Box::new(state);
+        let (bytes, copies) = state.launch_bytes();
+        // SAFETY: as above.
+        unsafe { address.add(11).write(9) };
+        let (later, later_copies) = state.launch_bytes();
+        assert_eq!(read(address, 12), [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 9]);
+        let slot = usize::from_ne_bytes(bytes[..8].try_into().unwrap()) as *mut u8;
+        assert_eq!(slot, copies[0].addr());
+        assert_eq!(read(slot, 12), [7; 12]);
+        let later_slot = usize::from_ne_bytes(later[..8].try_into().unwrap()) as *const u8;
+        assert_eq!(read(later_slot, 12)[11], 9);
+        // The kernel writes its copy; the copy then moves (into the failure slot, say) and is
+        // read through the address the exception callback was given.
+        // SAFETY: the copy holds 12 bytes.
+        unsafe { slot.write(1) };
+        let moved = copies;
+        assert_eq!(read(slot, 1), [1]);
+        assert_eq!(moved[0].len(), 12);
+        drop((moved, later_copies, state));
+        assert_eq!(Words::zeroed(0).len(), 0);
+    }
 }

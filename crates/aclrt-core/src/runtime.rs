@@ -46,6 +46,10 @@ pub struct Runtime {
     pub(crate) pools: crate::memory::pool::Pools,
     /// Advice and prefetch state of managed memory.
     pub(crate) managed: Arc<crate::memory::managed::Managed>,
+    /// Reserved address ranges, physical allocations and their mappings.
+    pub(crate) vmm: crate::memory::vmm::Vmm,
+    /// `aclrtMalloc` allocations exported by key, and memory imported by key.
+    pub(crate) ipc: crate::api::ipc_mem::Ipc,
     pub(crate) exceptions: Arc<ExceptionSlot>,
     /// Destroy calls (streams, contexts, device resets) under way: `aclFinalize` waits for
     /// them, so it never returns while one still waits for a kernel.
@@ -152,6 +156,8 @@ impl Runtime {
             memory: Arc::new(MemoryMap::default()),
             pools: Default::default(),
             managed: Default::default(),
+            vmm: Default::default(),
+            ipc: Default::default(),
             exceptions,
             teardowns: Teardowns::default(),
             creations: Creations::default(),

@@ -20,6 +20,7 @@ mod rt_ext;
 mod rt_host;
 mod rt_kernel;
 mod rt_more;
+mod rt_vmm;
 mod site;
 mod util;
 
@@ -101,7 +102,8 @@ fn acl_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         rt_device_misc::register(m)?;
         rt_kernel::register(m)?;
         allocator::register(m)?;
-        rt_more::register(m)
+        rt_more::register(m)?;
+        rt_vmm::register(m)
     })?;
     submodule(m, "util", util::register)?;
     submodule(m, "media", media::register)?;

@@ -68,6 +68,22 @@ fn load_options(py: Python<'_>, options: &Any) -> PyResult<()> {
     .map(drop)
 }
 
+/// A block count: an int a C `uint32_t` holds. Any other (negative, or 2**32 and above) is
+/// refused with `100000` when the call runs, rather than wrapped or truncated to a count the
+/// caller did not ask for.
+fn blocks_arg(obj: &Any, call: &'static str) -> PyResult<aclrt::Result<u32>> {
+    let bits = int_bits(obj, "num_blocks")?;
+    Ok(u32::try_from(bits).map_err(|_| {
+        aclrt::Error::new(
+            aclrt::codes::ACL_ERROR_INVALID_PARAM,
+            format!(
+                "{call}: num_blocks {} is not a block count (0 to 2**32 - 1)",
+                obj.str().map_or_else(|_| "?".into(), |s| s.to_string())
+            ),
+        )
+    }))
+}
+
 /// The `len` bytes at `ptr` the core is about to read, once vetted (NULL or empty reads
 /// nothing): a vetted range is runtime memory the core bounds-checks, a live known buffer
 /// (kept alive by the GIL, held for the whole call), or raw pointers were allowed and the
@@ -349,13 +365,13 @@ fn launch_kernel_with_config(
     reserve: &Any,
 ) -> PyResult<i32> {
     let f = func_arg(func_handle)?;
-    let blocks = u32_arg(num_blocks, "num_blocks")?;
+    let blocks = blocks_arg(num_blocks, "aclrtLaunchKernelWithConfig")?;
     let s = stream_arg(stream)?;
     dict_list(py, cfg, ["id", "value"], "the cfg argument is not dict")?;
     let a = args_arg(args_handle)?;
     usize_arg(reserve, "reserve")?;
     Ok(ret(api::acl(|rt| {
-        rt.launch_kernel_with_config(f, blocks, s, a)
+        rt.launch_kernel_with_config(f, blocks?, s, a)
     })))
 }
 
@@ -363,9 +379,16 @@ fn launch_kernel_with_config(
 /// is held until then.
 fn launch_from(
     py: Python<'_>,
-    (f, blocks, data, size, s): (FuncHandle, u32, usize, usize, aclrt::StreamHandle),
+    (f, blocks, data, size, s): (
+        FuncHandle,
+        aclrt::Result<u32>,
+        usize,
+        usize,
+        aclrt::StreamHandle,
+    ),
 ) -> i32 {
     ret(api::acl(|rt| {
+        let blocks = blocks?;
         let mut keep: KeepAlive = Vec::new();
         if data != 0 && size != 0 {
             keep.extend(vet(
@@ -399,7 +422,7 @@ fn launch_kernel(
     stream: &Any,
 ) -> PyResult<i32> {
     let f = func_arg(func_handle)?;
-    let blocks = u32_arg(num_blocks, "num_blocks")?;
+    let blocks = blocks_arg(num_blocks, "aclrtLaunchKernel")?;
     let data = usize_arg(args_data, "args_data")?;
     let size = usize_arg(args_size, "args_size")?;
     let s = stream_arg(stream)?;

@@ -319,27 +319,37 @@ fn mem_get_allocation_granularity(
     prop: &Any,
     option: &Any,
 ) -> PyResult<(usize, i32)> {
+    let mem_attr = physical_prop(py, prop)?.mem_attr;
+    let option = u32_arg(option, "option")?;
+    Ok(value(
+        api::mem_get_allocation_granularity(mem_attr, option),
+        0,
+    ))
+}
+
+/// An `aclrtPhysicalMemProp` dict (`handleType`, `allocationType`, `memAttr`, `location`
+/// `{"id", "type"}`, `reserve`); an absent field is 0, as pyACL leaves it zeroed.
+pub(crate) fn physical_prop(py: Python<'_>, prop: &Any) -> PyResult<api::PhysicalMemProp> {
     let prop = prop
         .cast::<PyDict>()
         .map_err(|_| final_type_error(py, "the aclrtPhysicalMemProp argument is not dict"))?;
-    for key in ["handleType", "allocationType", "reserve"] {
-        int_field(prop, key)?;
-    }
-    let mem_attr = int_field(prop, "memAttr")? as u32;
+    let mut out = api::PhysicalMemProp {
+        handle_type: int_field(prop, "handleType")? as u32,
+        allocation_type: int_field(prop, "allocationType")? as u32,
+        mem_attr: int_field(prop, "memAttr")? as u32,
+        reserve: int_field(prop, "reserve")?,
+        ..Default::default()
+    };
     if let Some(location) = dict_field(
         py,
         prop,
         "location",
         "the aclrtMemLocation argument is not dict",
     )? {
-        int_field(&location, "id")?;
-        int_field(&location, "type")?;
+        out.location_id = int_field(&location, "id")? as u32;
+        out.location_type = int_field(&location, "type")? as u32;
     }
-    let option = u32_arg(option, "option")?;
-    Ok(value(
-        api::mem_get_allocation_granularity(mem_attr, option),
-        0,
-    ))
+    Ok(out)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -122,3 +122,43 @@ ACL_HOST_KERNEL_ACCESSES(bad_declaration)(const void *args, size_t argsSize,
     }
     return 1;
 }
+
+/* A kernel whose access declaration always asks for one range more than it was given room for:
+ * the runtime asks twice at most and refuses the launch. */
+ACL_HOST_KERNEL(greedy_declaration)(uint32_t numBlocks, void *args, size_t argsSize)
+{
+    (void)numBlocks;
+    (void)args;
+    (void)argsSize;
+    atomic_fetch_add(&g_runs, 1);
+    return ACL_SUCCESS;
+}
+
+ACL_HOST_KERNEL_ACCESSES(greedy_declaration)(const void *args, size_t argsSize,
+                                             aclxMemAccess *accesses, size_t capacity)
+{
+    (void)args;
+    (void)argsSize;
+    (void)accesses;
+    return capacity + 1;
+}
+
+/* A kernel whose access declaration claims SIZE_MAX ranges. */
+ACL_HOST_KERNEL(huge_declaration)(uint32_t numBlocks, void *args, size_t argsSize)
+{
+    (void)numBlocks;
+    (void)args;
+    (void)argsSize;
+    atomic_fetch_add(&g_runs, 1);
+    return ACL_SUCCESS;
+}
+
+ACL_HOST_KERNEL_ACCESSES(huge_declaration)(const void *args, size_t argsSize,
+                                           aclxMemAccess *accesses, size_t capacity)
+{
+    (void)args;
+    (void)argsSize;
+    (void)accesses;
+    (void)capacity;
+    return SIZE_MAX;
+}

@@ -51,6 +51,8 @@ impl Runtime {
             .clear("the runtime was finalized (aclFinalize)");
         self.host_funcs
             .clear("the runtime was finalized (aclFinalize)");
+        self.clear_ipc();
+        self.clear_vmm();
         self.memory.clear();
         for device in self.devices() {
             lock(self.binding(device)).default_context = None;

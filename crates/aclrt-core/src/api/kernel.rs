@@ -2,6 +2,7 @@
 //! launches. The objects and their invariants are in `crate::kernel`.
 
 use std::ffi::{c_void, CString};
+use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use crate::codes::*;
 use crate::consts::{ACLX_ACCESS_READ, ACLX_ACCESS_WRITE};
 use crate::error::{bail, err, Result};
 use crate::handle::{ArgsHandle, BinHandle, BinaryImageHandle, FuncHandle, StreamHandle};
-use crate::hostlib::{is_host_shared_object, HostLibrary, OpenError};
+use crate::hostlib::{is_host_shared_object, HostLibrary, OpenError, ELF_HEADER_BYTES};
 use crate::kernel::*;
 use crate::runtime::Runtime;
 use crate::sync::lock;
@@ -133,12 +134,31 @@ impl Runtime {
     /// `aclrtBinaryLoadFromFile`: opens the host library at `path` (load options are ignored).
     pub fn binary_load_from_file(&self, path: &Path) -> Result<BinHandle> {
         const CALL: &str = "aclrtBinaryLoadFromFile";
-        let head = std::fs::read(path).map_err(|e| {
+        let unreadable = |e: std::io::Error| {
             crate::error::Error::new(
                 ACL_ERROR_INVALID_FILE,
                 format!("{CALL}: cannot read {path:?}: {e}"),
             )
-        })?;
+        };
+        // Only a regular file is read, and only its header: a device or a FIFO would never
+        // end (or never start), and the loader maps the library itself. Opening does not block
+        // (a FIFO with no writer would wait in open); reads of a regular file ignore the flag.
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(unreadable)?;
+        if !file.metadata().map_err(unreadable)?.is_file() {
+            bail!(
+                ACL_ERROR_INVALID_FILE,
+                "{CALL}: {path:?} is not a regular file"
+            );
+        }
+        let mut head = Vec::with_capacity(ELF_HEADER_BYTES);
+        std::io::Read::take(&mut file, ELF_HEADER_BYTES as u64)
+            .read_to_end(&mut head)
+            .map_err(unreadable)?;
         if !is_host_shared_object(&head) {
             return Err(not_a_library(CALL, &format!("{path:?}")));
         }
@@ -201,9 +221,13 @@ impl Runtime {
         let Some(binary) = self.kernels.binaries.remove(bin.as_raw()) else {
             return Err(stale(CALL, "binHandle", bin.as_raw(), "binary"));
         };
-        let functions: Vec<FuncHandle> = std::mem::take(&mut lock(&binary.functions).by_name)
-            .into_values()
-            .collect();
+        let functions: Vec<FuncHandle> = {
+            let mut functions = lock(&binary.functions);
+            functions.closed = true;
+            std::mem::take(&mut functions.by_name)
+                .into_values()
+                .collect()
+        };
         for h in functions {
             let Some(f) = self.kernels.functions.remove(h.as_raw()) else {
                 continue;
@@ -216,12 +240,20 @@ impl Runtime {
                     std::mem::take(&mut args.user_addresses),
                 )
             };
-            for a in handles {
+            for a in &handles {
                 self.kernels.args.remove(a.as_raw());
             }
+            // An address may name another function's handle by now (the caller's memory was
+            // reused for it): only entries naming one of these handles go.
             let mut user = lock(&self.kernels.user_args);
             for address in addresses {
-                user.by_address.remove(&address);
+                if user
+                    .by_address
+                    .get(&address)
+                    .is_some_and(|h| handles.contains(h))
+                {
+                    user.by_address.remove(&address);
+                }
             }
         }
         Ok(())
@@ -232,24 +264,47 @@ impl Runtime {
     pub fn binary_get_function(&self, bin: BinHandle, name: &str) -> Result<FuncHandle> {
         const CALL: &str = "aclrtBinaryGetFunction";
         let binary = self.binary(bin, CALL)?;
-        let mut functions = lock(&binary.functions);
-        if let Some(&f) = functions.by_name.get(name) {
-            return Ok(f);
+        self.function_of(bin, &binary, name, CALL)
+    }
+
+    /// The function `name` of `binary` (the binary `bin` names, or named before an unload
+    /// that raced the lookup: then it is `107017` and nothing is added).
+    fn function_of(
+        &self,
+        bin: BinHandle,
+        binary: &Binary,
+        name: &str,
+        call: &str,
+    ) -> Result<FuncHandle> {
+        {
+            let functions = lock(&binary.functions);
+            if functions.closed {
+                return Err(stale(call, "binHandle", bin.as_raw(), "binary"));
+            }
+            if let Some(&f) = functions.by_name.get(name) {
+                return Ok(f);
+            }
         }
+        // Resolved with no lock held: a lookup may run the library's own code (IFUNC
+        // resolvers).
         let Some(address) = binary.library.symbol(name) else {
             bail!(
                 ACL_ERROR_RT_SYMBOL_NOT_FOUND,
-                "{CALL}: the binary exports no kernel {name:?}"
+                "{call}: the binary exports no kernel {name:?}"
             );
         };
-        // SAFETY: the library exports `name` as a kernel of the documented signature (the
-        // convention of acl_host_kernel.h).
+        // SAFETY: only a cast; that `name` is a kernel of the signature acl_host_kernel.h
+        // declares is the caller's contract (a symbol's type cannot be checked), as a device
+        // binary's kernel signature is on the vendor's runtime.
         let entry = unsafe { std::mem::transmute::<*mut c_void, HostKernel>(address) };
         let accesses = binary
             .library
             .symbol(&format!("{ACCESSES_PREFIX}{name}"))
-            // SAFETY: the library exports the declaration with the documented signature.
+            // SAFETY: only a cast; the declaration's signature is the caller's contract, as
+            // the kernel's is.
             .map(|p| unsafe { std::mem::transmute::<*mut c_void, AccessDeclaration>(p) });
+        // Made before the lock is taken (the handle table's lock is never taken under it),
+        // then listed, or taken back if the binary was unloaded or the name listed meanwhile.
         let function = self.kernels.functions.insert_with(|raw| {
             Arc::new(Function {
                 handle: FuncHandle::from_raw(raw),
@@ -261,8 +316,21 @@ impl Runtime {
             })
         });
         let handle = function.handle;
-        functions.by_name.insert(name.to_owned(), handle);
-        Ok(handle)
+        let mut functions = lock(&binary.functions);
+        let result = if functions.closed {
+            Err(stale(call, "binHandle", bin.as_raw(), "binary"))
+        } else if let Some(&first) = functions.by_name.get(name) {
+            Ok(first)
+        } else {
+            functions.by_name.insert(name.to_owned(), handle);
+            return Ok(handle);
+        };
+        drop(functions);
+        // Dropped with no lock held: the last reference to the library closes it, which runs
+        // its destructors.
+        drop(self.kernels.functions.remove(handle.as_raw()));
+        drop(function);
+        result
     }
 
     /// `aclrtGetFunctionName`: the kernel's name, if `max_len` bytes hold it with its NUL.
@@ -279,19 +347,17 @@ impl Runtime {
         Ok(name)
     }
 
-    /// `aclrtKernelArgsGetHandleMemSize`: bytes of an args handle placed in the caller's memory.
+    /// `aclrtKernelArgsGetHandleMemSize`: bytes of an args handle placed in the caller's memory
+    /// (the function handle must be live).
     pub fn kernel_args_handle_mem_size(&self, func: FuncHandle) -> Result<usize> {
-        null_check(
-            func.as_raw(),
-            "aclrtKernelArgsGetHandleMemSize",
-            "funcHandle",
-        )?;
+        self.function(func, "aclrtKernelArgsGetHandleMemSize")?;
         Ok(ARGS_HANDLE_MEM_SIZE)
     }
 
-    /// `aclrtKernelArgsGetMemSize`: the argument bytes take what the caller asks for.
+    /// `aclrtKernelArgsGetMemSize`: the argument bytes take what the caller asks for (the
+    /// function handle must be live).
     pub fn kernel_args_mem_size(&self, func: FuncHandle, user_args_size: usize) -> Result<usize> {
-        null_check(func.as_raw(), "aclrtKernelArgsGetMemSize", "funcHandle")?;
+        self.function(func, "aclrtKernelArgsGetMemSize")?;
         Ok(user_args_size)
     }
 
@@ -321,6 +387,29 @@ impl Runtime {
         Ok(handle)
     }
 
+    /// Names `handle`, a new args handle of `f`, by `address`; returns the handle the address
+    /// named before. Refused once the binary is unloaded (which removed `handle` already): the
+    /// closed flag is checked and the address entered under the function's list lock, so the
+    /// unload's cleanup of addresses either sees the entry or comes before the check.
+    fn place_args(
+        &self,
+        func: FuncHandle,
+        f: &Function,
+        handle: ArgsHandle,
+        address: u64,
+        call: &str,
+    ) -> Result<Option<ArgsHandle>> {
+        let list = lock(&f.args);
+        if list.closed {
+            return Err(stale(call, "funcHandle", func.as_raw(), "function"));
+        }
+        let replaced = lock(&self.kernels.user_args)
+            .by_address
+            .insert(address, handle);
+        drop(list);
+        Ok(replaced)
+    }
+
     /// `aclrtKernelArgsInit`: an empty args handle for the kernel, valid until its binary is
     /// unloaded.
     pub fn kernel_args_init(&self, func: FuncHandle) -> Result<ArgsHandle> {
@@ -343,12 +432,21 @@ impl Runtime {
             );
         }
         let handle = self.new_args(func, &f, Some(address), CALL)?;
-        let replaced = lock(&self.kernels.user_args)
-            .by_address
-            .insert(address, handle);
-        // The caller's memory now holds another handle: the one it held is gone.
-        if let Some(old) = replaced {
-            self.kernels.args.remove(old.as_raw());
+        let replaced = self.place_args(func, &f, handle, address, CALL)?;
+        // The caller's memory now holds another handle: the one it held is gone, from its
+        // function's lists too (re-initialising one address does not grow them).
+        let Some(old) = replaced else {
+            return Ok(());
+        };
+        let Some(old_args) = self.kernels.args.remove(old.as_raw()) else {
+            return Ok(());
+        };
+        if let Some(owner) = self.kernels.functions.get(old_args.function.as_raw()) {
+            let mut list = lock(&owner.args);
+            list.handles.retain(|&h| h != old);
+            if let Some(i) = list.user_addresses.iter().position(|&a| a == address) {
+                list.user_addresses.swap_remove(i);
+            }
         }
         Ok(())
     }
@@ -388,7 +486,7 @@ impl Runtime {
         state.params.push(Param {
             offset,
             size,
-            kind: ParamKind::PlaceHolder(None, 0),
+            kind: ParamKind::PlaceHolder(None),
         });
         Ok(param_handle(state.params.len() - 1))
     }
@@ -409,16 +507,23 @@ impl Runtime {
         if size == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: dataSize is 0");
         }
-        let ParamKind::PlaceHolder(buffer, buffer_size) = &mut state.params[i].kind else {
+        if size > MAX_PLACEHOLDER_BYTES {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: dataSize {size} is more than the {MAX_PLACEHOLDER_BYTES} bytes an args \
+                 handle holds"
+            );
+        }
+        let ParamKind::PlaceHolder(buffer) = &mut state.params[i].kind else {
             bail!(
                 ACL_ERROR_INVALID_PARAM,
                 "{CALL}: parameter {param:#x} is not a placeholder"
             );
         };
-        let mut fresh = vec![0u64; size.div_ceil(8)].into_boxed_slice();
-        let address = fresh.as_mut_ptr() as usize;
+        let fresh = Words::zeroed(size);
+        let address = fresh.addr() as usize;
+        // The earlier buffer (if any) is freed: its address is no longer the placeholder's.
         *buffer = Some(fresh);
-        *buffer_size = size;
         Ok(address)
     }
 
@@ -548,16 +653,15 @@ impl Runtime {
         num_blocks: u32,
         bytes: Vec<u8>,
         stream: StreamHandle,
-        extra: Vec<Box<[u64]>>,
+        extra: Vec<Words>,
         from: Option<usize>,
     ) -> Result<()> {
         // Keep the copy 8-byte aligned: kernels read packed arguments in place.
         let len = bytes.len();
-        let mut words = vec![0u64; len.div_ceil(8)].into_boxed_slice();
-        // SAFETY: `words` holds at least `len` bytes; the regions are distinct.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), words.as_mut_ptr().cast(), len) };
+        // SAFETY: `bytes` holds `len` bytes.
+        let words = unsafe { Words::copy_of(bytes.as_ptr(), len) };
         let mut access = match f.accesses {
-            Some(declare) => declared_accesses(declare, &words, len)?,
+            Some(declare) => declared_accesses(declare, &words)?,
             None => self.pointer_accesses(&bytes),
         };
         if let Some(start) = from.filter(|_| len > 0) {
@@ -568,21 +672,19 @@ impl Runtime {
         let func = f.handle.as_raw();
         let kernel = Box::new(move || {
             let _held = (library, extra);
-            let mut words = words;
             if let Some(from) = from {
                 // SAFETY: the launch's argsData holds `len` bytes, and stays valid until the
                 // task ran (the caller's contract, as on the device); `words` holds `len`.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(from as *const u8, words.as_mut_ptr().cast(), len)
-                };
+                unsafe { std::ptr::copy_nonoverlapping(from as *const u8, words.addr(), len) };
             }
-            let args = if len == 0 {
+            let args: *mut c_void = if len == 0 {
                 std::ptr::null_mut()
             } else {
-                words.as_mut_ptr().cast()
+                words.addr().cast()
             };
-            // SAFETY: the library stays open (held above); the kernel has the documented
-            // signature; `args` holds `len` bytes.
+            // SAFETY: the library stays open (held above); that the symbol is a kernel of the
+            // signature acl_host_kernel.h declares is the caller's contract (it cannot be
+            // checked); `args` holds `len` bytes.
             match unsafe { entry(num_blocks, args, len) } {
                 0 => Ok(()),
                 code => {
@@ -623,17 +725,14 @@ impl Runtime {
     }
 }
 
-/// The accesses the kernel's declaration gives for the arguments `words` (`len` bytes). The
+/// The accesses the kernel's declaration gives for the arguments `words`. The
 /// declaration is user code: it runs on the launching thread with no runtime lock held.
-fn declared_accesses(
-    declare: AccessDeclaration,
-    words: &[u64],
-    len: usize,
-) -> Result<KernelAccess> {
+fn declared_accesses(declare: AccessDeclaration, words: &Words) -> Result<KernelAccess> {
+    let len = words.len();
     let args: *const c_void = if len == 0 {
         std::ptr::null()
     } else {
-        words.as_ptr().cast()
+        words.addr().cast_const().cast()
     };
     let empty = DeclaredAccess {
         ptr: std::ptr::null(),
@@ -641,13 +740,31 @@ fn declared_accesses(
         mode: 0,
     };
     let mut entries = vec![empty; 16];
-    loop {
-        // SAFETY: the declaration has the documented signature and writes at most `capacity`
-        // entries; `args` holds `len` bytes.
+    // Asked once with room for 16 ranges, then at most once more with room for all it said it
+    // needs: a declaration that asks for more again, or for more than the limit, is refused.
+    for attempt in 0..2 {
+        // SAFETY: that the declaration has the signature acl_host_kernel.h declares and writes
+        // at most `capacity` entries is the caller's contract (it cannot be checked); `args`
+        // holds `len` bytes.
         let count = unsafe { declare(args, len, entries.as_mut_ptr(), entries.len()) };
         if count <= entries.len() {
             entries.truncate(count);
             break;
+        }
+        if count > MAX_DECLARED_ACCESSES {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "the kernel's access declaration gives {count} ranges, more than the \
+                 {MAX_DECLARED_ACCESSES} a launch may declare"
+            );
+        }
+        if attempt == 1 {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "the kernel's access declaration asked for room for {count} ranges after being \
+                 given room for the {} it asked for",
+                entries.len()
+            );
         }
         entries = vec![empty; count];
     }
@@ -762,5 +879,266 @@ mod tests {
         let null = rt.kernel_args_init(FuncHandle::NULL).unwrap_err();
         assert_eq!(null.code(), ACL_ERROR_INVALID_PARAM);
         rt.binary_unload(bin).unwrap();
+    }
+
+    #[test]
+    fn placeholder_buffers_are_bounded() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        let a = rt.kernel_args_init(f).unwrap();
+        let p = rt.kernel_args_append_placeholder(a).unwrap();
+        for size in [MAX_PLACEHOLDER_BYTES + 1, 1 << 45, usize::MAX] {
+            let e = rt
+                .kernel_args_get_placeholder_buffer(a, p, size)
+                .unwrap_err();
+            assert_eq!(e.code(), ACL_ERROR_RT_PARAM_INVALID, "dataSize {size}");
+            assert!(e.message().contains("65536"), "{}", e.message());
+        }
+        let address = rt
+            .kernel_args_get_placeholder_buffer(a, p, MAX_PLACEHOLDER_BYTES)
+            .unwrap();
+        // SAFETY: the buffer holds MAX_PLACEHOLDER_BYTES zeroed bytes owned by the handle.
+        let last = unsafe { *((address + MAX_PLACEHOLDER_BYTES - 1) as *const u8) };
+        assert_eq!(last, 0);
+        rt.binary_unload(bin).unwrap();
+    }
+
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// Always asks for one range more than it was given room for.
+    unsafe extern "C" fn greedy(
+        _: *const c_void,
+        _: usize,
+        _: *mut DeclaredAccess,
+        capacity: usize,
+    ) -> usize {
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        capacity + 1
+    }
+
+    /// Asks for more ranges than anyone could hold.
+    unsafe extern "C" fn huge(
+        _: *const c_void,
+        _: usize,
+        _: *mut DeclaredAccess,
+        _: usize,
+    ) -> usize {
+        usize::MAX
+    }
+
+    /// Declares 20 one-byte reads of the argument word's address onwards.
+    unsafe extern "C" fn twenty(
+        args: *const c_void,
+        _: usize,
+        accesses: *mut DeclaredAccess,
+        capacity: usize,
+    ) -> usize {
+        for i in 0..capacity.min(20) {
+            // SAFETY: the runtime gives room for `capacity` entries.
+            unsafe {
+                *accesses.add(i) = DeclaredAccess {
+                    ptr: args.cast::<u8>().add(i).cast(),
+                    size: 1,
+                    mode: ACLX_ACCESS_READ,
+                }
+            };
+        }
+        20
+    }
+
+    #[test]
+    fn access_declarations_are_asked_at_most_twice_and_bounded() {
+        let words = Words::zeroed(32);
+        let e = declared_accesses(greedy, &words).unwrap_err();
+        assert_eq!(e.code(), ACL_ERROR_INVALID_PARAM);
+        assert!(
+            e.message().contains("after being given room"),
+            "{}",
+            e.message()
+        );
+        assert_eq!(CALLS.load(std::sync::atomic::Ordering::SeqCst), 2);
+        let e = declared_accesses(huge, &words).unwrap_err();
+        assert_eq!(e.code(), ACL_ERROR_INVALID_PARAM);
+        assert!(e.message().contains("4096"), "{}", e.message());
+        let access = declared_accesses(twenty, &words).unwrap();
+        assert_eq!(access.reads.len(), 20);
+        assert!(access.writes.is_empty());
+        assert_eq!(access.reads[19].start, words.addr() as usize + 19);
+    }
+
+    #[test]
+    fn only_regular_files_are_read_and_only_their_header() {
+        let rt = Runtime::new(&crate::Config::default());
+        let dir = std::env::temp_dir().join(format!("aclrt-kernel-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let c = CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for path in [Path::new("/dev/zero"), fifo.as_path(), dir.as_path()] {
+            let e = rt.binary_load_from_file(path).unwrap_err();
+            assert_eq!(e.code(), ACL_ERROR_INVALID_FILE, "{path:?}");
+            assert!(
+                e.message().contains("not a regular file"),
+                "{}",
+                e.message()
+            );
+        }
+        // A large regular file that is no library: only its header is read.
+        let big = dir.join("big");
+        let file = std::fs::File::create(&big).unwrap();
+        file.set_len(1 << 40).unwrap();
+        let e = rt.binary_load_from_file(&big).unwrap_err();
+        assert_eq!(e.code(), ACL_ERROR_INVALID_FILE);
+        assert!(
+            e.message().contains("not a host shared library"),
+            "{}",
+            e.message()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn unloading_keeps_another_binarys_handle_at_a_reused_address() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin1 = rt.binary_load_from_file(&libc_path()).unwrap();
+        let bin2 = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f1 = rt.binary_get_function(bin1, "getpid").unwrap();
+        let f2 = rt.binary_get_function(bin2, "getpid").unwrap();
+        let mut slot = [0u64; 1];
+        let address = slot.as_mut_ptr() as u64;
+        let placed = ArgsHandle::from_raw(address);
+        rt.kernel_args_init_by_user_mem(f1, address).unwrap();
+        // The same memory now holds an args handle of the other binary's function.
+        rt.kernel_args_init_by_user_mem(f2, address).unwrap();
+        rt.binary_unload(bin1).unwrap();
+        assert_eq!(rt.kernel_args_append(placed, &[1, 2]), Ok(1));
+        assert_eq!(rt.kernels.args.live(), 1);
+        rt.binary_unload(bin2).unwrap();
+        assert_eq!(
+            rt.kernel_args_append(placed, &[1]).unwrap_err().code(),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(rt.kernels.args.live(), 0);
+        assert!(lock(&rt.kernels.user_args).by_address.is_empty());
+        assert_eq!(slot, [0]);
+    }
+
+    #[test]
+    fn a_lookup_racing_an_unload_adds_nothing() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        // The lookup found the binary, then the unload ran before it listed the function.
+        let binary = rt.binary(bin, "test").unwrap();
+        rt.binary_unload(bin).unwrap();
+        let e = rt.function_of(bin, &binary, "getpid", "aclrtBinaryGetFunction");
+        assert_eq!(e.unwrap_err().code(), ACL_ERROR_RT_INVALID_HANDLE);
+        assert_eq!(rt.kernels.functions.live(), 0);
+        assert!(lock(&binary.functions).by_name.is_empty());
+        // Nothing but this reference keeps the library open.
+        assert_eq!(Arc::strong_count(&binary.library), 1);
+    }
+
+    #[test]
+    fn mem_sizes_need_a_live_function() {
+        let rt = Runtime::new(&crate::Config::default());
+        let other = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        assert_eq!(rt.kernel_args_handle_mem_size(f), Ok(8));
+        assert_eq!(rt.kernel_args_mem_size(f, 40), Ok(40));
+        let code = |r: Result<usize>| r.unwrap_err().code();
+        // Foreign, garbage and wrong-kind handles.
+        assert_eq!(
+            code(other.kernel_args_handle_mem_size(f)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(
+            code(other.kernel_args_mem_size(f, 4)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        let garbage = FuncHandle::from_raw(0x1000);
+        assert_eq!(
+            code(rt.kernel_args_handle_mem_size(garbage)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        let wrong = FuncHandle::from_raw(bin.as_raw());
+        assert_eq!(
+            code(rt.kernel_args_mem_size(wrong, 4)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(
+            code(rt.kernel_args_mem_size(FuncHandle::NULL, 4)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // Stale after the unload.
+        rt.binary_unload(bin).unwrap();
+        assert_eq!(
+            code(rt.kernel_args_handle_mem_size(f)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(
+            code(rt.kernel_args_mem_size(f, 4)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+    }
+
+    #[test]
+    fn reinitialising_one_address_does_not_grow_the_lists() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        let g = rt.binary_get_function(bin, "getppid").unwrap();
+        let (function, other) = (
+            rt.function(f, "test").unwrap(),
+            rt.function(g, "test").unwrap(),
+        );
+        let mut slots = [0u64; 2];
+        let (a, b) = (slots.as_mut_ptr() as u64, slots.as_mut_ptr() as u64 + 8);
+        for _ in 0..100 {
+            rt.kernel_args_init_by_user_mem(f, a).unwrap();
+        }
+        rt.kernel_args_init_by_user_mem(f, b).unwrap();
+        let lens = |f: &Function| {
+            let list = lock(&f.args);
+            (list.handles.len(), list.user_addresses.len())
+        };
+        assert_eq!(lens(&function), (2, 2));
+        assert_eq!(rt.kernels.args.live(), 2);
+        // The address moves to another function's handle: the first forgets it.
+        rt.kernel_args_init_by_user_mem(g, a).unwrap();
+        assert_eq!(lens(&function), (1, 1));
+        assert_eq!(lock(&function.args).user_addresses, [b]);
+        assert_eq!(lens(&other), (1, 1));
+        assert_eq!(rt.kernels.args.live(), 2);
+        assert_eq!(rt.kernel_args_append(ArgsHandle::from_raw(a), &[1]), Ok(1));
+        rt.binary_unload(bin).unwrap();
+        assert_eq!(rt.kernels.args.live(), 0);
+        assert!(lock(&rt.kernels.user_args).by_address.is_empty());
+    }
+
+    #[test]
+    fn an_address_placed_after_the_unload_is_not_entered() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        let function = rt.function(f, "test").unwrap();
+        let mut slot = [0u64; 1];
+        let address = slot.as_mut_ptr() as u64;
+        // The handle is made and listed, then the unload runs before the address is entered.
+        let handle = rt.new_args(f, &function, Some(address), "test").unwrap();
+        rt.binary_unload(bin).unwrap();
+        let placed = rt.place_args(
+            f,
+            &function,
+            handle,
+            address,
+            "aclrtKernelArgsInitByUserMem",
+        );
+        assert_eq!(placed.unwrap_err().code(), ACL_ERROR_RT_INVALID_HANDLE);
+        assert!(lock(&rt.kernels.user_args).by_address.is_empty());
+        assert_eq!(rt.kernels.args.live(), 0);
+        assert_eq!(slot, [0]);
     }
 }

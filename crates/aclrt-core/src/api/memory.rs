@@ -58,9 +58,17 @@ impl Runtime {
                 device.memory_capacity
             );
         }
+        // An allocation of a page or more starts on a page, so it can have its pages to itself
+        // when it is shared with another process (`aclrtIpcMemGetExportKey`).
+        let page = crate::memory::page_size();
+        let align = if size >= page {
+            page
+        } else {
+            crate::memory::ALIGNMENT
+        };
         let ptr = self
             .memory
-            .allocate(size, Place::Device(device.id))
+            .allocate_aligned(size, align, Place::Device(device.id))
             .inspect_err(|_| device.unreserve_memory(size as u64))?;
         drop(creating);
         if crate::observe::enabled() {
@@ -106,6 +114,7 @@ impl Runtime {
             crate::observe::freeing("aclrtFree", ptr);
         }
         let a = self.memory.free(ptr, |p| matches!(p, Place::Device(_)))?;
+        self.end_ipc_export(ptr);
         self.managed.remove(ptr);
         if let Place::Device(id) = a.place {
             if let Some(device) = self.device(id) {

@@ -614,7 +614,7 @@ impl Runtime {
 
     /// `aclrtCheckMemType`: whether every address is device memory of a kind in `mem_type`
     /// (`ACL_RT_MEM_TYPE_DEV`: `aclrtMalloc` memory; `..._DVPP`: `acldvppMalloc` memory;
-    /// `..._RSVD`: reserved virtual memory, which the emulated device has none of). An empty
+    /// `..._RSVD`: address ranges reserved by `aclrtReserveMemAddress`, mapped or not). An empty
     /// list, a type with no or other bits, or a non-zero `reserve` is `107000`.
     pub fn check_mem_type(&self, addrs: &[usize], mem_type: u32, reserve: u32) -> Result<bool> {
         let call = "aclrtCheckMemType";
@@ -639,6 +639,9 @@ impl Runtime {
             .copied()
             .collect();
         Ok(addrs.iter().all(|&addr| {
+            if self.vmm.reserved(addr) {
+                return MEM_TYPE_RSVD & mem_type != 0;
+            }
             let kind = match self.memory.allocation_at(addr) {
                 Some((base, a)) if matches!(a.place, crate::memory::Place::Device(_)) => {
                     if dvpp_bases.contains(&base) {

@@ -54,6 +54,40 @@ impl Extents {
         (lo, hi - lo)
     }
 
+    /// The free extents that overlap `[lo, hi)`, as (start, length), in address order.
+    pub(super) fn overlapping(&self, lo: usize, hi: usize) -> Vec<(usize, usize)> {
+        let first = self
+            .by_addr
+            .range(..=lo)
+            .next_back()
+            .map_or(lo, |(&start, _)| start);
+        self.by_addr
+            .range(first..hi)
+            .map(|(&start, &len)| (start, len))
+            .filter(|&(start, len)| start + len > lo)
+            .collect()
+    }
+
+    /// Takes exactly `[start, start + len)` if one free extent holds all of it; `false` (nothing
+    /// taken) otherwise.
+    pub(super) fn take_range(&mut self, start: usize, len: usize) -> bool {
+        debug_assert!(len > 0);
+        let Some((&at, &at_len)) = self.by_addr.range(..=start).next_back() else {
+            return false;
+        };
+        if start + len > at + at_len {
+            return false;
+        }
+        self.remove(at, at_len);
+        if start > at {
+            self.insert(at, start - at);
+        }
+        if at + at_len > start + len {
+            self.insert(start + len, at + at_len - (start + len));
+        }
+        true
+    }
+
     /// Forgets every extent.
     pub(super) fn clear(&mut self) {
         self.by_addr.clear();
@@ -100,6 +134,22 @@ mod tests {
         assert_eq!(e.count(), 2);
         e.clear();
         assert_eq!(e.take(64), None);
+    }
+
+    #[test]
+    fn take_range_takes_exactly_a_free_part() {
+        let mut e = Extents::default();
+        e.give_back(100, 100);
+        assert!(!e.take_range(90, 20), "starts before the extent");
+        assert!(!e.take_range(190, 20), "runs past its end");
+        assert!(e.take_range(120, 30));
+        assert_eq!(e.count(), 2);
+        assert!(!e.take_range(125, 1), "already taken");
+        assert!(e.take_range(100, 20));
+        assert!(e.take_range(150, 50));
+        assert_eq!(e.count(), 0);
+        e.give_back(100, 100);
+        assert_eq!(e.count(), 1);
     }
 
     #[test]

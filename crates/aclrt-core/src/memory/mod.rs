@@ -17,13 +17,18 @@
 //! 1. Segments are never unmapped. Every address the runtime ever handed out stays mapped,
 //!    readable and writable, for the life of the process.
 //! 2. A live allocation of `size` bytes occupies the *block* `[base, base + round_up(size,
-//!    64))`; `base` is a multiple of [`ALIGNMENT`]. Live blocks and free extents never overlap
+//!    64))`; `base` is a multiple of [`ALIGNMENT`] (of the page size for device allocations of
+//!    a page or more). Live blocks and free extents never overlap
 //!    and together cover every segment exactly.
 //! 3. A new allocation reads as zero: its block is zeroed when handed out, by dropping its whole
 //!    pages and writing the partial pages at either end. Untouched pages stay unbacked.
 //! 4. When a block is freed, every page that then overlaps no live block is given back to the
-//!    operating system. Free pages hold no memory unless something wrote to them after their
-//!    allocation was freed; they are dropped again when reused (invariant 3).
+//!    operating system, except the most recently freed ones up to [`RETAINED_LIMIT`] bytes:
+//!    those keep their bytes until they are reused (invariant 3 zeroes them then) or pushed out
+//!    by later frees, as device memory keeps its bytes after a free on hardware, so work queued
+//!    before a free that still reads the memory (a race the checker reports as use after
+//!    free) sees what was there. Other free pages hold no memory unless something wrote to
+//!    them after their allocation was freed; they are dropped again when reused.
 //!
 //! Allocating or freeing takes time proportional to the pages actually touched, not to the
 //! size: a multi-gigabyte allocation is a few system calls. The map's lock is held while a
@@ -55,6 +60,25 @@
 //! refuses (`207002`); a reused pool block keeps the bytes its previous holder left
 //! (invariant 3 holds for blocks carved from space the pool never used or gave back).
 //!
+//! # Virtual memory and imported memory
+//!
+//! Address ranges reserved by `aclrtReserveMemAddress` and ranges an IPC import maps are
+//! regions too, with serials that have [`vmm::VMM_SERIAL`] set. A mapping replaces the
+//! region's pages with a shared mapping of a memory file ([`MemoryMap::map_object`]) and
+//! marks it live; ending it puts private zero pages back ([`MemoryMap::unmap_object`]), so
+//! invariant 1 holds: every address stays mapped, readable and writable. `aclrtFree` refuses
+//! mapped memory (`207002`).
+//!
+//! # Shared allocations
+//!
+//! A device allocation exported by key ([`MemoryMap::share_allocation`]) has its pages moved
+//! into a memory file another process can map: the pages it touches are mapped from the file,
+//! with its bytes, and the free space in those pages is taken out of use, so no other block
+//! ever lies in them. Only an allocation that has its pages to itself can be moved (another
+//! block's users could write while the pages move); device allocations of a page or more start
+//! on a page for this. Freeing it puts private zero pages back before the block and the free
+//! space return (invariants 3 and 4 hold again).
+//!
 //! Asynchronous copies and sets are checked when they are submitted; the worker does not check
 //! again. A free between submit and run cannot make the worker fault: by invariant 1 the freed
 //! range is still mapped, so the task reads zeros or stale bytes, or writes into free pages
@@ -68,6 +92,8 @@ mod extents;
 pub(crate) mod managed;
 mod pages;
 pub(crate) mod pool;
+pub(crate) mod share;
+pub(crate) mod vmm;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -79,6 +105,11 @@ use extents::Extents;
 
 /// Alignment of every runtime allocation.
 pub const ALIGNMENT: usize = 64;
+
+/// The host's page size.
+pub(crate) fn page_size() -> usize {
+    pages::page_size()
+}
 
 /// The smallest segment reserved at a time (address space only).
 const SEGMENT_MIN: usize = 1 << 30;
@@ -161,7 +192,18 @@ struct Inner {
     freed: VecDeque<(usize, Allocation)>,
     /// Pool regions: start → (length, the pool's serial) (see "Pool regions").
     regions: BTreeMap<usize, (usize, u64)>,
+    /// Allocations moved into shared memory: base → the pages `[lo, hi)` mapped from a file
+    /// (see "Shared allocations").
+    shared: BTreeMap<usize, (usize, usize)>,
+    /// Freed whole pages `[lo, hi)` not given back yet, oldest first (invariant 4); some may
+    /// have been handed out again since, which giving them back skips.
+    retained: VecDeque<(usize, usize)>,
+    /// The bytes of `retained`.
+    retained_bytes: usize,
 }
+
+/// How many bytes of freed pages keep their contents (invariant 4).
+pub(crate) const RETAINED_LIMIT: usize = 4 << 20;
 
 /// All runtime memory: segments, live allocations and free space.
 #[derive(Default)]
@@ -328,6 +370,172 @@ impl MemoryMap {
         }
     }
 
+    /// Maps `len` bytes of the shared memory object `fd`, from `offset`, at `start` inside the
+    /// region `serial` (a virtual memory reservation or an imported range) and marks
+    /// `[start + live.0, start + live.0 + live.1)` live as memory of `place`. The caller has
+    /// checked that the range lies in the region, page-aligned, and that no live block overlaps
+    /// it. `false` (nothing changed) when the host refuses the mapping.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn map_object(
+        &self,
+        start: usize,
+        len: usize,
+        fd: i32,
+        offset: usize,
+        live: (usize, usize),
+        place: Place,
+        serial: u64,
+    ) -> bool {
+        let mut inner = self.write();
+        debug_assert_eq!(inner.region_of(start), Some(serial));
+        debug_assert!(inner.live.range(start..start + len).next().is_none());
+        debug_assert!(live.0 + live.1 <= len && live.1 > 0);
+        // SAFETY: page-aligned, inside the reservation's region (the caller's checks), where
+        // nothing is live; the write lock keeps a concurrent check from seeing it half done.
+        if !unsafe { pages::map_shared(start, len, fd, offset) } {
+            return false;
+        }
+        inner.live.insert(
+            start + live.0,
+            Allocation {
+                size: live.1,
+                place,
+                pool: serial,
+            },
+        );
+        true
+    }
+
+    /// Ends the mapping of `[start, start + len)` made by [`MemoryMap::map_object`] for region
+    /// `serial`: the range becomes unallocated runtime memory again, reading as zero.
+    pub(crate) fn unmap_object(&self, start: usize, len: usize, serial: u64) {
+        self.retire_object(start, len, serial);
+        self.restore_object(start, len);
+    }
+
+    /// The first half of [`MemoryMap::unmap_object`]: runtime calls refuse the range from now
+    /// on, but its pages still show the shared bytes (work queued before still sees them).
+    pub(crate) fn retire_object(&self, start: usize, len: usize, serial: u64) {
+        let mut inner = self.write();
+        let inside: Vec<usize> = inner
+            .live
+            .range(start..start + len)
+            .filter(|(_, a)| a.pool == serial)
+            .map(|(&b, _)| b)
+            .collect();
+        for base in inside {
+            let a = inner.live.remove(&base).expect("listed above");
+            inner.remember(base, a);
+        }
+    }
+
+    /// The second half of [`MemoryMap::unmap_object`]: private zero pages replace the shared
+    /// ones of a retired mapping.
+    pub(crate) fn restore_object(&self, start: usize, len: usize) {
+        let inner = self.write();
+        debug_assert!(inner.live.range(start..start + len).next().is_none());
+        // SAFETY: the mapping's own page-aligned range inside its region; nothing is live in it
+        // any more.
+        unsafe { pages::restore(start, len) };
+        drop(inner);
+    }
+
+    /// Moves the pages of the live device allocation at `base` into a fresh memory file another
+    /// process can map, keeping its bytes: the pages it touches, `[lo, hi)`, are mapped from the
+    /// file and the free space they hold is taken out of use until the allocation is freed.
+    /// Returns the file, `lo` and `hi`. Refused (`207000`) when another allocation shares those
+    /// pages, as moving them would race with its users.
+    pub(crate) fn share_allocation(
+        &self,
+        base: usize,
+    ) -> Result<(std::os::fd::OwnedFd, usize, usize)> {
+        use std::os::fd::AsRawFd;
+        let mut inner = self.write();
+        let Some(a) = inner.live.get(&base).copied() else {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{base:#x} is not the start of a live allocation"
+            );
+        };
+        if inner.shared.contains_key(&base) {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "the allocation at {base:#x} is already exported"
+            );
+        }
+        let end = base + a.block_len();
+        let (lo, hi) = (pages::page_down(base), pages::page_up(end));
+        let before = inner
+            .live
+            .range(..base)
+            .next_back()
+            .filter(|(&b, p)| b + p.block_len() > lo)
+            .map(|(&b, _)| b);
+        let after = inner.live.range(base + 1..hi).next().map(|(&b, _)| b);
+        if let Some(other) = before.or(after) {
+            bail!(
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "the allocation at {base:#x} shares a page with the allocation at {other:#x}; \
+                 only an allocation that has its pages to itself can be shared with another \
+                 process here"
+            );
+        }
+        if lo < base && !inner.free.take_range(lo, base - lo) {
+            bail!(
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "the page before the allocation at {base:#x} is not free"
+            );
+        }
+        if end < hi && !inner.free.take_range(end, hi - end) {
+            if lo < base {
+                inner.free.give_back(lo, base - lo);
+            }
+            bail!(
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "the page after the allocation at {base:#x} is not free"
+            );
+        }
+        let undo = |inner: &mut Inner| {
+            if lo < base {
+                inner.free.give_back(lo, base - lo);
+            }
+            if end < hi {
+                inner.free.give_back(end, hi - end);
+            }
+        };
+        let file = match vmm::memory_file(hi - lo) {
+            Ok(f) => f,
+            Err(e) => {
+                undo(&mut inner);
+                return Err(e);
+            }
+        };
+        let at = vmm::data_offset() + (base - lo);
+        // SAFETY: `[base, base + size)` is a live allocation, mapped and readable; pwrite reads
+        // it into our own file.
+        let written = unsafe {
+            libc::pwrite(
+                file.as_raw_fd(),
+                base as *const libc::c_void,
+                a.size,
+                at as libc::off_t,
+            )
+        };
+        // SAFETY: `[lo, hi)` is page-aligned inside a segment and holds only this allocation
+        // and the free space just taken (checked above).
+        if written != a.size as isize
+            || !unsafe { pages::map_shared(lo, hi - lo, file.as_raw_fd(), vmm::data_offset()) }
+        {
+            undo(&mut inner);
+            bail!(
+                ACL_ERROR_RT_MEMORY_ALLOCATION,
+                "the host could not move the allocation at {base:#x} into shared memory"
+            );
+        }
+        inner.shared.insert(base, (lo, hi));
+        Ok((file, lo, hi))
+    }
+
     /// Gives back the whole pages inside `[start, start + len)`, part of a pool region no live
     /// block overlaps (a pool trimmed it).
     pub(crate) fn release_pages(&self, start: usize, len: usize) {
@@ -346,6 +554,11 @@ impl MemoryMap {
     pub(crate) fn free(&self, ptr: usize, expected: fn(Place) -> bool) -> Result<Allocation> {
         let mut inner = self.write();
         match inner.live.get(&ptr) {
+            Some(a) if a.pool & vmm::VMM_SERIAL != 0 => bail!(
+                ACL_ERROR_RT_MEMORY_FREE,
+                "{ptr:#x} is mapped memory (aclrtMapMem, aclrtIpcMemImportByKey): end it with \
+                 aclrtUnmapMem or aclrtIpcMemClose"
+            ),
             Some(a) if a.pool != 0 => bail!(
                 ACL_ERROR_RT_MEMORY_FREE,
                 "{ptr:#x} was allocated from a memory pool: give it back with \
@@ -363,7 +576,22 @@ impl MemoryMap {
             ),
         }
         let allocation = inner.live.remove(&ptr).expect("checked above");
+        let shared = inner.shared.remove(&ptr);
+        if let Some((lo, hi)) = shared {
+            // SAFETY: the shared pages of this allocation alone (and free space it kept out of
+            // use); they go back to private zero pages before anything can reuse them.
+            unsafe { pages::restore(lo, hi - lo) };
+        }
         inner.release_block(ptr, allocation.block_len());
+        if let Some((lo, hi)) = shared {
+            let end = ptr + allocation.block_len();
+            if lo < ptr {
+                inner.free.give_back(lo, ptr - lo);
+            }
+            if end < hi {
+                inner.free.give_back(end, hi - end);
+            }
+        }
         inner.remember(ptr, allocation);
         Ok(allocation)
     }
@@ -428,8 +656,14 @@ impl MemoryMap {
         for &(base, allocation) in &all {
             inner.remember(base, allocation);
         }
+        for (_, (lo, hi)) in std::mem::take(&mut inner.shared) {
+            // SAFETY: shared pages of an allocation that no longer lives.
+            unsafe { pages::restore(lo, hi - lo) };
+        }
         inner.free.clear();
         inner.regions.clear();
+        inner.retained.clear();
+        inner.retained_bytes = 0;
         let segments: Vec<_> = inner.segments.iter().map(|(&s, &l)| (s, l)).collect();
         for (start, len) in segments {
             inner.free.give_back(start, len);
@@ -530,6 +764,13 @@ impl Inner {
             }
         }
         match record {
+            Some((base, a)) if a.pool & vmm::VMM_SERIAL != 0 => format!(
+                "it lies {} bytes into the {}-byte mapping at {base:#x} ({}), which \
+                 aclrtUnmapMem or aclrtIpcMemClose ended",
+                ptr - base,
+                a.size,
+                a.place
+            ),
             Some((base, a)) if ptr == base => {
                 format!("it was freed ({}, {} bytes)", a.place, a.size)
             }
@@ -539,14 +780,19 @@ impl Inner {
                 a.size,
                 a.place
             ),
-            None if self.region_of(ptr).is_some() => {
-                "it lies in a memory pool's reserved range but no \
-                                            block of the pool holds it"
-                    .to_owned()
-            }
-            None => "it lies in memory the runtime reserved but has not allocated \
-                     (freed, or never handed out)"
-                .to_owned(),
+            None => match self.region_of(ptr) {
+                Some(serial) if serial & vmm::VMM_SERIAL != 0 => {
+                    "it lies in an address range reserved by aclrtReserveMemAddress that no \
+                     aclrtMapMem mapping covers"
+                        .to_owned()
+                }
+                Some(_) => "it lies in a memory pool's reserved range but no block of the \
+                            pool holds it"
+                    .to_owned(),
+                None => "it lies in memory the runtime reserved but has not allocated \
+                         (freed, or never handed out)"
+                    .to_owned(),
+            },
         }
     }
 
@@ -565,9 +811,27 @@ impl Inner {
         let lo = pages::page_down(start).max(pages::page_up(ext_start));
         let hi = pages::page_up(start + len).min(pages::page_down(ext_start + ext_len));
         if lo < hi {
-            // SAFETY: `[lo, hi)` is page-aligned and lies inside the free extent just formed, so
-            // it is inside our segments and overlaps no live block.
-            unsafe { pages::release(lo, hi - lo) };
+            self.retained.push_back((lo, hi));
+            self.retained_bytes += hi - lo;
+            while self.retained_bytes > RETAINED_LIMIT {
+                let (lo, hi) = self.retained.pop_front().expect("counted bytes are listed");
+                self.retained_bytes -= hi - lo;
+                self.release_free_pages(lo, hi);
+            }
+        }
+    }
+
+    /// Gives back the whole pages of `[lo, hi)` that are still free (parts handed out again
+    /// since are live, or were zeroed when handed out).
+    fn release_free_pages(&self, lo: usize, hi: usize) {
+        for (start, len) in self.free.overlapping(lo, hi) {
+            let a = pages::page_up(start.max(lo));
+            let b = pages::page_down((start + len).min(hi));
+            if a < b {
+                // SAFETY: whole pages inside a free extent of our segments: no live block and
+                // no pool region (regions are taken from the free space) overlaps them.
+                unsafe { pages::release(a, b - a) };
+            }
         }
     }
 }
@@ -582,6 +846,47 @@ mod tests {
 
     fn message(r: Result<impl Sized>) -> String {
         r.err().map(|e| e.message().to_owned()).unwrap_or_default()
+    }
+
+    /// Reads byte `i` of runtime memory (mapped for the life of the process, invariant 1).
+    fn byte(addr: usize) -> u8 {
+        // SAFETY: an address inside a segment of this map, which is never unmapped.
+        unsafe { std::ptr::read_volatile(addr as *const u8) }
+    }
+
+    #[test]
+    fn freed_pages_keep_their_bytes_until_reused_and_only_the_latest_few() {
+        let map = MemoryMap::default();
+        let page = pages::page_size();
+        let a = map.allocate(4 * page, Place::Device(0)).unwrap();
+        // SAFETY: `a` is a live allocation of four pages.
+        unsafe { std::ptr::write_bytes(a as *mut u8, 0x7B, 4 * page) };
+        map.free(a, |p| matches!(p, Place::Device(_))).unwrap();
+        // Freed but not reused: the bytes are still there (work queued before the free reads
+        // them), and the access checks call the range freed.
+        assert_eq!(byte(a + page), 0x7B);
+        assert!(map.check_access(a, 4, "x").is_err());
+        // Reused: zero again.
+        let b = map.allocate(4 * page, Place::Device(0)).unwrap();
+        assert_eq!(b, a);
+        assert_eq!(byte(b + page), 0);
+        map.free(b, |p| matches!(p, Place::Device(_))).unwrap();
+        // Frees beyond the limit push the oldest retained pages out: they read zero.
+        // SAFETY: as above, on a fresh allocation of the same range.
+        let c = map.allocate(4 * page, Place::Device(0)).unwrap();
+        // A live neighbour keeps the larger block below from starting at `c`.
+        let guard = map.allocate(1, Place::Device(0)).unwrap();
+        unsafe { std::ptr::write_bytes(c as *mut u8, 0x5C, 4 * page) };
+        map.free(c, |p| matches!(p, Place::Device(_))).unwrap();
+        assert_eq!(byte(c + page), 0x5C);
+        let big = RETAINED_LIMIT + 4 * page;
+        let d = map.allocate(big, Place::Device(0)).unwrap();
+        assert!(d > guard);
+        // SAFETY: `d` is a live allocation of `big` bytes.
+        unsafe { std::ptr::write_bytes(d as *mut u8, 1, big) };
+        map.free(d, |p| matches!(p, Place::Device(_))).unwrap();
+        assert_eq!(byte(c + page), 0, "pushed out by a larger later free");
+        assert!(map.read().retained_bytes <= RETAINED_LIMIT);
     }
 
     #[test]

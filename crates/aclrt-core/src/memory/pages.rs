@@ -87,6 +87,59 @@ pub(super) unsafe fn zero(start: usize, len: usize) {
     unsafe { release(head_end, tail_start - head_end) };
 }
 
+/// Maps `len` bytes of the shared memory object `fd`, from `offset`, over `[start, start +
+/// len)` (a mapping of another process's object shows the same bytes). `false` when the host
+/// refuses; the range is then unchanged.
+///
+/// # Safety
+/// `start`, `len` and `offset` must be page-aligned and the range must lie inside segments made
+/// by [`reserve`] with nothing relying on its contents.
+pub(super) unsafe fn map_shared(start: usize, len: usize, fd: i32, offset: usize) -> bool {
+    debug_assert!(start % page_size() == 0 && len % page_size() == 0);
+    let Ok(offset) = libc::off_t::try_from(offset) else {
+        return false;
+    };
+    // SAFETY: MAP_FIXED replaces only the caller's range of our own segment (the caller's
+    // contract); on failure the kernel leaves the old mapping in place.
+    let ptr = unsafe {
+        libc::mmap(
+            start as *mut libc::c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            fd,
+            offset,
+        )
+    };
+    ptr as usize == start
+}
+
+/// Puts the private, zero-filled memory of a segment back over `[start, start + len)`, ending a
+/// [`map_shared`] mapping there (invariant 1 of the module: the range stays mapped).
+///
+/// # Safety
+/// As [`map_shared`].
+pub(super) unsafe fn restore(start: usize, len: usize) {
+    debug_assert!(start % page_size() == 0 && len % page_size() == 0);
+    // SAFETY: replaces only the caller's range of our own segment with what `reserve` made.
+    let ptr = unsafe {
+        libc::mmap(
+            start as *mut libc::c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+            -1,
+            0,
+        )
+    };
+    // A failure would leave the shared object mapped there; the host refuses a fixed anonymous
+    // mapping only when out of mapping slots, and then dropping the pages is all we can do.
+    if ptr as usize != start {
+        // SAFETY: same range; MADV_DONTNEED only drops pages.
+        unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_DONTNEED) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

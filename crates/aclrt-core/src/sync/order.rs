@@ -57,6 +57,8 @@ const CLASSES: &[(&str, &str)] = &[
     ("ArgsState", "kernel.args_state"),
     ("UserArgs", "kernel.user_args"),
     ("Recorders", "ipc.recorders"),
+    ("VmmState", "memory.vmm"),
+    ("IpcState", "memory.ipc"),
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
@@ -104,6 +106,9 @@ pub(crate) const NESTING: &[(&str, &str)] = &[
     ("event.flag", "trace.chunks"),
     ("context.streams", "trace.buffers"),
     ("context.streams", "trace.chunks"),
+    // An args handle placed in the caller's memory is entered by address while its function's
+    // list is held open, so an unload cannot clean the addresses up in between.
+    ("kernel.function_args", "kernel.user_args"),
     // The trace collector.
     ("trace.collector", "trace.stream_names"),
     ("trace.collector", "trace.buffers"),
