@@ -26,7 +26,7 @@
 
 use std::sync::Arc;
 
-use crate::base::{float16_to_float, float_to_float16};
+use crate::base::{bf16_to_f32, f32_to_bf16, float16_to_float, float_to_float16};
 use crate::codes::*;
 use crate::error::{bail, Result};
 use crate::exec::Work;
@@ -203,19 +203,6 @@ impl Element {
             _ => out.copy_from_slice(&v.to_le_bytes()),
         }
     }
-}
-
-fn bf16_to_f32(v: u16) -> f32 {
-    f32::from_bits(u32::from(v) << 16)
-}
-
-fn f32_to_bf16(v: f32) -> u16 {
-    let bits = v.to_bits();
-    if v.is_nan() {
-        return ((bits >> 16) as u16) | 0x40;
-    }
-    // Round to nearest, ties to even.
-    ((bits.wrapping_add(0x7FFF + ((bits >> 16) & 1))) >> 16) as u16
 }
 
 /// One Philox4x32-10 block: four words from `counter` under `key`.

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use crate::base::{float16_to_float, float_to_float16};
+use crate::base::{bf16_to_f32, f32_to_bf16, float16_to_float, float_to_float16};
 use crate::codes::*;
 use crate::error::{bail, Result};
 use crate::exec::Work;
@@ -107,20 +107,6 @@ fn combine_int<T: Ord + Copy>(kind: ReduceKind, a: T, b: T, add: impl Fn(T, T) -
         ReduceKind::Max => a.max(b),
         ReduceKind::Min => a.min(b),
     }
-}
-
-fn bf16_to_f32(v: u16) -> f32 {
-    f32::from_bits(u32::from(v) << 16)
-}
-
-fn f32_to_bf16(v: f32) -> u16 {
-    let bits = v.to_bits();
-    if v.is_nan() {
-        return ((bits >> 16) as u16) | 0x40;
-    }
-    // Round to nearest, ties to even.
-    let rounded = bits.wrapping_add(0x7FFF + ((bits >> 16) & 1));
-    (rounded >> 16) as u16
 }
 
 /// A signed 4-bit value from the low nibble of `n`.

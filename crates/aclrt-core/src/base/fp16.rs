@@ -94,6 +94,20 @@ fn round_up(bits: u32, dropped: u32, kept: u32) -> u32 {
     u32::from(rest > half || (rest == half && kept & 1 == 1))
 }
 
+/// A bfloat16 (the high half of an `f32`) as `f32`: exact.
+pub(crate) fn bf16_to_f32(v: u16) -> f32 {
+    f32::from_bits(u32::from(v) << 16)
+}
+
+/// `v` as bfloat16, rounded to nearest, ties to even; a NaN stays a (quiet) NaN.
+pub(crate) fn f32_to_bf16(v: f32) -> u16 {
+    let bits = v.to_bits();
+    if v.is_nan() {
+        return ((bits >> 16) as u16) | 0x40;
+    }
+    ((bits.wrapping_add(0x7FFF + ((bits >> 16) & 1))) >> 16) as u16
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
