@@ -49,7 +49,7 @@ pub struct Runtime {
     /// Reserved address ranges, physical allocations and their mappings.
     pub(crate) vmm: crate::memory::vmm::Vmm,
     /// `aclrtMalloc` allocations exported by key, and memory imported by key.
-    pub(crate) ipc: crate::api::ipc_mem::Ipc,
+    pub(crate) ipc: crate::memory::ipc::Ipc,
     pub(crate) exceptions: Arc<ExceptionSlot>,
     /// Destroy calls (streams, contexts, device resets) under way: `aclFinalize` waits for
     /// them, so it never returns while one still waits for a kernel.

@@ -4,13 +4,12 @@
 //! an importer maps that file into a range of its own address space. The protocol is
 //! `memory::share`'s.
 
-use std::collections::HashMap;
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::sync::Mutex;
+use std::os::fd::AsRawFd;
 
 use super::not_in_callback;
 use crate::codes::*;
 use crate::error::{bail, Result};
+use crate::memory::ipc::{Export, Import, IpcState};
 use crate::memory::share;
 use crate::memory::Place;
 use crate::runtime::Runtime;
@@ -18,38 +17,6 @@ use crate::sync::lock;
 
 /// The length of the key buffer the vendor documents (64 characters and a NUL).
 pub const IPC_KEY_LEN: usize = 65;
-
-struct Export {
-    /// The allocation's base.
-    base: usize,
-    file: OwnedFd,
-    /// Pids on the whitelist.
-    pids: usize,
-}
-
-struct Import {
-    /// The range reserved for the mapping and its memory-map serial.
-    start: usize,
-    len: usize,
-    serial: u64,
-    /// Keeps the exporter's file open while mapped (the mapping alone would too).
-    _file: OwnedFd,
-}
-
-#[derive(Default)]
-pub(crate) struct IpcState {
-    exports: HashMap<String, Export>,
-    imports: HashMap<String, Import>,
-    /// Closed imports whose pages still show the shared bytes, for work queued before the
-    /// close; they go once every stream is idle.
-    retired: Vec<Import>,
-}
-
-/// IPC memory of one runtime.
-#[derive(Default)]
-pub(crate) struct Ipc {
-    state: Mutex<IpcState>,
-}
 
 fn page_size() -> usize {
     // SAFETY: sysconf only reads a system setting.

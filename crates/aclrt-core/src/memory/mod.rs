@@ -89,6 +89,7 @@
 //! copies.
 
 mod extents;
+pub(crate) mod ipc;
 pub(crate) mod managed;
 mod pages;
 pub(crate) mod pool;
