@@ -45,7 +45,8 @@ kernel_args_get_place_holder_buffer kernel_args_para_update kernel_args_finalize
 launch_kernel_with_config launch_kernel allocator_create_desc allocator_destroy_desc
 allocator_set_obj_to_desc allocator_set_alloc_func_to_desc allocator_set_free_func_to_desc
 allocator_set_alloc_advise_func_to_desc allocator_set_get_addr_from_block_func_to_desc
-allocator_register allocator_unregister""".split()
+allocator_register allocator_unregister malloc_for_task_scheduler memcpy_async_with_condition
+get_memcpy_desc_size set_memcpy_desc memcpy_async_with_desc""".split()
 
 PYACL_TOP = """init finalize finalize_reference get_recent_err_msg app_log data_type_size float16_to_float float_to_float16
 create_data_buffer destroy_data_buffer get_data_buffer_addr get_data_buffer_size
@@ -128,10 +129,17 @@ def test_mypy_accepts_typed_use_and_rejects_misuse(tmp_path):
         "cores: int = limit\n"
         "ptr, ret8 = acl.rt.malloc_with_cfg(64, 0, {})\n"
         "ret9: int = acl.rt.memcpy2d(ptr, 8, ptr, 8, 8, 1, acl.ACL_MEMCPY_DEVICE_TO_HOST)\n"
+        "inner = acl.ACL_MEMCPY_INNER_DEVICE_TO_DEVICE\n"
+        "sched, ret10 = acl.rt.malloc_for_task_scheduler(64, 0, {})\n"
+        "dsize, ret11 = acl.rt.get_memcpy_desc_size(inner)\n"
+        "desc, ret12 = acl.rt.set_memcpy_desc(sched, inner, ptr, ptr, dsize, 0)\n"
+        "ret13: int = acl.rt.memcpy_async_with_desc(desc, inner, stream)\n"
+        "ret14: int = acl.rt.memcpy_async_with_condition(ptr, 8, ptr, 8, inner, stream)\n"
     )
     bad = tmp_path / "bad.py"
     bad.write_text("import acl\nname: int = acl.get_recent_err_msg()\nacl.rt.synchronize_stream('s')\n"
-                   "acl.app_log('3', 'message')\nsize: str = acl.data_type_size(1)\n")
+                   "acl.app_log('3', 'message')\nsize: str = acl.data_type_size(1)\n"
+                   "acl.rt.set_memcpy_desc(0, 0, 0, 0, 0)\n")
     cmd = [sys.executable, "-m", "mypy", "--no-incremental", "--strict-optional"]
     env = dict(os.environ)
     if PKG.parent.name != "site-packages":  # running from a source tree, not an install
@@ -142,5 +150,5 @@ def test_mypy_accepts_typed_use_and_rejects_misuse(tmp_path):
     assert ok.returncode == 0, ok.stdout + ok.stderr
     ko = subprocess.run(cmd + [str(bad)], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert ko.returncode == 1, ko.stdout
-    for line in (2, 3, 4, 5):
+    for line in (2, 3, 4, 5, 6):
         assert f"bad.py:{line}" in ko.stdout, ko.stdout

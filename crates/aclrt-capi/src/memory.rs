@@ -102,6 +102,7 @@ pub unsafe extern "C" fn aclrtMemcpyAsyncWithCondition(
             kind,
             stream_handle(stream),
         )
+        .map(|_waited| ())
     })
 }
 

@@ -385,7 +385,9 @@ pub(crate) fn release_after(rt: &Runtime, stream: StreamHandle, keep: KeepAlive)
     }
 }
 
-fn vet_copy(
+/// The two ranges of a copy, vetted (see `host_memory`); nothing when `count > max`, which the
+/// core refuses before touching anything.
+pub(crate) fn vet_copy(
     py: Python<'_>,
     rt: &Runtime,
     (dst, max, src, count): (usize, usize, usize, usize),

@@ -1,7 +1,10 @@
-//! `acl.rt`: resource limits, 2D copies, `malloc_with_cfg` and the allocation granularity, with
-//! pyACL's names, argument orders and results. Every rule is the core's; this module converts
+//! `acl.rt`: resource limits, 2D copies, the conditional copy, copies through descriptors,
+//! `malloc_with_cfg`, `malloc_for_task_scheduler` and the allocation granularity, with pyACL's
+//! names, argument orders and results. Every rule is the core's; this module converts
 //! arguments (the dicts of `aclrtMallocConfig` and `aclrtPhysicalMemProp`) and results, and
-//! vets host ranges of 2D copies as `acl.rt.memcpy` vets its own.
+//! vets host ranges of 2D and conditional copies as `acl.rt.memcpy` vets its own. Copies
+//! through descriptors take device memory only, which the core checks, so they have no host
+//! range to vet.
 
 use aclrt::api::{self, MallocAttribute};
 use pyo3::exceptions::{PyKeyError, PyValueError};
@@ -10,7 +13,7 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::args::*;
 use crate::host_memory::vet;
-use crate::rt::{release_after, KeepAlive};
+use crate::rt::{release_after, vet_copy, KeepAlive};
 
 type Any<'py> = Bound<'py, PyAny>;
 
@@ -199,6 +202,96 @@ fn memcpy2d_async(
     })))
 }
 
+// --- The conditional copy, copies through descriptors ------------------------------------
+
+/// `ret = acl.rt.memcpy_async_with_condition(dst, dest_max, src, count, kind, stream)`
+/// (`aclrtMemcpyAsyncWithCondition`): `memcpy_async`, except that with pageable host memory
+/// (a buffer from `bytes_to_ptr` / `numpy_to_ptr`, not registered) it returns once the copy
+/// has run, letting the GIL go while it waits.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn memcpy_async_with_condition(
+    py: Python<'_>,
+    dst: &Any,
+    dest_max: &Any,
+    src: &Any,
+    count: &Any,
+    kind: &Any,
+    stream: &Any,
+) -> PyResult<i32> {
+    let (dst, max) = (usize_arg(dst, "dst")?, usize_arg(dest_max, "dest_max")?);
+    let (src, count) = (usize_arg(src, "src")?, usize_arg(count, "count")?);
+    let kind = u32_arg(kind, "kind")?;
+    let s = stream_arg(stream)?;
+    Ok(ret(api::acl(|rt| {
+        let keep = vet_copy(
+            py,
+            rt,
+            (dst, max, src, count),
+            "aclrtMemcpyAsyncWithCondition",
+        )?;
+        // The call may wait for the stream, whose earlier tasks may run Python code: the GIL
+        // goes meanwhile, as in `synchronize_stream`. The vetted buffers stay valid without
+        // it: `keep` holds their owners, so the known-buffer registry keeps them (and a
+        // bytearray's export, which stops a resize) until they are let go below.
+        let result = crate::site::detach(py, || {
+            // SAFETY: as for `memcpy_async`: a range outside runtime memory is a live host
+            // buffer held by `keep` until the copy has run, or raw pointers were allowed and
+            // the caller vouches for it; runtime memory is checked by the core.
+            unsafe { rt.memcpy_async_with_condition(dst, max, src, count, kind, s) }
+        });
+        // A copy the call waited for has run: its buffers go now, leaving the stream idle as
+        // the caller expects. Otherwise the copy may be queued, also when the call failed
+        // after queueing it (a wait refused inside a callback): the buffers are held until
+        // the stream gets there.
+        match result {
+            Ok(true) => drop(keep),
+            _ => release_after(rt, s, keep),
+        }
+        result.map(|_waited| ())
+    })))
+}
+
+/// `desc_size, ret = acl.rt.get_memcpy_desc_size(kind)` (`aclrtGetMemcpyDescSize`).
+#[pyfunction]
+fn get_memcpy_desc_size(kind: &Any) -> PyResult<(usize, i32)> {
+    let kind = u32_arg(kind, "kind")?;
+    Ok(value(api::acl(|rt| rt.get_memcpy_desc_size(kind)), 0))
+}
+
+/// `desc, ret = acl.rt.set_memcpy_desc(desc, kind, src_addr, dst_addr, count, config)`
+/// (`aclrtSetMemcpyDesc`): `desc` comes back as given, whatever `ret`; `config` is reserved,
+/// 0 (NULL) being the only accepted value.
+#[pyfunction]
+fn set_memcpy_desc(
+    desc: &Any,
+    kind: &Any,
+    src_addr: &Any,
+    dst_addr: &Any,
+    count: &Any,
+    config: &Any,
+) -> PyResult<(usize, i32)> {
+    let desc = usize_arg(desc, "desc")?;
+    let kind = u32_arg(kind, "kind")?;
+    let (src, dst) = (
+        usize_arg(src_addr, "src_addr")?,
+        usize_arg(dst_addr, "dst_addr")?,
+    );
+    let count = usize_arg(count, "count")?;
+    let config_set = usize_arg(config, "config")? != 0;
+    let result = api::acl(|rt| rt.set_memcpy_desc(desc, kind, src, dst, count, config_set));
+    Ok((desc, ret(result)))
+}
+
+/// `ret = acl.rt.memcpy_async_with_desc(desc, kind, stream)` (`aclrtMemcpyAsyncWithDesc`).
+#[pyfunction]
+fn memcpy_async_with_desc(desc: &Any, kind: &Any, stream: &Any) -> PyResult<i32> {
+    let desc = usize_arg(desc, "desc")?;
+    let kind = u32_arg(kind, "kind")?;
+    let s = stream_arg(stream)?;
+    Ok(ret(api::acl(|rt| rt.memcpy_async_with_desc(desc, kind, s))))
+}
+
 // --- Allocation with a configuration, granularity ----------------------------------------
 
 /// An unsigned int read as pyACL reads one with `PyLong_AsUnsignedLong` (`ValueError`
@@ -309,6 +402,24 @@ fn malloc_with_cfg(py: Python<'_>, size: &Any, policy: &Any, cfg: &Any) -> PyRes
     Ok(value(api::malloc_with_cfg(size, policy, &attrs), 0))
 }
 
+/// `dev_ptr, ret = acl.rt.malloc_for_task_scheduler(size, policy, cfg)`
+/// (`aclrtMallocForTaskScheduler`): `cfg` as for `malloc_with_cfg`.
+#[pyfunction]
+fn malloc_for_task_scheduler(
+    py: Python<'_>,
+    size: &Any,
+    policy: &Any,
+    cfg: &Any,
+) -> PyResult<(usize, i32)> {
+    let size = usize_arg(size, "size")?;
+    let policy = u32_arg(policy, "policy")?;
+    let attrs = malloc_cfg_arg(py, cfg)?;
+    Ok(value(
+        api::malloc_for_task_scheduler(size, policy, &attrs),
+        0,
+    ))
+}
+
 /// `granularity, ret = acl.rt.mem_get_allocation_granularity(prop, option)`
 /// (`aclrtMemGetAllocationGranularity`): `prop` is an `aclrtPhysicalMemProp` dict
 /// (`handleType`, `allocationType`, `memAttr`, `location` `{"id", "type"}`, `reserve`); an
@@ -368,7 +479,12 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             get_res_in_current_thread,
             memcpy2d,
             memcpy2d_async,
+            memcpy_async_with_condition,
+            get_memcpy_desc_size,
+            set_memcpy_desc,
+            memcpy_async_with_desc,
             malloc_with_cfg,
+            malloc_for_task_scheduler,
             mem_get_allocation_granularity,
         ]
     );

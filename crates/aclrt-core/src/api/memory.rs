@@ -220,7 +220,8 @@ impl Runtime {
     /// `aclrtMemcpyAsync`, except that with host memory that is not page-locked (neither
     /// runtime memory nor registered) the call returns only once the stream has run the copy,
     /// as the vendor documents: it synchronises the stream and returns a failure that
-    /// synchronise reports.
+    /// synchronise reports. `Ok(true)` when it waited, so the copy has run; `Ok(false)` when
+    /// the copy is queued (or there was nothing to copy).
     ///
     /// # Safety
     /// As [`memcpy`], for as long as the task is pending.
@@ -232,17 +233,18 @@ impl Runtime {
         count: usize,
         kind: u32,
         stream: StreamHandle,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         const CALL: &str = "aclrtMemcpyAsyncWithCondition";
         if count == 0 {
-            return Ok(());
+            return Ok(false);
         }
         // SAFETY: forwarded under this function's contract.
         unsafe { self.queue_copy(dst, dest_max, src, count, kind, stream, CALL)? };
         if self.is_pageable(dst, "copy destination")? || self.is_pageable(src, "copy source")? {
             self.synchronize_stream(stream)?;
+            return Ok(true);
         }
-        Ok(())
+        Ok(false)
     }
 
     /// Host memory the runtime neither allocated nor has registered.
