@@ -873,10 +873,10 @@ mod tests {
         assert_eq!(byte(b + page), 0);
         map.free(b, |p| matches!(p, Place::Device(_))).unwrap();
         // Frees beyond the limit push the oldest retained pages out: they read zero.
-        // SAFETY: as above, on a fresh allocation of the same range.
         let c = map.allocate(4 * page, Place::Device(0)).unwrap();
         // A live neighbour keeps the larger block below from starting at `c`.
         let guard = map.allocate(1, Place::Device(0)).unwrap();
+        // SAFETY: `c` is a live allocation of four pages.
         unsafe { std::ptr::write_bytes(c as *mut u8, 0x5C, 4 * page) };
         map.free(c, |p| matches!(p, Place::Device(_))).unwrap();
         assert_eq!(byte(c + page), 0x5C);
