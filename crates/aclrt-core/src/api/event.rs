@@ -355,8 +355,13 @@ impl Runtime {
                 done
             }
             (None, Some(r)) => {
-                observe_record_completion(&r);
-                r.is_done()
+                // Completion is read once: observing first and reading again could answer
+                // COMPLETE for a record that completed in between, unobserved.
+                let done = r.is_done();
+                if done {
+                    observe_record_completion(&r);
+                }
+                done
             }
             (None, None) => matches!(ev.family, Family::Ex | Family::Cuda),
         };
