@@ -314,6 +314,13 @@ all) ;;
 listed)
     mapfile -t samples < <(printf '%s\n' "${samples[@]}" | grep -xF -f <(printf '%s\n' "$pass_list"))
     echo "28-vendor-samples.sh: the ${#samples[@]} listed samples (ACLRT_VENDOR_SAMPLES=all: every one)"
+    # A listed sample that is not there at the pinned commit fails the part, never drops out.
+    missing="$(grep -vxF -f <(printf '%s\n' "${samples[@]}") <<<"$pass_list" || true)"
+    if [ -n "$missing" ]; then
+        echo "28-vendor-samples.sh: listed but not found at $commit:"
+        echo "$missing"
+        exit 1
+    fi
     ;;
 *)
     mapfile -t samples < <(printf '%s\n' "${samples[@]}" | grep -xF -f <(tr ',' '\n' <<<"$ACLRT_VENDOR_SAMPLES"))

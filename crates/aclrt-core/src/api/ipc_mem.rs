@@ -18,11 +18,6 @@ use crate::sync::lock;
 /// The length of the key buffer the vendor documents (64 characters and a NUL).
 pub const IPC_KEY_LEN: usize = 65;
 
-fn page_size() -> usize {
-    // SAFETY: sysconf only reads a system setting.
-    usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096)
-}
-
 impl Runtime {
     /// `aclrtIpcMemGetExportKey`: exports the `aclrtMalloc` allocation that starts at `ptr`
     /// (`size` bytes of it) and returns its key. `flags` 1 lets any process import it.
@@ -174,7 +169,7 @@ impl Runtime {
             u64::MAX,
             &format!("{CALL}: key {key:?}"),
         )?;
-        let page = page_size();
+        let page = crate::memory::page_size();
         if h.len == 0 || h.len % page != 0 || h.offset + h.size > h.len || h.size == 0 {
             bail!(
                 ACL_ERROR_RT_INVALID_HANDLE,

@@ -41,12 +41,6 @@ pub struct PointerAttributes {
     pub page_size: u32,
 }
 
-fn page_size() -> usize {
-    // SAFETY: sysconf only reads a system setting.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(page).unwrap_or(4096)
-}
-
 /// The rows of a 2D copy, checked: widths, heights and pitches as the vendor limits them.
 struct Plane {
     dst: usize,
@@ -402,7 +396,7 @@ impl Runtime {
         Ok(PointerAttributes {
             location_type: location_type as u32,
             location_id,
-            page_size: page_size() as u32,
+            page_size: crate::memory::page_size() as u32,
         })
     }
 
