@@ -21,6 +21,9 @@
 //! Memory: a stream keeps the clocks its tasks had in a bounded list of versions (the clock
 //! changes only at joins); a task older than the oldest version kept is looked up as that
 //! version, which knows more than the task did (a missed race, never a false one).
+//! A thread that ended gives its component to the next thread seen, which counts on from the
+//! ended thread's last step and starts knowing everything it did: clocks are as long as the
+//! streams seen plus the most host threads alive at once, however many threads come and go.
 
 use std::collections::VecDeque;
 
@@ -77,11 +80,32 @@ impl Vc {
 
     /// Whether `other` knows no more than this clock.
     pub(crate) fn covers(&self, other: &Vc) -> bool {
+        self.first_behind(other).is_none()
+    }
+
+    /// The first component where `other` knows more than this clock.
+    fn first_behind(&self, other: &Vc) -> Option<usize> {
         other
             .0
             .iter()
             .enumerate()
-            .all(|(i, v)| *v <= self.get(i as Comp))
+            .position(|(i, v)| *v > self.get(i as Comp))
+    }
+
+    /// Joins `other` into a shared clock, copying it only when `other` knows more (one walk
+    /// when it does not, as `covers` would take); whether anything changed.
+    pub(crate) fn join_shared(this: &mut Arc<Vc>, other: &Vc) -> bool {
+        let Some(from) = this.first_behind(other) else {
+            return false;
+        };
+        let mine = Arc::make_mut(this);
+        if mine.0.len() < other.0.len() {
+            mine.0.resize(other.0.len(), 0);
+        }
+        for (m, t) in mine.0[from..].iter_mut().zip(&other.0[from..]) {
+            *m = (*m).max(*t);
+        }
+        true
     }
 }
 
@@ -173,6 +197,12 @@ pub(crate) struct Hb {
     threads: FastMap<u32, ThreadClock>,
     /// What the threads that ended knew, their own steps included.
     exited: Vc,
+    /// Components of threads that ended, with the steps each had counted: a thread seen later
+    /// takes one over and counts on from there. Sound because it starts knowing `exited`
+    /// (everything of the ended thread), so whoever learns one of its steps learns every
+    /// earlier step of the component; the components in use stay bounded by the threads
+    /// alive at once.
+    free_thread_comps: Vec<(Comp, u64)>,
     /// How many thread exits `exited` holds.
     exits: u64,
 }
@@ -195,21 +225,29 @@ impl Hb {
 
     fn thread(&mut self, tid: u32) -> &mut ThreadClock {
         let next = &mut self.next_comp;
-        let t = self.threads.entry(tid).or_insert_with(|| {
-            let comp = *next;
-            *next += 1;
-            ThreadClock {
+        let free = &mut self.free_thread_comps;
+        let (exited, exits) = (&self.exited, self.exits);
+        let t = self.threads.entry(tid).or_insert_with(|| match free.pop() {
+            Some((comp, steps)) => ThreadClock {
                 comp,
-                clock: Arc::default(),
-                steps: 0,
-                exits_seen: 0,
+                clock: Arc::new(exited.clone()),
+                steps,
+                exits_seen: exits,
+            },
+            None => {
+                let comp = *next;
+                *next += 1;
+                ThreadClock {
+                    comp,
+                    clock: Arc::default(),
+                    steps: 0,
+                    exits_seen: 0,
+                }
             }
         });
-        if t.exits_seen != self.exits {
-            t.exits_seen = self.exits;
-            if !t.clock.covers(&self.exited) {
-                Arc::make_mut(&mut t.clock).join(&self.exited);
-            }
+        if t.exits_seen != exits {
+            t.exits_seen = exits;
+            Vc::join_shared(&mut t.clock, exited);
         }
         t
     }
@@ -227,6 +265,7 @@ impl Hb {
         if changed {
             self.exits += 1;
         }
+        self.free_thread_comps.push((t.comp, t.steps));
     }
 
     /// Whether host thread `tid` has been seen.
@@ -257,8 +296,7 @@ impl Hb {
         let same = s.last_base.as_ref().is_some_and(|b| Arc::ptr_eq(b, base));
         if !same {
             s.last_base = Some(base.clone());
-            if !s.clock.covers(base) {
-                Arc::make_mut(&mut s.clock).join(base);
+            if Vc::join_shared(&mut s.clock, base) {
                 s.version_changed(task_id);
             }
         }
@@ -298,10 +336,9 @@ impl Hb {
     pub(crate) fn host_sync(&mut self, tid: u32, stream: u64, task_id: u64) {
         let view = self.task_view(stream, task_id);
         let t = self.thread(tid);
-        if !(t.clock.covers(&view.vc) && t.clock.get(view.own.comp) >= view.own.val) {
-            let clock = Arc::make_mut(&mut t.clock);
-            clock.join(&view.vc);
-            clock.raise(view.own);
+        Vc::join_shared(&mut t.clock, &view.vc);
+        if t.clock.get(view.own.comp) < view.own.val {
+            Arc::make_mut(&mut t.clock).raise(view.own);
         }
     }
 
@@ -355,6 +392,29 @@ impl Hb {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn threads_that_come_and_go_reuse_components() {
+        let mut hb = Hb::default();
+        hb.host_step(1);
+        hb.submit(1);
+        let first = hb.thread_view(1).own;
+        for tid in 2..1000 {
+            hb.adopt_thread(tid);
+            let step = hb.host_step(tid);
+            // Every later thread knows what the threads before it did.
+            assert!(step.knows(first));
+            hb.thread_exited(tid);
+        }
+        // Thread 1 and one component for all the short-lived ones.
+        assert_eq!(hb.next_comp, 2);
+        assert!(hb.exited.0.len() <= 2);
+        // A step of a thread on a reused component is not known by a thread that has not
+        // learnt of it.
+        let late = hb.host_step(5000);
+        assert!(late.own.val > 998);
+        assert!(!hb.thread_view(1).knows(late.own));
+    }
 
     /// A program step, applied in an order that could have happened.
     #[derive(Debug, Clone)]
