@@ -50,7 +50,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-pub use report::{Access, AccessKind, Finding, Kind, Object, Site, Wait};
+pub use report::{report_json, Access, AccessKind, Finding, Kind, Object, Site, Wait};
 pub use site::{set_site_source, SiteSource};
 
 use crate::observe::{self, Observed, Observer, ObserverId};
@@ -496,20 +496,43 @@ pub fn enable_with(options: Options) {
         EXIT_CODE.store(-1, std::sync::atomic::Ordering::Release);
     }
     if let Some(path) = &checker.options.report {
-        // The report exists from the start, empty, so whoever reads it knows the checker ran.
-        // Never over another's (a forked child that starts its own checker reports to the same
-        // path only once it finds something).
-        let created = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path);
-        if let Ok(mut file) = created {
-            let _ = file.write_all(report::report_json(&[]).as_bytes());
-        }
+        claim_report(path);
     }
     watch_forks();
     let id = observe::install(checker.clone());
     *lock(&INSTALLED) = Some(Installed { id, checker });
+}
+
+/// The report exists from the start, empty, so whoever reads it knows the checker ran; a
+/// report left by an earlier run is replaced, but never one a living process reports to (a
+/// child the program started with the same settings reports there only once it finds
+/// something). Each process holds a shared `flock` on the report for its life: a report nobody
+/// holds is an earlier run's.
+fn claim_report(path: &std::path::Path) {
+    use std::os::fd::AsRawFd;
+    static HELD: Mutex<Vec<(PathBuf, std::fs::File)>> = Mutex::new(Vec::new());
+    // This process's own earlier claim does not keep its report (a new checker starts afresh).
+    lock(&HELD).retain(|(held, _)| held != path);
+    let Ok(mut file) = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+    else {
+        return;
+    };
+    let fd = file.as_raw_fd();
+    // SAFETY: `fd` is open (owned by `file`) for the duration of the call.
+    let nobody_else = unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } == 0;
+    if nobody_else {
+        let _ = file.set_len(0);
+        let _ = file.write_all(report::report_json(&[]).as_bytes());
+    }
+    // SAFETY: as above. Turning the exclusive lock shared lets the program's children claim
+    // the report alongside this process.
+    if unsafe { libc::flock(fd, libc::LOCK_SH | libc::LOCK_NB) } == 0 {
+        lock(&HELD).push((path.to_path_buf(), file));
+    }
 }
 
 /// A forked child runs unchecked until its own `aclInit` (with `ACLRT_CHECK`) or
