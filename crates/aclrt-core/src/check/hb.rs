@@ -78,11 +78,6 @@ impl Vc {
         changed
     }
 
-    /// Whether `other` knows no more than this clock.
-    pub(crate) fn covers(&self, other: &Vc) -> bool {
-        self.first_behind(other).is_none()
-    }
-
     /// The first component where `other` knows more than this clock.
     fn first_behind(&self, other: &Vc) -> Option<usize> {
         other
@@ -93,7 +88,7 @@ impl Vc {
     }
 
     /// Joins `other` into a shared clock, copying it only when `other` knows more (one walk
-    /// when it does not, as `covers` would take); whether anything changed.
+    /// when it does not); whether anything changed.
     pub(crate) fn join_shared(this: &mut Arc<Vc>, other: &Vc) -> bool {
         let Some(from) = this.first_behind(other) else {
             return false;
