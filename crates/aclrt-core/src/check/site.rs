@@ -133,14 +133,25 @@ pub(crate) struct Sites {
     ids: FastMap<Stack, SiteId>,
     stacks: Vec<Stack>,
     resolved: FastMap<SiteId, (Site, Option<String>)>,
+    /// The id of the empty stack, once interned.
+    empty: Option<SiteId>,
 }
 
 impl Sites {
     pub(crate) fn intern(&mut self, stack: Stack) -> SiteId {
+        // Most tasks carry no stack: no hashing for them.
+        if stack.0.is_empty() && stack.1.is_none() {
+            if let Some(id) = self.empty {
+                return id;
+            }
+        }
         if let Some(id) = self.ids.get(&stack) {
             return *id;
         }
         let id = SiteId(self.stacks.len() as u32);
+        if stack.0.is_empty() && stack.1.is_none() {
+            self.empty = Some(id);
+        }
         self.stacks.push(stack.clone());
         self.ids.insert(stack, id);
         id

@@ -106,6 +106,7 @@ pub(crate) struct State {
     pub(crate) parts: Parts,
     hb: Hb,
     pub(crate) sites: Sites,
+    op_names: OpNames,
     shadow: Shadow,
     seq: u64,
     pub(crate) streams: FastMap<u64, StreamState>,
@@ -128,17 +129,31 @@ pub(crate) struct State {
     callback_threads: FastSet<u32>,
 }
 
-fn op_of(kind: TaskKind, name: Option<&Arc<str>>) -> Arc<str> {
-    match kind {
-        TaskKind::Kernel => name.cloned().unwrap_or_else(|| Arc::from("kernel")),
-        TaskKind::Memcpy => Arc::from("aclrtMemcpyAsync"),
-        TaskKind::Memset => Arc::from("aclrtMemsetAsync"),
-        TaskKind::Record => Arc::from("aclrtRecordEvent"),
-        TaskKind::Wait => Arc::from("aclrtStreamWaitEvent"),
-        TaskKind::Reset => Arc::from("aclrtResetEvent"),
-        TaskKind::Callback => Arc::from("aclrtLaunchCallback"),
-        TaskKind::HostFunc => Arc::from("aclrtLaunchHostFunc"),
-        TaskKind::StreamWait => Arc::from("legacy stream wait"),
+/// The name a task's accesses are reported under, shared: one allocation per name and run,
+/// not one per task.
+#[derive(Default)]
+struct OpNames(FastMap<&'static str, Arc<str>>);
+
+impl OpNames {
+    fn of(&mut self, kind: TaskKind, name: Option<&Arc<str>>) -> Arc<str> {
+        let fixed = match kind {
+            TaskKind::Kernel => match name {
+                Some(name) => return name.clone(),
+                None => "kernel",
+            },
+            TaskKind::Memcpy => "aclrtMemcpyAsync",
+            TaskKind::Memset => "aclrtMemsetAsync",
+            TaskKind::Record => "aclrtRecordEvent",
+            TaskKind::Wait => "aclrtStreamWaitEvent",
+            TaskKind::Reset => "aclrtResetEvent",
+            TaskKind::Callback => "aclrtLaunchCallback",
+            TaskKind::HostFunc => "aclrtLaunchHostFunc",
+            TaskKind::StreamWait => "legacy stream wait",
+        };
+        self.0
+            .entry(fixed)
+            .or_insert_with(|| Arc::from(fixed))
+            .clone()
     }
 }
 
@@ -159,6 +174,7 @@ impl State {
             parts,
             hb: Hb::default(),
             sites: Sites::default(),
+            op_names: OpNames::default(),
             shadow: Shadow::default(),
             seq: 0,
             streams: FastMap::default(),
@@ -255,7 +271,7 @@ impl State {
                     id: task.task_id,
                     seq: self.seq,
                     kind,
-                    op: op_of(kind, meta.name.as_ref()),
+                    op: self.op_names.of(kind, meta.name.as_ref()),
                     reads: meta.reads.clone(),
                     writes: meta.writes.clone(),
                     submitter: thread_id,
