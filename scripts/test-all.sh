@@ -39,6 +39,13 @@ run_part() {
     fi
     if [ $rc = 0 ]; then
         echo "=== ${part}: passed in $((SECONDS - part_start)) s"
+    elif [ $rc = 77 ]; then
+        # A part that cannot run here (no network, no tool) says why and exits 77.
+        local why=
+        [ "$log" != - ] && why=" ($(grep -m1 '^SKIPPED' "$log" | sed 's/^SKIPPED: //'))"
+        echo "=== ${part}: SKIPPED after $((SECONDS - part_start)) s${why}"
+        basename "$part" .sh >>"$logs/skipped"
+        rc=0
     else
         echo "!!! ${part} failed after $((SECONDS - part_start)) s"
         if [ "$log" != - ]; then
@@ -77,7 +84,9 @@ if [ -n "$side_pid" ]; then
     echo "=== main lane done at $((SECONDS - started)) s; waiting for the side lane"
     wait "$side_pid" || status=1
 fi
+skipped="$(sort "$logs/skipped" 2>/dev/null | paste -sd, - | sed 's/,/, /g')"
 rm -rf "$logs"
 echo "=== disk used by the build: $(du -sh target 2>/dev/null | cut -f1) in target/"
-echo "=== all parts done in $((SECONDS - started)) s: $([ $status = 0 ] && echo passed || echo FAILED)"
+echo "=== all parts done in $((SECONDS - started)) s: $([ $status = 0 ] && echo passed || echo FAILED)" \
+    "$([ -n "$skipped" ] && echo "(skipped: $skipped)")"
 exit $status

@@ -15,7 +15,7 @@ if ! "$venv/bin/python" -c "import cuda.bindings.driver, pytest" 2>/dev/null; th
     echo "26-cuda-python.sh: installing cuda-bindings 12.9 and pytest (pip)"
     if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check "cuda-bindings>=12.9,<13" pytest; then
         echo "SKIPPED: cuda-bindings could not be installed (no package index reachable?)"
-        exit 0
+        exit 77
     fi
 fi
 drv="$(mktemp -d)"

@@ -21,7 +21,7 @@ if [ ! -d "$src/.git" ]; then
     mkdir -p "$work"
     if ! timeout 120 git clone -q "$repo" "$src" 2>/dev/null; then
         echo "SKIPPED: $repo could not be cloned (no network?)"
-        exit 0
+        exit 77
     fi
 fi
 git -C "$src" checkout -q "$commit"
@@ -41,12 +41,12 @@ ACLRT_PROFILE=debug ACLRT_NO_PYTHON=1 scripts/install.sh "$prefix" >/dev/null
 cd "$src"
 if ! cargo fetch -q 2>/dev/null; then
     echo "SKIPPED: the crate's dependencies could not be fetched from crates.io"
-    exit 0
+    exit 77
 fi
 if ! cargo test -q -p ascendcl --no-run --target-dir "$work/target" 2>"$work/build.log"; then
     if grep -q "libclang" "$work/build.log"; then
         echo "SKIPPED: bindgen found no libclang (install libclang-dev)"
-        exit 0
+        exit 77
     fi
     cat "$work/build.log"
     echo "!!! the ascendcl crate did not build against the install tree"

@@ -47,7 +47,7 @@ mkdir -p "$work"
 for tool in cmake make g++; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         echo "SKIPPED: the samples build with $tool, which this machine lacks"
-        exit 0
+        exit 77
     fi
 done
 
@@ -76,7 +76,7 @@ if [ "$(cat "$tree/.commit" 2>/dev/null)" != "$commit" ] || [ "${ACLRT_VENDOR_SA
         rm -rf "$tree"
         echo "SKIPPED: the samples of $upstream at $commit could not be had" \
             "(no ACLRT_VENDOR_RUNTIME_REPO holding that commit, no network?)"
-        exit 0
+        exit 77
     fi
     echo "$commit" > "$tree/.commit"
     rm -f "$work/venv.failed"
