@@ -11,8 +11,18 @@ from acl import rt, util
 E = acl  # constants
 
 
-def sleeper(seconds):
-    return lambda _args: time.sleep(seconds)
+class Gate:
+    """A host kernel that runs until the test opens the gate: work queued behind it stays
+    queued however slow the machine is."""
+
+    def __init__(self):
+        self.opened = threading.Event()
+
+    def kernel(self, _args):
+        assert self.opened.wait(60), "the test never opened the gate"
+
+    def open(self):
+        self.opened.set()
 
 
 # ---- devices and contexts ------------------------------------------------------------------
@@ -97,12 +107,14 @@ def test_destroy_stream_waits_and_force_returns_at_once():
 
 
 def test_stream_query_and_sync_timeouts(stream):
-    acl.ext.launch_host_kernel(sleeper(0.4), None, stream)
+    gate = Gate()
+    acl.ext.launch_host_kernel(gate.kernel, None, stream)
     assert rt.stream_query(stream) == (E.ACL_STREAM_STATUS_NOT_READY, 0)
     assert rt.synchronize_stream_with_timeout(stream, 0) == E.ACL_ERROR_RT_PARAM_INVALID
     assert rt.synchronize_stream_with_timeout(stream, 30) == E.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     assert rt.synchronize_device_with_timeout(30) == E.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
     assert rt.synchronize_device_with_timeout(0) == E.ACL_ERROR_RT_PARAM_INVALID
+    gate.open()
     assert rt.synchronize_stream_with_timeout(stream, -1) == 0
     assert rt.stream_query(stream) == (E.ACL_STREAM_STATUS_COMPLETE, 0)
     assert rt.synchronize_device_with_timeout(5000) == 0
@@ -142,12 +154,14 @@ def test_event_record_query_sync(stream):
     ev, _ = rt.create_event()
     eid, ret = rt.get_event_id(ev)
     assert ret == 0 and eid >= 0
-    acl.ext.launch_host_kernel(sleeper(0.3), None, stream)
+    gate = Gate()
+    acl.ext.launch_host_kernel(gate.kernel, None, stream)
     assert rt.record_event(ev, stream) == 0
     assert rt.query_event(ev) == (E.ACL_EVENT_STATUS_NOT_READY, 0)
     assert rt.query_event_status(ev) == (E.ACL_EVENT_RECORDED_STATUS_NOT_READY, 0)
     assert rt.synchronize_event_with_timeout(ev, 0) == E.ACL_ERROR_RT_PARAM_INVALID
     assert rt.synchronize_event_with_timeout(ev, 20) == E.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
+    gate.open()
     assert rt.synchronize_event(ev) == 0
     assert rt.query_event(ev) == (E.ACL_EVENT_STATUS_COMPLETE, 0)
     assert rt.query_event_status(ev) == (E.ACL_EVENT_RECORDED_STATUS_COMPLETE, 0)
@@ -317,11 +331,13 @@ def test_memset_and_async_copies(stream):
     assert util.ptr_to_bytes(dev, 4) == b"\xab" * 4
     assert rt.memset(dev, 16, 0, 32) == E.ACL_ERROR_RT_PARAM_INVALID
     assert rt.memset(0, 16, 0, 16) == E.ACL_ERROR_INVALID_PARAM
-    acl.ext.launch_host_kernel(sleeper(0.1), None, stream)
+    gate = Gate()
+    acl.ext.launch_host_kernel(gate.kernel, None, stream)
     assert rt.memset_async(dev, 128, 7, 64, stream) == 0
     host = bytearray(128)
     assert rt.memcpy_async(util.bytes_to_ptr(host), 128, dev, 128, E.ACL_MEMCPY_DEVICE_TO_HOST, stream) == 0
     assert host == bytearray(128)  # still queued behind the kernel
+    gate.open()
     assert rt.synchronize_stream(stream) == 0
     assert bytes(host) == b"\x07" * 64 + b"\xab" * 64
     assert rt.memset_async(dev, 16, 0, 32, stream) == E.ACL_ERROR_RT_PARAM_INVALID
