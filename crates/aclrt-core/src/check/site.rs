@@ -84,6 +84,7 @@ mod frame_pointers {
 
     #[cfg(all(
         aclrt_frame_pointers,
+        not(miri),
         target_os = "linux",
         any(target_arch = "x86_64", target_arch = "aarch64")
     ))]
@@ -131,6 +132,7 @@ mod frame_pointers {
 
     #[cfg(not(all(
         aclrt_frame_pointers,
+        not(miri),
         target_os = "linux",
         any(target_arch = "x86_64", target_arch = "aarch64")
     )))]
@@ -145,6 +147,7 @@ mod frame_pointers {
     /// The highest address of the calling thread's stack, looked up once per thread.
     #[cfg(all(
         aclrt_frame_pointers,
+        not(miri),
         target_os = "linux",
         any(target_arch = "x86_64", target_arch = "aarch64")
     ))]
@@ -164,6 +167,7 @@ mod frame_pointers {
 
     #[cfg(all(
         aclrt_frame_pointers,
+        not(miri),
         target_os = "linux",
         any(target_arch = "x86_64", target_arch = "aarch64")
     ))]
@@ -494,6 +498,7 @@ mod tests {
     #[test]
     #[cfg(all(
         aclrt_frame_pointers,
+        not(miri),
         target_os = "linux",
         any(target_arch = "x86_64", target_arch = "aarch64")
     ))]
