@@ -16,6 +16,7 @@ mod context;
 mod device;
 mod graph;
 mod legacy;
+mod mem_op;
 mod mem_pool;
 mod memory;
 mod module;

@@ -23,6 +23,7 @@ use crate::context::*;
 use crate::device::*;
 use crate::graph::*;
 use crate::legacy::*;
+use crate::mem_op::*;
 use crate::mem_pool::*;
 use crate::memory::*;
 use crate::module::*;
@@ -992,6 +993,56 @@ fn table() -> &'static [Entry] {
                 "cuStreamGetCaptureInfo",
                 12030,
                 cuStreamGetCaptureInfo_v3 as *const c_void,
+            ),
+            (
+                "cuStreamBatchMemOp",
+                8000,
+                cuStreamBatchMemOp as *const c_void,
+            ),
+            (
+                "cuStreamBatchMemOp",
+                11070,
+                cuStreamBatchMemOp_v2 as *const c_void,
+            ),
+            (
+                "cuStreamWaitValue32",
+                8000,
+                cuStreamWaitValue32 as *const c_void,
+            ),
+            (
+                "cuStreamWaitValue32",
+                11070,
+                cuStreamWaitValue32_v2 as *const c_void,
+            ),
+            (
+                "cuStreamWaitValue64",
+                9000,
+                cuStreamWaitValue64 as *const c_void,
+            ),
+            (
+                "cuStreamWaitValue64",
+                11070,
+                cuStreamWaitValue64_v2 as *const c_void,
+            ),
+            (
+                "cuStreamWriteValue32",
+                8000,
+                cuStreamWriteValue32 as *const c_void,
+            ),
+            (
+                "cuStreamWriteValue32",
+                11070,
+                cuStreamWriteValue32_v2 as *const c_void,
+            ),
+            (
+                "cuStreamWriteValue64",
+                9000,
+                cuStreamWriteValue64 as *const c_void,
+            ),
+            (
+                "cuStreamWriteValue64",
+                11070,
+                cuStreamWriteValue64_v2 as *const c_void,
             ),
             ("cuStreamGetCtx", 9020, cuStreamGetCtx as *const c_void),
             ("cuStreamGetCtx", 12050, cuStreamGetCtx_v2 as *const c_void),

@@ -95,6 +95,9 @@ pub enum NodeKind {
     WaitEvent = 6,
     /// `CU_GRAPH_NODE_TYPE_EVENT_RECORD`.
     EventRecord = 7,
+    /// `CU_GRAPH_NODE_TYPE_BATCH_MEM_OP`: stream memory operations (value waits and writes,
+    /// barriers) in their order.
+    BatchMemOp = 12,
 }
 
 /// What a face keeps with a node it made, to answer parameter queries; opaque to the core.

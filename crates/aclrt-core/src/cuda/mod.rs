@@ -11,6 +11,7 @@ mod capture;
 pub mod codes;
 mod context;
 mod device;
+mod mem_op;
 mod mem_pool;
 mod memory;
 mod module;
@@ -38,6 +39,7 @@ pub use capture::{
 pub use codes::{CuError, CuResult, CuResultOf};
 pub use context::*;
 pub use device::*;
+pub use mem_op::*;
 pub use mem_pool::*;
 pub use memory::*;
 pub use module::*;
