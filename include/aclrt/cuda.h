@@ -801,6 +801,17 @@ typedef struct CUDA_MEMSET_NODE_PARAMS_st {
     size_t height;
 } CUDA_MEMSET_NODE_PARAMS;
 
+/* A batch memory operation node: the operations of cuStreamBatchMemOp_v2, run in their order at
+ * each launch. ctx is kept for cuGraphBatchMemOpNodeGetParams, whose paramArray is the node's
+ * own copy (valid until the node is destroyed or its parameters set). */
+typedef struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
+    CUcontext ctx;
+    unsigned int count;
+    CUstreamBatchMemOpParams *paramArray;
+    unsigned int flags;
+} CUDA_BATCH_MEM_OP_NODE_PARAMS_v1;
+typedef CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 CUDA_BATCH_MEM_OP_NODE_PARAMS;
+
 typedef struct CUDA_MEMCPY3D_st {
     size_t srcXInBytes;
     size_t srcY;
@@ -929,6 +940,17 @@ CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *node
 CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                         const CUDA_MEMSET_NODE_PARAMS *memsetParams,
                                         CUcontext ctx);
+CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                  const CUgraphNode *dependencies, size_t numDependencies,
+                                  const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode,
+                                        CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out);
+CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode,
+                                        const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+/* The new operations keep the node's count, their types, a wait's FLUSH bit and every other
+ * operation's flags; CUDA_ERROR_INVALID_VALUE otherwise. */
+CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                            const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
 CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                         const CUDA_MEMCPY3D *copyParams, CUcontext ctx);
 CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event);

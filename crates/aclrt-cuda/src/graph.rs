@@ -11,10 +11,12 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::sync::Arc;
 
 use aclrt::cuda::{
-    self, codes::*, CuError, LaunchDims, Mode, NodeKind, NodeParams, Pattern, Side2D,
+    self, codes::*, BatchAbi, CuError, LaunchDims, MemOp, Mode, NodeKind, NodeParams, Pattern,
+    Side2D,
 };
 use aclrt::{EventHandle, StreamHandle};
 
+use crate::mem_op::{elements, CUstreamBatchMemOpParams};
 use crate::memory::side;
 use crate::stream::{CUgraph, CUgraphExec, CUgraphNode};
 use crate::{
@@ -1626,4 +1628,179 @@ pub unsafe extern "C" fn cuGraphExecUpdate_v2(
     } else {
         code
     }
+}
+
+// ---- batch memory operation nodes -----------------------------------------------------------
+
+/// `CUDA_BATCH_MEM_OP_NODE_PARAMS` (`_v1`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUDA_BATCH_MEM_OP_NODE_PARAMS {
+    pub ctx: CUcontext,
+    pub count: c_uint,
+    pub paramArray: *mut CUstreamBatchMemOpParams,
+    pub flags: c_uint,
+}
+
+/// A batch node's parameters: its own copy of the operations, which `GetParams` hands out (the
+/// array stays where it is while the node keeps these parameters, as CUDA promises).
+struct BatchKept {
+    ctx: usize,
+    flags: c_uint,
+    ops: Box<[CUstreamBatchMemOpParams]>,
+}
+
+impl BatchKept {
+    fn mem_ops(&self) -> Vec<MemOp> {
+        self.ops.iter().map(crate::mem_op::read).collect()
+    }
+}
+
+/// Reads a node's parameters: the kept copy and the work (`CUDA_ERROR_INVALID_VALUE` for a NULL
+/// struct, or a NULL array with a count; the operations are checked as `cuStreamBatchMemOp_v2`
+/// checks them).
+unsafe fn batch_params(
+    p: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+    what: &str,
+    call: &'static str,
+) -> Result<(Arc<BatchKept>, impl FnOnce() -> Outcome), CuError> {
+    // SAFETY: the caller's struct.
+    let p = unsafe { read(p, what)? };
+    if p.count > 0 && p.paramArray.is_null() {
+        return Err(invalid(format!(
+            "{call}: paramArray is NULL but count is {}",
+            p.count
+        )));
+    }
+    // SAFETY: non-NULL when counted; the caller provides `count` elements.
+    let ops: Box<[CUstreamBatchMemOpParams]> = unsafe { elements(p.paramArray, p.count) }.into();
+    let kept = Arc::new(BatchKept {
+        ctx: p.ctx as usize,
+        flags: p.flags,
+        ops,
+    });
+    let (mem_ops, flags) = (kept.mem_ops(), p.flags);
+    Ok((kept, move || {
+        cuda::stream_batch_mem_op(StreamHandle::NULL, &mem_ops, flags, BatchAbi::V2, call)
+    }))
+}
+
+/// `cuGraphAddBatchMemOpNode`: the operations run in their order at each launch; `ctx` is kept
+/// for `cuGraphBatchMemOpNodeGetParams`, the work is the current context's.
+///
+/// # Safety
+/// The words stay valid for every launch, as CUDA requires of graph memory.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddBatchMemOpNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> CUresult {
+    guard(|| {
+        let call = "cuGraphAddBatchMemOpNode";
+        // SAFETY: the caller's struct and array.
+        let (kept, work) = unsafe { batch_params(nodeParams, "nodeParams", call)? };
+        // SAFETY: forwarded.
+        unsafe {
+            add_node(
+                phGraphNode,
+                hGraph,
+                dependencies,
+                numDependencies,
+                NodeKind::BatchMemOp,
+                Some(kept),
+                call,
+                work,
+            )
+        }
+    })
+}
+
+fn batch_kept(params: Option<NodeParams>, call: &str) -> Result<Arc<BatchKept>, CuError> {
+    match params {
+        None => Err(CuError::new(
+            CUDA_ERROR_NOT_SUPPORTED,
+            format!("{call}: the parameters of a node made by stream capture are not kept"),
+        )),
+        Some(p) => p
+            .downcast::<BatchKept>()
+            .map_err(|_| invalid(format!("{call}: the node holds other parameters"))),
+    }
+}
+
+/// `cuGraphBatchMemOpNodeGetParams`: `paramArray` is the node's own copy, valid until the node
+/// is destroyed or its parameters are set.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(
+    hNode: CUgraphNode,
+    nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> CUresult {
+    guard(|| {
+        out_ptr(nodeParams_out, "nodeParams_out")?;
+        let call = "cuGraphBatchMemOpNodeGetParams";
+        let k = batch_kept(node_params(hNode, NodeKind::BatchMemOp, call)?, call)?;
+        put(
+            nodeParams_out,
+            CUDA_BATCH_MEM_OP_NODE_PARAMS {
+                ctx: k.ctx as CUcontext,
+                count: k.ops.len() as c_uint,
+                paramArray: k.ops.as_ptr() as *mut CUstreamBatchMemOpParams,
+                flags: k.flags,
+            },
+        );
+        Ok(())
+    })
+}
+
+/// `cuGraphBatchMemOpNodeSetParams`.
+///
+/// # Safety
+/// As `cuGraphAddBatchMemOpNode`.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> CUresult {
+    guard(|| {
+        let call = "cuGraphBatchMemOpNodeSetParams";
+        // SAFETY: the caller's struct and array.
+        let (kept, work) = unsafe { batch_params(nodeParams, "nodeParams", call)? };
+        cuda::graph_node_set_params(node(hNode), NodeKind::BatchMemOp, kept, call, work)
+    })
+}
+
+/// `cuGraphExecBatchMemOpNodeSetParams`: later launches use the new operations, which must
+/// keep the node's count, types and fixed flags (`aclrt::cuda::batch_mem_op_update_allowed`).
+///
+/// # Safety
+/// As `cuGraphAddBatchMemOpNode`.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> CUresult {
+    guard(|| {
+        let call = "cuGraphExecBatchMemOpNodeSetParams";
+        // SAFETY: the caller's struct and array.
+        let (kept, work) = unsafe { batch_params(nodeParams, "nodeParams", call)? };
+        let (have, old) = cuda::graph_exec_node_params(hGraphExec as u64, node(hNode), call)?;
+        if have != NodeKind::BatchMemOp {
+            return Err(invalid(format!(
+                "{call}: the node is a {have:?} node, not a BatchMemOp node"
+            )));
+        }
+        let old = batch_kept(old, call)?;
+        cuda::batch_mem_op_update_allowed(&old.mem_ops(), &kept.mem_ops(), call)?;
+        cuda::graph_exec_node_set_params(
+            hGraphExec as u64,
+            node(hNode),
+            NodeKind::BatchMemOp,
+            kept,
+            call,
+            work,
+        )
+    })
 }

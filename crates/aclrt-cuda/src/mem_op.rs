@@ -68,7 +68,7 @@ const _: () = assert!(std::mem::size_of::<CUstreamBatchMemOpParams>() == 48);
 
 /// One element as the core takes it: the member its operation names is read; an unknown
 /// operation is passed on with nothing else, for the core to refuse.
-fn read(p: &CUstreamBatchMemOpParams) -> MemOp {
+pub(crate) fn read(p: &CUstreamBatchMemOpParams) -> MemOp {
     // SAFETY: every member starts with the operation, so it is always initialised.
     let operation = unsafe { p.operation };
     // SAFETY: the member read is the one the operation names, which the caller filled.
@@ -100,6 +100,24 @@ fn read(p: &CUstreamBatchMemOpParams) -> MemOp {
             },
         }
     }
+}
+
+/// The elements of a `count`-element array the core is to see: one more than it takes at most
+/// (enough for it to refuse a longer batch by its length, without reading a huge count's
+/// worth); none when `count` is 0.
+///
+/// # Safety
+/// `array` is non-NULL and points to `count` elements when `count` is not 0.
+pub(crate) unsafe fn elements<'a>(
+    array: *const CUstreamBatchMemOpParams,
+    count: c_uint,
+) -> &'a [CUstreamBatchMemOpParams] {
+    if count == 0 {
+        return &[];
+    }
+    let n = (count as usize).min(cuda::MAX_BATCH_MEM_OPS + 1);
+    // SAFETY: forwarded to the caller.
+    unsafe { std::slice::from_raw_parts(array, n) }
 }
 
 fn single(
@@ -139,18 +157,11 @@ unsafe fn batch(
                 format!("{call}: paramArray is NULL"),
             ));
         }
-        let ops: Vec<MemOp> = if count == 0 {
-            Vec::new()
-        } else {
-            // One more than the core takes at most: enough for it to refuse a longer batch by
-            // its length, without reading a huge count's worth.
-            let n = (count as usize).min(cuda::MAX_BATCH_MEM_OPS + 1);
-            // SAFETY: non-NULL, and the caller provides `count` elements.
-            unsafe { std::slice::from_raw_parts(paramArray, n) }
-                .iter()
-                .map(read)
-                .collect()
-        };
+        // SAFETY: forwarded; the caller provides `count` elements.
+        let ops: Vec<MemOp> = unsafe { elements(paramArray, count) }
+            .iter()
+            .map(read)
+            .collect();
         cuda::stream_batch_mem_op(stream(hStream), &ops, flags, abi, call)
     })
 }

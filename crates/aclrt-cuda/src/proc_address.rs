@@ -515,6 +515,26 @@ fn table() -> &'static [Entry] {
                 cuGraphInstantiateWithParams as *const c_void,
             ),
             (
+                "cuGraphAddBatchMemOpNode",
+                11070,
+                cuGraphAddBatchMemOpNode as *const c_void,
+            ),
+            (
+                "cuGraphBatchMemOpNodeGetParams",
+                11070,
+                cuGraphBatchMemOpNodeGetParams as *const c_void,
+            ),
+            (
+                "cuGraphBatchMemOpNodeSetParams",
+                11070,
+                cuGraphBatchMemOpNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphExecBatchMemOpNodeSetParams",
+                11070,
+                cuGraphExecBatchMemOpNodeSetParams as *const c_void,
+            ),
+            (
                 "cuGraphAddChildGraphNode",
                 10000,
                 cuGraphAddChildGraphNode as *const c_void,

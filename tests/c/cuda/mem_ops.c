@@ -247,6 +247,8 @@ int main(void) {
     OK(cuGraphNodeGetType(node, (CUgraphNodeType *)&type));
     ASSERT(type == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP);
     ASSERT(load32(h32) == 0);
+    CUDA_BATCH_MEM_OP_NODE_PARAMS got;
+    EXPECT(cuGraphBatchMemOpNodeGetParams(node, &got), CUDA_ERROR_NOT_SUPPORTED); /* not kept */
     OK(cuGraphInstantiate(&exec, graph, 0));
     OK(cuGraphLaunch(exec, waiter));
     OK(cuStreamSynchronize(waiter));
@@ -257,6 +259,83 @@ int main(void) {
     ASSERT(load32(h32) == 5);
     OK(cuGraphExecDestroy(exec));
     OK(cuGraphDestroy(graph));
+
+    /* Batch memory operation nodes added to a graph: the node keeps its own copy. */
+    memset(host, 0, 64);
+    CUstreamBatchMemOpParams nops[2] = {
+        op_value(CU_STREAM_MEM_OP_WRITE_VALUE_32, h, 11, 0),
+        op_value(CU_STREAM_MEM_OP_WAIT_VALUE_32, h + 4, 1, CU_STREAM_WAIT_VALUE_EQ),
+    };
+    CUDA_BATCH_MEM_OP_NODE_PARAMS np = {ctx, 2, nops, 0};
+    CUgraph g2;
+    CUgraphNode bn, empty;
+    CUgraphExec x2;
+    OK(cuGraphCreate(&g2, 0));
+    OK(cuGraphAddBatchMemOpNode(&bn, g2, NULL, 0, &np));
+    nops[0].writeValue.value = 99;
+    OK(cuGraphNodeGetType(bn, (CUgraphNodeType *)&type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP);
+    OK(cuGraphBatchMemOpNodeGetParams(bn, &got));
+    ASSERT(got.ctx == ctx && got.count == 2 && got.flags == 0 && got.paramArray != nops);
+    ASSERT(got.paramArray[0].writeValue.operation == CU_STREAM_MEM_OP_WRITE_VALUE_32);
+    ASSERT(got.paramArray[0].writeValue.address == h && got.paramArray[0].writeValue.value == 11);
+    ASSERT(got.paramArray[1].waitValue.operation == CU_STREAM_MEM_OP_WAIT_VALUE_32);
+    ASSERT(got.paramArray[1].waitValue.address == h + 4);
+    ASSERT(got.paramArray[1].waitValue.flags == CU_STREAM_WAIT_VALUE_EQ);
+    OK(cuGraphInstantiate(&x2, g2, 0));
+    OK(cuGraphLaunch(x2, waiter));
+    /* The write ran (the writer sees it); the wait holds the launch stream. */
+    OK(cuStreamWaitValue32(writer, h, 11, CU_STREAM_WAIT_VALUE_EQ));
+    OK(cuStreamSynchronize(writer));
+    EXPECT(cuStreamQuery(waiter), CUDA_ERROR_NOT_READY);
+    write32(h + 4, 1);
+    OK(cuStreamSynchronize(waiter));
+    /* Bad parameters. */
+    EXPECT(cuGraphAddBatchMemOpNode(&bn, g2, NULL, 0, NULL), CUDA_ERROR_INVALID_VALUE);
+    CUDA_BATCH_MEM_OP_NODE_PARAMS no_array = {ctx, 1, NULL, 0};
+    EXPECT(cuGraphAddBatchMemOpNode(&bn, g2, NULL, 0, &no_array), CUDA_ERROR_INVALID_VALUE);
+    CUDA_BATCH_MEM_OP_NODE_PARAMS bad_flags = {ctx, 2, nops, 1};
+    EXPECT(cuGraphAddBatchMemOpNode(&bn, g2, NULL, 0, &bad_flags), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphAddEmptyNode(&empty, g2, NULL, 0));
+    EXPECT(cuGraphBatchMemOpNodeGetParams(empty, &got), CUDA_ERROR_INVALID_VALUE);
+    /* An executable graph's node may change addresses, operands and conditions... */
+    nops[0] = op_value(CU_STREAM_MEM_OP_WRITE_VALUE_32, h + 8, 22, 0);
+    nops[1] = op_value(CU_STREAM_MEM_OP_WAIT_VALUE_32, h + 4, 0, CU_STREAM_WAIT_VALUE_GEQ);
+    OK(cuGraphExecBatchMemOpNodeSetParams(x2, bn, &np));
+    OK(cuGraphLaunch(x2, waiter));
+    OK(cuStreamSynchronize(waiter));
+    ASSERT(load32(h32 + 2) == 22);
+    /* ...but not the count, a type, a write's flags or a wait's FLUSH bit. */
+    np.count = 1;
+    EXPECT(cuGraphExecBatchMemOpNodeSetParams(x2, bn, &np), CUDA_ERROR_INVALID_VALUE);
+    np.count = 2;
+    nops[0] = op_value(CU_STREAM_MEM_OP_WRITE_VALUE_64, h + 8, 1, 0);
+    EXPECT(cuGraphExecBatchMemOpNodeSetParams(x2, bn, &np), CUDA_ERROR_INVALID_VALUE);
+    nops[0] = op_value(CU_STREAM_MEM_OP_WRITE_VALUE_32, h + 8, 1, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER);
+    EXPECT(cuGraphExecBatchMemOpNodeSetParams(x2, bn, &np), CUDA_ERROR_INVALID_VALUE);
+    nops[0] = op_value(CU_STREAM_MEM_OP_WRITE_VALUE_32, h + 8, 1, 0);
+    nops[1] = op_value(CU_STREAM_MEM_OP_WAIT_VALUE_32, h + 4, 0, CU_STREAM_WAIT_VALUE_GEQ | CU_STREAM_WAIT_VALUE_FLUSH);
+    EXPECT(cuGraphExecBatchMemOpNodeSetParams(x2, bn, &np), CUDA_ERROR_INVALID_VALUE);
+    nops[1] = op_value(CU_STREAM_MEM_OP_WAIT_VALUE_32, h + 4, 0, 7);
+    EXPECT(cuGraphExecBatchMemOpNodeSetParams(x2, bn, &np), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphExecBatchMemOpNodeSetParams(x2, empty, &np), CUDA_ERROR_INVALID_VALUE);
+    /* The graph's node may become any valid batch; the executable graph keeps what it has. */
+    CUstreamBatchMemOpParams one = op_value(CU_STREAM_MEM_OP_WRITE_VALUE_64, h + 16, 33, 0);
+    CUDA_BATCH_MEM_OP_NODE_PARAMS np1 = {ctx, 1, &one, 0};
+    OK(cuGraphBatchMemOpNodeSetParams(bn, &np1));
+    OK(cuGraphBatchMemOpNodeGetParams(bn, &got));
+    ASSERT(got.count == 1 && got.paramArray[0].writeValue.value64 == 33);
+    write32(h + 8, 0);
+    OK(cuGraphLaunch(x2, waiter));
+    OK(cuStreamSynchronize(waiter));
+    ASSERT(load32(h32 + 2) == 22 && load64(h64 + 2) == 0);
+    OK(cuGraphExecDestroy(x2));
+    OK(cuGraphInstantiate(&x2, g2, 0));
+    OK(cuGraphLaunch(x2, waiter));
+    OK(cuStreamSynchronize(waiter));
+    ASSERT(load64(h64 + 2) == 33);
+    OK(cuGraphExecDestroy(x2));
+    OK(cuGraphDestroy(g2));
 
     /* cuGetProcAddress: the second ABI from CUDA 11.7, the first before. */
     void *f = NULL;

@@ -1509,6 +1509,27 @@ pub fn graph_node_params(node: u64) -> CuResultOf<(NodeKind, Option<NodeParams>)
     })
 }
 
+/// The kind and parameters of the node of executable graph `exec_handle` made from `node`
+/// (which `cuGraphExec*NodeSetParams` may have changed since instantiation).
+pub fn graph_exec_node_params(
+    exec_handle: u64,
+    node: u64,
+    call: &str,
+) -> CuResultOf<(NodeKind, Option<NodeParams>)> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let x = exec(c, exec_handle, call)?;
+            match split_node(node) {
+                Some((q, i)) if q == x.graph.sequence => match x.graph.nodes.get(i) {
+                    Some(Some(n)) => Ok((n.kind, n.params.clone())),
+                    _ => bad_node(call, node),
+                },
+                _ => bad_node(call, node),
+            }
+        })
+    })
+}
+
 fn kind_check(have: NodeKind, want: NodeKind, call: &str) -> CuResultOf<()> {
     if have != want {
         return fail(

@@ -273,3 +273,48 @@ pub fn stream_batch_mem_op(
         Ok(())
     })
 }
+
+/// Whether an executable graph's batch memory operation node may take `new` in place of `old`
+/// (`cuGraphExecBatchMemOpNodeSetParams`): the same number of operations, each of the same
+/// type; a wait may change its address, operand and condition but not its flush flag, a write
+/// its address and operand; barriers and flushes cannot change. Anything else is
+/// `CUDA_ERROR_INVALID_VALUE`. The operations themselves are checked when the new work is made.
+pub fn batch_mem_op_update_allowed(old: &[MemOp], new: &[MemOp], call: &str) -> CuResultOf<()> {
+    if old.len() != new.len() {
+        return invalid(
+            call,
+            format!(
+                "the node has {} operations; an executable graph's node keeps its count ({} given)",
+                old.len(),
+                new.len()
+            ),
+        );
+    }
+    for (i, (o, n)) in old.iter().zip(new).enumerate() {
+        if o.operation != n.operation {
+            return invalid(
+                call,
+                format!(
+                    "operation {i} is of type {}, which an executable graph's node keeps ({} given)",
+                    o.operation, n.operation
+                ),
+            );
+        }
+        let fixed = match o.operation {
+            CU_STREAM_MEM_OP_WAIT_VALUE_32 | CU_STREAM_MEM_OP_WAIT_VALUE_64 => {
+                CU_STREAM_WAIT_VALUE_FLUSH
+            }
+            _ => u32::MAX,
+        };
+        if o.flags & fixed != n.flags & fixed {
+            return invalid(
+                call,
+                format!(
+                    "operation {i}: flags {:#x} cannot become {:#x} in an executable graph",
+                    o.flags, n.flags
+                ),
+            );
+        }
+    }
+    Ok(())
+}
