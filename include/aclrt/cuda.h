@@ -990,8 +990,27 @@ CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph);
 CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                             CUgraph childGraph);
 
+/* User objects: a reference-counted object whose destructor (destroy(ptr)) runs on a thread of
+ * its own once the last reference is released; it must not call the driver. Graphs own
+ * references: cloning or instantiating a graph copies them, destroying it gives them back, and
+ * an executable graph keeps its own until its launches have run. */
+typedef struct CUuserObject_st *CUuserObject;
+typedef enum CUuserObject_flags_enum {
+    CU_USER_OBJECT_NO_DESTRUCTOR_SYNC = 1 /* required */
+} CUuserObject_flags;
+typedef enum CUuserObjectRetain_flags_enum {
+    CU_GRAPH_USER_OBJECT_MOVE = 1 /* the graph takes over the caller's references */
+} CUuserObjectRetain_flags;
+CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy,
+                            unsigned int initialRefcount, unsigned int flags);
+CUresult cuUserObjectRetain(CUuserObject object, unsigned int count);
+CUresult cuUserObjectRelease(CUuserObject object, unsigned int count);
+CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count,
+                                 unsigned int flags);
+CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count);
+
 /* Exported but CUDA_ERROR_NOT_SUPPORTED: memory, generic and conditional nodes,
- * kernel node attributes, user objects, graph memory, capture into an existing graph. */
+ * kernel node attributes, graph memory, capture into an existing graph. */
 CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                                 const CUgraphNode *dependencies, size_t numDependencies,
                                 void *nodeParams);
@@ -1015,13 +1034,6 @@ CUresult cuGraphConditionalHandleCreate(cuuint64_t *pHandle_out, CUgraph hGraph,
 CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, int attr, void *value_out);
 CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, int attr, const void *value);
 CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src);
-CUresult cuUserObjectCreate(void **object_out, void *ptr, void (*destroy)(void *),
-                            unsigned int initialRefcount, unsigned int flags);
-CUresult cuUserObjectRetain(void *object, unsigned int count);
-CUresult cuUserObjectRelease(void *object, unsigned int count);
-CUresult cuGraphRetainUserObject(CUgraph graph, void *object, unsigned int count,
-                                 unsigned int flags);
-CUresult cuGraphReleaseUserObject(CUgraph graph, void *object, unsigned int count);
 CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
                                      const CUgraphNode *dependencies,
                                      const CUgraphEdgeData *dependencyData,

@@ -1804,3 +1804,73 @@ pub unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(
         )
     })
 }
+
+// ---- user objects ---------------------------------------------------------------------------
+
+/// `CUuserObject`: opaque.
+pub type CUuserObject = *mut c_void;
+
+/// `cuUserObjectCreate`: `destroy(ptr)` runs on a thread of its own once the last reference is
+/// released.
+///
+/// # Safety
+/// `destroy` may be called with `ptr` from another thread at any time after the last release;
+/// it must not call the driver.
+#[no_mangle]
+pub unsafe extern "C" fn cuUserObjectCreate(
+    object_out: *mut CUuserObject,
+    ptr: *mut c_void,
+    destroy: CUhostFn,
+    initialRefcount: c_uint,
+    flags: c_uint,
+) -> CUresult {
+    guard(|| {
+        out_ptr(object_out, "object_out")?;
+        let f = destroy.ok_or_else(null_fn)?;
+        let data = UserData(ptr);
+        let h = cuda::user_object_create(
+            Box::new(move || {
+                let data = &data;
+                // SAFETY: the caller's destructor with the caller's pointer, as CUDA calls it.
+                unsafe { f(data.0) }
+            }),
+            initialRefcount,
+            flags,
+        )?;
+        put(object_out, h as CUuserObject);
+        Ok(())
+    })
+}
+
+/// `cuUserObjectRetain`.
+#[no_mangle]
+pub extern "C" fn cuUserObjectRetain(object: CUuserObject, count: c_uint) -> CUresult {
+    guard(|| cuda::user_object_retain(object as u64, count))
+}
+
+/// `cuUserObjectRelease`.
+#[no_mangle]
+pub extern "C" fn cuUserObjectRelease(object: CUuserObject, count: c_uint) -> CUresult {
+    guard(|| cuda::user_object_release(object as u64, count))
+}
+
+/// `cuGraphRetainUserObject`.
+#[no_mangle]
+pub extern "C" fn cuGraphRetainUserObject(
+    graph_: CUgraph,
+    object: CUuserObject,
+    count: c_uint,
+    flags: c_uint,
+) -> CUresult {
+    guard(|| cuda::graph_retain_user_object(graph(graph_), object as u64, count, flags))
+}
+
+/// `cuGraphReleaseUserObject`.
+#[no_mangle]
+pub extern "C" fn cuGraphReleaseUserObject(
+    graph_: CUgraph,
+    object: CUuserObject,
+    count: c_uint,
+) -> CUresult {
+    guard(|| cuda::graph_release_user_object(graph(graph_), object as u64, count))
+}

@@ -42,6 +42,7 @@ use std::thread::ThreadId;
 use super::api::{cu, current, current_any, fail, resolve, sticky, stream_of};
 use super::codes::*;
 use super::state::{with_state, State};
+use super::user_object::Refs;
 use super::{CuError, CuResultOf};
 use crate::event::Event;
 use crate::handle::{EventHandle, StreamHandle};
@@ -123,6 +124,8 @@ struct Graph {
     embedded: bool,
     /// The sequence number of the graph this one was cloned from.
     cloned_from: Option<u64>,
+    /// The references it owns on user objects (copied with it, released with it).
+    refs: Refs,
 }
 
 /// An executable graph: a copy of its graph's nodes and an order to submit them in.
@@ -712,6 +715,7 @@ pub fn stream_end_capture(handle: StreamHandle) -> CuResultOf<u64> {
                     nodes: seq.nodes.into_iter().map(Some).collect(),
                     embedded: false,
                     cloned_from: None,
+                    refs: Refs::default(),
                 },
             );
             c.names.insert(q, seq.graph);
@@ -1004,6 +1008,7 @@ pub fn graph_create(flags: u32) -> CuResultOf<u64> {
                     nodes: Vec::new(),
                     embedded: false,
                     cloned_from: None,
+                    refs: Refs::default(),
                 },
             );
             c.names.insert(sequence, id);
@@ -1467,12 +1472,26 @@ fn build_exec(c: &Captures, g: &Graph, flags: u64) -> Option<Exec> {
 }
 
 /// Submits an executable graph's nodes, in its order, skipping disabled ones.
+/// An executable graph that owns user object references keeps them until each launch has
+/// run: the launch ends with a task holding the executable graph.
 fn exec_recipe(x: Arc<Exec>) -> Recipe {
     Arc::new(move |rt, ls| {
         for &i in &x.order {
             if !x.disabled.contains(&i) {
                 (x.graph.node(i).run)(rt, ls)?;
             }
+        }
+        if !x.graph.refs.is_empty() {
+            let hold = x.clone();
+            rt.launch_on(
+                ls,
+                "cuGraphLaunch (user object references)",
+                Default::default(),
+                Box::new(move || {
+                    drop(hold);
+                    Ok(())
+                }),
+            )?;
         }
         Ok(())
     })
@@ -1507,6 +1526,15 @@ pub fn graph_node_params(node: u64) -> CuResultOf<(NodeKind, Option<NodeParams>)
             Ok((n.kind, n.params.clone()))
         })
     })
+}
+
+/// Runs `body` on the user object references graph `graph` owns.
+pub(super) fn with_graph_refs<T>(
+    graph: u64,
+    call: &str,
+    body: impl FnOnce(&mut Refs) -> CuResultOf<T>,
+) -> CuResultOf<T> {
+    cu(|rt| with_captures(rt, |c| body(&mut graph_mut(c, graph, call)?.refs)))
 }
 
 /// The kind and parameters of the node of executable graph `exec_handle` made from `node`
@@ -1783,10 +1811,12 @@ pub fn graph_exec_update(exec_handle: u64, handle: u64) -> Result<(), (CuError, 
                     return fail_with(2, g.handle(i), "a child graph's nodes or edges differ");
                 }
             }
-            let Some(fresh) = build_exec(c, g, 0) else {
+            let Some(mut fresh) = build_exec(c, g, 0) else {
                 return fail_with(2, 0, "a child graph's dependencies form a cycle");
             };
             let x = Arc::make_mut(c.execs.get_mut(&exec_handle).expect("checked"));
+            // The source graph's user object references replace the executable graph's.
+            x.graph.refs = std::mem::take(&mut fresh.graph.refs);
             for (mine, theirs) in x.graph.nodes.iter_mut().zip(fresh.graph.nodes) {
                 if let (Some(mine), Some(theirs)) = (mine.as_mut(), theirs) {
                     mine.run = theirs.run;

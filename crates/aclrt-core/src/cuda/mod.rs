@@ -16,6 +16,7 @@ mod mem_pool;
 mod memory;
 mod module;
 mod state;
+mod user_object;
 
 pub use api::*;
 pub use capture::{
@@ -43,6 +44,10 @@ pub use mem_op::*;
 pub use mem_pool::*;
 pub use memory::*;
 pub use module::*;
+pub use user_object::{
+    graph_release_user_object, graph_retain_user_object, user_object_create, user_object_release,
+    user_object_retain, CU_GRAPH_USER_OBJECT_MOVE, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC,
+};
 
 use crate::handle::StreamHandle;
 
