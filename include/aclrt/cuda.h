@@ -755,7 +755,12 @@ typedef enum CUgraphNodeType_enum {
     CU_GRAPH_NODE_TYPE_EMPTY = 5,
     CU_GRAPH_NODE_TYPE_WAIT_EVENT = 6,
     CU_GRAPH_NODE_TYPE_EVENT_RECORD = 7,
-    CU_GRAPH_NODE_TYPE_BATCH_MEM_OP = 12 /* stream memory operations */
+    CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL = 8, /* not supported */
+    CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT = 9,   /* not supported */
+    CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,       /* not supported */
+    CU_GRAPH_NODE_TYPE_MEM_FREE = 11,        /* not supported */
+    CU_GRAPH_NODE_TYPE_BATCH_MEM_OP = 12,    /* stream memory operations */
+    CU_GRAPH_NODE_TYPE_CONDITIONAL = 13      /* not supported */
 } CUgraphNodeType;
 
 typedef struct CUDA_HOST_NODE_PARAMS_st {
@@ -1009,8 +1014,73 @@ CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned in
                                  unsigned int flags);
 CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count);
 
-/* Exported but CUDA_ERROR_NOT_SUPPORTED: memory, generic and conditional nodes,
- * kernel node attributes, graph memory, capture into an existing graph. */
+/* The generic node calls: nodeParams->type picks the typed call (cuGraphAddMemsetNode,
+ * cuGraphExecHostNodeSetParams, ...) given the member of that type, which checks and does what
+ * that call does. External semaphore, memory allocation and free and conditional nodes, a child
+ * graph moved into its node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) and setting a graph's child
+ * graph node are CUDA_ERROR_NOT_SUPPORTED. */
+typedef struct CUDA_MEMCPY_NODE_PARAMS_st {
+    int flags;
+    int reserved;
+    CUcontext copyCtx;
+    CUDA_MEMCPY3D copyParams;
+} CUDA_MEMCPY_NODE_PARAMS;
+typedef struct CUDA_MEMSET_NODE_PARAMS_v2_st {
+    CUdeviceptr dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+    CUcontext ctx;
+} CUDA_MEMSET_NODE_PARAMS_v2;
+typedef struct CUDA_HOST_NODE_PARAMS_v2_st {
+    CUhostFn fn;
+    void *userData;
+} CUDA_HOST_NODE_PARAMS_v2;
+typedef enum CUgraphChildGraphNodeOwnership_enum {
+    CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE = 0,
+    CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE = 1 /* CUDA_ERROR_NOT_SUPPORTED */
+} CUgraphChildGraphNodeOwnership;
+typedef struct CUDA_CHILD_GRAPH_NODE_PARAMS_st {
+    CUgraph graph;
+    CUgraphChildGraphNodeOwnership ownership;
+} CUDA_CHILD_GRAPH_NODE_PARAMS;
+typedef struct CUDA_EVENT_RECORD_NODE_PARAMS_st {
+    CUevent event;
+} CUDA_EVENT_RECORD_NODE_PARAMS;
+typedef struct CUDA_EVENT_WAIT_NODE_PARAMS_st {
+    CUevent event;
+} CUDA_EVENT_WAIT_NODE_PARAMS;
+typedef CUDA_KERNEL_NODE_PARAMS_v2 CUDA_KERNEL_NODE_PARAMS_v3;
+typedef CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 CUDA_BATCH_MEM_OP_NODE_PARAMS_v2;
+typedef struct CUgraphNodeParams_st {
+    CUgraphNodeType type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        CUDA_KERNEL_NODE_PARAMS_v3 kernel;
+        CUDA_MEMCPY_NODE_PARAMS memcpy;
+        CUDA_MEMSET_NODE_PARAMS_v2 memset;
+        CUDA_HOST_NODE_PARAMS_v2 host;
+        CUDA_CHILD_GRAPH_NODE_PARAMS graph;
+        CUDA_EVENT_WAIT_NODE_PARAMS eventWait;
+        CUDA_EVENT_RECORD_NODE_PARAMS eventRecord;
+        CUDA_BATCH_MEM_OP_NODE_PARAMS_v2 memOp;
+    };
+    long long reserved2;
+} CUgraphNodeParams;
+CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                        size_t numDependencies, CUgraphNodeParams *nodeParams);
+CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+                           const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
+                           size_t numDependencies, CUgraphNodeParams *nodeParams);
+CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams);
+CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                  CUgraphNodeParams *nodeParams);
+
+/* Exported but CUDA_ERROR_NOT_SUPPORTED: memory and conditional nodes, kernel node attributes,
+ * graph memory, capture into an existing graph. */
 CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                                 const CUgraphNode *dependencies, size_t numDependencies,
                                 void *nodeParams);
@@ -1022,13 +1092,6 @@ CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out);
 CUresult cuDeviceGraphMemTrim(CUdevice device);
 CUresult cuDeviceGetGraphMemAttribute(CUdevice device, int attr, void *value);
 CUresult cuDeviceSetGraphMemAttribute(CUdevice device, int attr, void *value);
-CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
-                        size_t numDependencies, void *nodeParams);
-CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
-                           const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
-                           size_t numDependencies, void *nodeParams);
-CUresult cuGraphNodeSetParams(CUgraphNode hNode, void *nodeParams);
-CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, void *nodeParams);
 CUresult cuGraphConditionalHandleCreate(cuuint64_t *pHandle_out, CUgraph hGraph, CUcontext ctx,
                                         unsigned int defaultLaunchValue, unsigned int flags);
 CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, int attr, void *value_out);

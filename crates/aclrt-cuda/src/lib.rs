@@ -15,6 +15,7 @@
 mod context;
 mod device;
 mod graph;
+mod graph_node;
 mod legacy;
 mod mem_op;
 mod mem_pool;

@@ -22,6 +22,7 @@ use aclrt::cuda::{codes::*, CuError};
 use crate::context::*;
 use crate::device::*;
 use crate::graph::*;
+use crate::graph_node::*;
 use crate::legacy::*;
 use crate::mem_op::*;
 use crate::mem_pool::*;
