@@ -16,9 +16,10 @@
  *
  * Emulated device: CUDA 12.9 driver (cuDriverGetVersion 12090), compute capability and
  * multiprocessor count from ACLRT_CUDA_COMPUTE_CAPABILITY ("8.0") and ACLRT_CUDA_SM_COUNT
- * (108), memory from ACLRT_DEVICE_MEMORY. No memory pools, CUDA arrays, textures, IPC or
- * interop: those calls return CUDA_ERROR_NOT_SUPPORTED. Graphs come from stream capture or
- * are built node by node (below).
+ * (108), memory from ACLRT_DEVICE_MEMORY. No CUDA arrays, textures, IPC or interop: those
+ * calls return CUDA_ERROR_NOT_SUPPORTED. Graphs come from stream capture or are built node by
+ * node (below); stream memory operations (cuStreamWaitValue32 ...) wait on and write words of
+ * device or pinned memory in stream order.
  *
  * Synchronization of copies follows CUDA's "API synchronization behavior": an asynchronous copy
  * from pageable host memory stages the source before it returns; a copy to pageable host
