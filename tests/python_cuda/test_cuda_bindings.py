@@ -219,3 +219,59 @@ def test_stream_memory_operations(ctx):
     ok(driver.cuMemFreeHost(host))
     for s in (waiter, writer):
         ok(driver.cuStreamDestroy(s))
+
+
+def test_generic_graph_nodes(ctx):
+    """cuGraphAddNode and cuGraphExecNodeSetParams with cuda.bindings' CUgraphNodeParams."""
+    stream = ok(driver.cuStreamCreate(driver.CUstream_flags.CU_STREAM_NON_BLOCKING))
+    n = 64
+    dev = ok(driver.cuMemAlloc(n * 4))
+    host = (ctypes.c_uint32 * n)()
+    graph = ok(driver.cuGraphCreate(0))
+
+    params = driver.CUgraphNodeParams()
+    params.type = driver.CUgraphNodeType.CU_GRAPH_NODE_TYPE_MEMSET
+    params.memset.dst = dev
+    params.memset.value = 0x01020304
+    params.memset.elementSize = 4
+    params.memset.width = n
+    params.memset.height = 1
+    params.memset.ctx = ctx
+    set_node = ok(driver.cuGraphAddNode(graph, None, 0, params))
+
+    copy = driver.CUgraphNodeParams()
+    copy.type = driver.CUgraphNodeType.CU_GRAPH_NODE_TYPE_MEMCPY
+    copy.memcpy.copyCtx = ctx
+    copy.memcpy.copyParams.srcMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    copy.memcpy.copyParams.srcDevice = dev
+    copy.memcpy.copyParams.dstMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_HOST
+    copy.memcpy.copyParams.dstHost = ctypes.addressof(host)
+    copy.memcpy.copyParams.WidthInBytes = n * 4
+    copy.memcpy.copyParams.Height = 1
+    copy.memcpy.copyParams.Depth = 1
+    copy_node = ok(driver.cuGraphAddNode(graph, [set_node], 1, copy))
+    kind = driver.CUgraphNodeType.CU_GRAPH_NODE_TYPE_MEMCPY
+    assert ok(driver.cuGraphNodeGetType(copy_node)) == kind
+    got = ok(driver.cuGraphMemsetNodeGetParams(set_node))
+    assert got.value == 0x01020304 and got.width == n
+
+    exe = ok(driver.cuGraphInstantiate(graph, 0))
+    ok(driver.cuGraphLaunch(exe, stream))
+    ok(driver.cuStreamSynchronize(stream))
+    assert list(host) == [0x01020304] * n
+    params.memset.value = 0x0A0B0C0D
+    ok(driver.cuGraphExecNodeSetParams(exe, set_node, params))
+    ok(driver.cuGraphLaunch(exe, stream))
+    ok(driver.cuStreamSynchronize(stream))
+    assert list(host) == [0x0A0B0C0D] * n
+    # The node must be of the type given.
+    err = driver.cuGraphExecNodeSetParams(exe, copy_node, params)[0]
+    assert err == CUresult.CUDA_ERROR_INVALID_VALUE
+    alloc = driver.CUgraphNodeParams()
+    alloc.type = driver.CUgraphNodeType.CU_GRAPH_NODE_TYPE_MEM_ALLOC
+    err = driver.cuGraphAddNode(graph, None, 0, alloc)[0]
+    assert err == CUresult.CUDA_ERROR_NOT_SUPPORTED
+    ok(driver.cuGraphExecDestroy(exe))
+    ok(driver.cuGraphDestroy(graph))
+    ok(driver.cuMemFree(dev))
+    ok(driver.cuStreamDestroy(stream))
