@@ -865,7 +865,9 @@ typedef enum CUgraphExecUpdateResult_enum {
     CU_GRAPH_EXEC_UPDATE_SUCCESS = 0,
     CU_GRAPH_EXEC_UPDATE_ERROR = 1,
     CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED = 2,
-    CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED = 3
+    CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED = 3,
+    CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED = 5 /* a batch node's operations, beyond what
+                                                         an executable graph may change */
 } CUgraphExecUpdateResult;
 
 typedef struct CUgraphExecUpdateResultInfo_st {

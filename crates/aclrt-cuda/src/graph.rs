@@ -11,8 +11,8 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::sync::Arc;
 
 use aclrt::cuda::{
-    self, codes::*, BatchAbi, CuError, LaunchDims, MemOp, Mode, NodeKind, NodeParams, Pattern,
-    Side2D,
+    self, codes::*, BatchAbi, BatchNodeParams, CuError, LaunchDims, MemOp, Mode, NodeKind,
+    NodeParams, Pattern, Side2D,
 };
 use aclrt::{EventHandle, StreamHandle};
 
@@ -1656,14 +1656,14 @@ impl BatchKept {
     }
 }
 
-/// Reads a node's parameters: the kept copy and the work (`CUDA_ERROR_INVALID_VALUE` for a NULL
-/// struct, or a NULL array with a count; the operations are checked as `cuStreamBatchMemOp_v2`
-/// checks them).
+/// Reads a node's parameters: what the node keeps (the operations for the core, this copy for
+/// `GetParams`) and the work (`CUDA_ERROR_INVALID_VALUE` for a NULL struct, or a NULL array with
+/// a count; the operations are checked as `cuStreamBatchMemOp_v2` checks them).
 unsafe fn batch_params(
     p: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
     what: &str,
     call: &'static str,
-) -> Result<(Arc<BatchKept>, impl FnOnce() -> Outcome), CuError> {
+) -> Result<(Arc<BatchNodeParams>, impl FnOnce() -> Outcome), CuError> {
     // SAFETY: the caller's struct.
     let p = unsafe { read(p, what)? };
     if p.count > 0 && p.paramArray.is_null() {
@@ -1674,13 +1674,17 @@ unsafe fn batch_params(
     }
     // SAFETY: non-NULL when counted; the caller provides `count` elements.
     let ops: Box<[CUstreamBatchMemOpParams]> = unsafe { elements(p.paramArray, p.count) }.into();
-    let kept = Arc::new(BatchKept {
+    let kept = BatchKept {
         ctx: p.ctx as usize,
         flags: p.flags,
         ops,
-    });
+    };
     let (mem_ops, flags) = (kept.mem_ops(), p.flags);
-    Ok((kept, move || {
+    let params = Arc::new(BatchNodeParams {
+        ops: mem_ops.clone(),
+        face: Some(Arc::new(kept)),
+    });
+    Ok((params, move || {
         cuda::stream_batch_mem_op(StreamHandle::NULL, &mem_ops, flags, BatchAbi::V2, call)
     }))
 }
@@ -1718,8 +1722,19 @@ pub unsafe extern "C" fn cuGraphAddBatchMemOpNode(
     })
 }
 
+/// A batch node's parameters as the core keeps them.
+fn batch_node_params(
+    params: Option<NodeParams>,
+    call: &str,
+) -> Result<Arc<BatchNodeParams>, CuError> {
+    params
+        .and_then(|p| p.downcast::<BatchNodeParams>().ok())
+        .ok_or_else(|| invalid(format!("{call}: the node holds no batch parameters")))
+}
+
+/// The copy this face kept of a batch node's parameters (none for a captured node).
 fn batch_kept(params: Option<NodeParams>, call: &str) -> Result<Arc<BatchKept>, CuError> {
-    match params {
+    match batch_node_params(params, call)?.face.clone() {
         None => Err(CuError::new(
             CUDA_ERROR_NOT_SUPPORTED,
             format!("{call}: the parameters of a node made by stream capture are not kept"),
@@ -1792,8 +1807,8 @@ pub unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(
                 "{call}: the node is a {have:?} node, not a BatchMemOp node"
             )));
         }
-        let old = batch_kept(old, call)?;
-        cuda::batch_mem_op_update_allowed(&old.mem_ops(), &kept.mem_ops(), call)?;
+        let old = batch_node_params(old, call)?;
+        cuda::batch_mem_op_update_allowed(&old.ops, &kept.ops, call)?;
         cuda::graph_exec_node_set_params(
             hGraphExec as u64,
             node(hNode),

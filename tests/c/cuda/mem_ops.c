@@ -257,6 +257,15 @@ int main(void) {
     OK(cuGraphLaunch(exec, waiter));
     OK(cuStreamSynchronize(waiter));
     ASSERT(load32(h32) == 5);
+    /* A captured node's operations may change within an executable graph's limits. */
+    CUstreamBatchMemOpParams six = op_value(CU_STREAM_MEM_OP_WRITE_VALUE_32, h + 4, 6, 0);
+    CUDA_BATCH_MEM_OP_NODE_PARAMS p6 = {ctx, 1, &six, 0};
+    OK(cuGraphExecBatchMemOpNodeSetParams(exec, node, &p6));
+    six = op_value(CU_STREAM_MEM_OP_WRITE_VALUE_64, h + 8, 6, 0);
+    EXPECT(cuGraphExecBatchMemOpNodeSetParams(exec, node, &p6), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphLaunch(exec, waiter));
+    OK(cuStreamSynchronize(waiter));
+    ASSERT(load32(h32 + 1) == 6 && load64(h64 + 1) == 0);
     OK(cuGraphExecDestroy(exec));
     OK(cuGraphDestroy(graph));
 
@@ -334,6 +343,29 @@ int main(void) {
     OK(cuGraphLaunch(x2, waiter));
     OK(cuStreamSynchronize(waiter));
     ASSERT(load64(h64 + 2) == 33);
+    /* cuGraphExecUpdate keeps the same limits: a changed operand is taken, a changed type
+     * is PARAMETERS_CHANGED. */
+    CUgraph g3;
+    CUgraphNode bn3;
+    CUgraphExecUpdateResultInfo info;
+    CUstreamBatchMemOpParams w3 = op_value(CU_STREAM_MEM_OP_WRITE_VALUE_64, h + 16, 44, 0);
+    CUDA_BATCH_MEM_OP_NODE_PARAMS np3 = {ctx, 1, &w3, 0};
+    OK(cuGraphClone(&g3, g2));
+    OK(cuGraphNodeFindInClone(&bn3, bn, g3));
+    OK(cuGraphBatchMemOpNodeSetParams(bn3, &np3));
+    OK(cuGraphExecUpdate(x2, g3, &info));
+    ASSERT(info.result == CU_GRAPH_EXEC_UPDATE_SUCCESS);
+    OK(cuGraphLaunch(x2, waiter));
+    OK(cuStreamSynchronize(waiter));
+    ASSERT(load64(h64 + 2) == 44);
+    w3 = op_value(CU_STREAM_MEM_OP_WRITE_VALUE_32, h + 16, 55, 0);
+    OK(cuGraphBatchMemOpNodeSetParams(bn3, &np3));
+    EXPECT(cuGraphExecUpdate(x2, g3, &info), CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+    ASSERT(info.result == CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED && info.errorNode == bn3);
+    OK(cuGraphLaunch(x2, waiter));
+    OK(cuStreamSynchronize(waiter));
+    ASSERT(load64(h64 + 2) == 44); /* unchanged */
+    OK(cuGraphDestroy(g3));
     OK(cuGraphExecDestroy(x2));
     OK(cuGraphDestroy(g2));
 

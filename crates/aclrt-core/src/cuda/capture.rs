@@ -298,7 +298,13 @@ impl Captures {
         )
     }
 
-    fn add_node(&mut self, stream: u64, kind: NodeKind, run: Recipe) -> bool {
+    fn add_node(
+        &mut self,
+        stream: u64,
+        kind: NodeKind,
+        run: Recipe,
+        params: Option<NodeParams>,
+    ) -> bool {
         let Some(member) = self.members.get_mut(&stream) else {
             return false;
         };
@@ -310,7 +316,7 @@ impl Captures {
                 kind,
                 deps: std::mem::take(&mut member.frontier),
                 run,
-                params: None,
+                params,
                 child: None,
             });
             member.frontier = vec![seq.nodes.len() - 1];
@@ -335,13 +341,26 @@ pub(super) fn submit(
     call: &str,
     run: Recipe,
 ) -> CuResultOf<bool> {
+    submit_with(rt, s, kind, call, run, None)
+}
+
+/// [`submit`], with the parameters a captured node keeps (a node added to a graph gets its
+/// parameters from the call that adds it instead).
+pub(super) fn submit_with(
+    rt: &Runtime,
+    s: &Arc<Stream>,
+    kind: NodeKind,
+    call: &str,
+    run: Recipe,
+    params: Option<NodeParams>,
+) -> CuResultOf<bool> {
     if record_here(kind, &run) {
         return Ok(true);
     }
     if !quiet() {
         let captured = with_captures(rt, |c| {
             c.legacy_use(s, call)?;
-            Ok::<_, CuError>(c.add_node(s.handle.as_raw(), kind, run.clone()))
+            Ok::<_, CuError>(c.add_node(s.handle.as_raw(), kind, run.clone(), params.clone()))
         })?;
         if captured {
             return Ok(true);
@@ -487,7 +506,7 @@ pub(super) fn record(
         };
         if external {
             let run: Recipe = Arc::new(move |rt, ls| Ok(rt.record_on(&event, ls)?));
-            c.add_node(s.handle.as_raw(), NodeKind::EventRecord, run);
+            c.add_node(s.handle.as_raw(), NodeKind::EventRecord, run, None);
         } else {
             c.events.insert(handle, (m.sequence, m.frontier.clone()));
         }
@@ -549,7 +568,7 @@ pub(super) fn wait(
             }
             (None, Some(mine)) if external => {
                 let run: Recipe = Arc::new(move |rt, ls| Ok(rt.wait_on(ls, &event, None)?));
-                c.add_node(stream, NodeKind::WaitEvent, run);
+                c.add_node(stream, NodeKind::WaitEvent, run, None);
                 let _ = mine;
                 Ok(true)
             }
@@ -1798,6 +1817,20 @@ pub fn graph_exec_update(exec_handle: u64, handle: u64) -> Result<(), (CuError, 
                     (None, None) => {}
                     (Some(a), Some(b)) if a.kind != b.kind => {
                         return fail_with(3, g.handle(i), "a node's type changed")
+                    }
+                    (Some(a), Some(b)) if a.kind == NodeKind::BatchMemOp => {
+                        if let Err(e) = super::mem_op::batch_params_update_allowed(
+                            a.params.as_ref(),
+                            b.params.as_ref(),
+                            call,
+                        ) {
+                            return fail_with(5, g.handle(i), e.message());
+                        }
+                        if !(a.deps.len() == b.deps.len()
+                            && a.deps.iter().all(|d| b.deps.contains(d)))
+                        {
+                            return fail_with(2, 0, "the graphs' nodes or edges differ");
+                        }
                     }
                     (Some(a), Some(b))
                         if a.deps.len() == b.deps.len()

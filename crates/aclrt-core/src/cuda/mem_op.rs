@@ -15,7 +15,7 @@
 use std::sync::Arc;
 
 use super::api::{cu, current, fail, resolve, sticky, stream_of};
-use super::capture::{self, NodeKind, Recipe};
+use super::capture::{self, NodeKind, NodeParams, Recipe};
 use super::codes::*;
 use super::memory::{classify, MemKind};
 use super::state::with_state;
@@ -269,7 +269,18 @@ pub fn stream_batch_mem_op(
         if ops.is_empty() {
             return Ok(());
         }
-        capture::submit(rt, &s, NodeKind::BatchMemOp, call, run)?;
+        let params = BatchNodeParams {
+            ops: ops.to_vec(),
+            face: None,
+        };
+        capture::submit_with(
+            rt,
+            &s,
+            NodeKind::BatchMemOp,
+            call,
+            run,
+            Some(Arc::new(params)),
+        )?;
         Ok(())
     })
 }
@@ -317,4 +328,30 @@ pub fn batch_mem_op_update_allowed(old: &[MemOp], new: &[MemOp], call: &str) -> 
         }
     }
     Ok(())
+}
+
+/// What a batch memory operation node keeps: its operations, for the rules of what an
+/// executable graph may change, and what the face keeps with them (`None` for a node made by
+/// stream capture).
+pub struct BatchNodeParams {
+    /// The node's operations.
+    pub ops: Vec<MemOp>,
+    /// The face's own copy of the parameters, if it made the node.
+    pub face: Option<NodeParams>,
+}
+
+/// [`batch_mem_op_update_allowed`] between two batch nodes' parameters (`cuGraphExecUpdate`).
+pub(super) fn batch_params_update_allowed(
+    old: Option<&NodeParams>,
+    new: Option<&NodeParams>,
+    call: &str,
+) -> CuResultOf<()> {
+    fn ops(p: Option<&NodeParams>) -> Option<&[MemOp]> {
+        p.and_then(|p| p.downcast_ref::<BatchNodeParams>())
+            .map(|b| b.ops.as_slice())
+    }
+    match (ops(old), ops(new)) {
+        (Some(old), Some(new)) => batch_mem_op_update_allowed(old, new, call),
+        _ => Ok(()),
+    }
 }
