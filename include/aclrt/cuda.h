@@ -16,9 +16,10 @@
  *
  * Emulated device: CUDA 12.9 driver (cuDriverGetVersion 12090), compute capability and
  * multiprocessor count from ACLRT_CUDA_COMPUTE_CAPABILITY ("8.0") and ACLRT_CUDA_SM_COUNT
- * (108), memory from ACLRT_DEVICE_MEMORY. No memory pools, CUDA arrays, textures, IPC or
- * interop: those calls return CUDA_ERROR_NOT_SUPPORTED. Graphs come from stream capture or
- * are built node by node (below).
+ * (108), memory from ACLRT_DEVICE_MEMORY. No CUDA arrays, textures, IPC or interop: those
+ * calls return CUDA_ERROR_NOT_SUPPORTED. Graphs come from stream capture or are built node by
+ * node (below); stream memory operations (cuStreamWaitValue32 ...) wait on and write words of
+ * device or pinned memory in stream order.
  *
  * Synchronization of copies follows CUDA's "API synchronization behavior": an asynchronous copy
  * from pageable host memory stages the source before it returns; a copy to pageable host
@@ -142,6 +143,7 @@ typedef enum cudaError_enum {
 
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
+typedef unsigned int cuuint32_t;
 typedef unsigned long long cuuint64_t;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
@@ -202,12 +204,18 @@ typedef enum CUdevice_attribute_enum {
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81,
     CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY = 83,
     CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
+    CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 = 92,
+    CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93,
+    CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 = 94,
     CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+    CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES = 98,
     CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED = 99,
     CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR = 106,
     CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115,
     CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH = 120,
+    CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS = 122,
+    CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR = 123,
     CU_DEVICE_ATTRIBUTE_MAX = 144 /* every value from 1 to 143 is answered */
 } CUdevice_attribute;
 
@@ -461,6 +469,11 @@ typedef enum CUdriverProcAddressQueryResult_enum {
 #define cuMemsetD2D32 cuMemsetD2D32_v2
 #define cuModuleGetGlobal cuModuleGetGlobal_v2
 #define cuStreamBeginCapture cuStreamBeginCapture_v2
+#define cuStreamWaitValue32 cuStreamWaitValue32_v2
+#define cuStreamWaitValue64 cuStreamWaitValue64_v2
+#define cuStreamWriteValue32 cuStreamWriteValue32_v2
+#define cuStreamWriteValue64 cuStreamWriteValue64_v2
+#define cuStreamBatchMemOp cuStreamBatchMemOp_v2
 #define cuStreamGetCaptureInfo cuStreamGetCaptureInfo_v2
 #define cuMemAdvise cuMemAdvise_v2
 #define cuMemPrefetchAsync cuMemPrefetchAsync_v2
@@ -507,6 +520,11 @@ typedef enum CUdriverProcAddressQueryResult_enum {
 #define cuStreamGetId cuStreamGetId_ptsz
 #define cuStreamWaitEvent cuStreamWaitEvent_ptsz
 #define cuStreamAddCallback cuStreamAddCallback_ptsz
+#define cuStreamWaitValue32_v2 cuStreamWaitValue32_v2_ptsz
+#define cuStreamWaitValue64_v2 cuStreamWaitValue64_v2_ptsz
+#define cuStreamWriteValue32_v2 cuStreamWriteValue32_v2_ptsz
+#define cuStreamWriteValue64_v2 cuStreamWriteValue64_v2_ptsz
+#define cuStreamBatchMemOp_v2 cuStreamBatchMemOp_v2_ptsz
 #define cuStreamAttachMemAsync cuStreamAttachMemAsync_ptsz
 #define cuStreamQuery cuStreamQuery_ptsz
 #define cuStreamSynchronize cuStreamSynchronize_ptsz
@@ -597,6 +615,82 @@ CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData);
 CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length,
                                 unsigned int flags);
 
+/* Stream memory operations: a word is 4 (the 32 calls) or 8 bytes, aligned to its size, in
+ * device memory or pinned / registered host memory (not managed memory). The plain names are
+ * the first ABI, the _v2 names (what the plain names map to, as in CUDA 12) the second; both
+ * behave the same except that only cuStreamBatchMemOp_v2 takes CU_STREAM_MEM_OP_BARRIER. */
+typedef enum CUstreamWaitValue_flags_enum {
+    CU_STREAM_WAIT_VALUE_GEQ = 0x0, /* (int32_t or int64_t)(*addr - value) >= 0 */
+    CU_STREAM_WAIT_VALUE_EQ = 0x1,  /* *addr == value */
+    CU_STREAM_WAIT_VALUE_AND = 0x2, /* (*addr & value) != 0 */
+    CU_STREAM_WAIT_VALUE_NOR = 0x3, /* ~(*addr | value) != 0 */
+    CU_STREAM_WAIT_VALUE_FLUSH = 1 << 30
+} CUstreamWaitValue_flags;
+
+typedef enum CUstreamWriteValue_flags_enum {
+    CU_STREAM_WRITE_VALUE_DEFAULT = 0x0,
+    CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER = 0x1
+} CUstreamWriteValue_flags;
+
+typedef enum CUstreamBatchMemOpType_enum {
+    CU_STREAM_MEM_OP_WAIT_VALUE_32 = 1,
+    CU_STREAM_MEM_OP_WRITE_VALUE_32 = 2,
+    CU_STREAM_MEM_OP_WAIT_VALUE_64 = 4,
+    CU_STREAM_MEM_OP_WRITE_VALUE_64 = 5,
+    CU_STREAM_MEM_OP_BARRIER = 6, /* cuStreamBatchMemOp_v2 only */
+    CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES = 3
+} CUstreamBatchMemOpType;
+
+typedef enum CUstreamMemoryBarrier_flags_enum {
+    CU_STREAM_MEMORY_BARRIER_TYPE_SYS = 0x0,
+    CU_STREAM_MEMORY_BARRIER_TYPE_GPU = 0x1
+} CUstreamMemoryBarrier_flags;
+
+typedef union CUstreamBatchMemOpParams_union {
+    CUstreamBatchMemOpType operation;
+    struct CUstreamMemOpWaitValueParams_st {
+        CUstreamBatchMemOpType operation;
+        CUdeviceptr address;
+        union {
+            cuuint32_t value;
+            cuuint64_t value64;
+        };
+        unsigned int flags; /* CUstreamWaitValue_flags */
+        CUdeviceptr alias;  /* ignored */
+    } waitValue;
+    struct CUstreamMemOpWriteValueParams_st {
+        CUstreamBatchMemOpType operation;
+        CUdeviceptr address;
+        union {
+            cuuint32_t value;
+            cuuint64_t value64;
+        };
+        unsigned int flags; /* CUstreamWriteValue_flags */
+        CUdeviceptr alias;  /* ignored */
+    } writeValue;
+    struct CUstreamMemOpFlushRemoteWritesParams_st {
+        CUstreamBatchMemOpType operation;
+        unsigned int flags; /* 0 */
+    } flushRemoteWrites;
+    struct CUstreamMemOpMemoryBarrierParams_st {
+        CUstreamBatchMemOpType operation;
+        unsigned int flags; /* CUstreamMemoryBarrier_flags */
+    } memoryBarrier;
+    cuuint64_t pad[6];
+} CUstreamBatchMemOpParams_v1;
+typedef CUstreamBatchMemOpParams_v1 CUstreamBatchMemOpParams;
+
+CUresult cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                             unsigned int flags);
+CUresult cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                             unsigned int flags);
+CUresult cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                              unsigned int flags);
+CUresult cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                              unsigned int flags);
+CUresult cuStreamBatchMemOp(CUstream stream, unsigned int count,
+                            CUstreamBatchMemOpParams *paramArray, unsigned int flags);
+
 typedef enum CUpointer_attribute_enum {
     CU_POINTER_ATTRIBUTE_CONTEXT = 1,          /* CUcontext (NULL: globals, registered) */
     CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,      /* unsigned int: CU_MEMORYTYPE_HOST / _DEVICE */
@@ -661,7 +755,13 @@ typedef enum CUgraphNodeType_enum {
     CU_GRAPH_NODE_TYPE_GRAPH = 4,
     CU_GRAPH_NODE_TYPE_EMPTY = 5,
     CU_GRAPH_NODE_TYPE_WAIT_EVENT = 6,
-    CU_GRAPH_NODE_TYPE_EVENT_RECORD = 7
+    CU_GRAPH_NODE_TYPE_EVENT_RECORD = 7,
+    CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL = 8, /* not supported */
+    CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT = 9,   /* not supported */
+    CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,       /* not supported */
+    CU_GRAPH_NODE_TYPE_MEM_FREE = 11,        /* not supported */
+    CU_GRAPH_NODE_TYPE_BATCH_MEM_OP = 12,    /* stream memory operations */
+    CU_GRAPH_NODE_TYPE_CONDITIONAL = 13      /* not supported */
 } CUgraphNodeType;
 
 typedef struct CUDA_HOST_NODE_PARAMS_st {
@@ -706,6 +806,17 @@ typedef struct CUDA_MEMSET_NODE_PARAMS_st {
     size_t width;
     size_t height;
 } CUDA_MEMSET_NODE_PARAMS;
+
+/* A batch memory operation node: the operations of cuStreamBatchMemOp_v2, run in their order at
+ * each launch. ctx is kept for cuGraphBatchMemOpNodeGetParams, whose paramArray is the node's
+ * own copy (valid until the node is destroyed or its parameters set). */
+typedef struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
+    CUcontext ctx;
+    unsigned int count;
+    CUstreamBatchMemOpParams *paramArray;
+    unsigned int flags;
+} CUDA_BATCH_MEM_OP_NODE_PARAMS_v1;
+typedef CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 CUDA_BATCH_MEM_OP_NODE_PARAMS;
 
 typedef struct CUDA_MEMCPY3D_st {
     size_t srcXInBytes;
@@ -754,7 +865,9 @@ typedef enum CUgraphExecUpdateResult_enum {
     CU_GRAPH_EXEC_UPDATE_SUCCESS = 0,
     CU_GRAPH_EXEC_UPDATE_ERROR = 1,
     CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED = 2,
-    CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED = 3
+    CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED = 3,
+    CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED = 5 /* a batch node's operations, beyond what
+                                                         an executable graph may change */
 } CUgraphExecUpdateResult;
 
 typedef struct CUgraphExecUpdateResultInfo_st {
@@ -835,6 +948,17 @@ CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *node
 CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                         const CUDA_MEMSET_NODE_PARAMS *memsetParams,
                                         CUcontext ctx);
+CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                                  const CUgraphNode *dependencies, size_t numDependencies,
+                                  const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode,
+                                        CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out);
+CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode,
+                                        const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
+/* The new operations keep the node's count, their types, a wait's FLUSH bit and every other
+ * operation's flags; CUDA_ERROR_INVALID_VALUE otherwise. */
+CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                            const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
 CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                         const CUDA_MEMCPY3D *copyParams, CUcontext ctx);
 CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event);
@@ -874,8 +998,92 @@ CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph);
 CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                             CUgraph childGraph);
 
-/* Exported but CUDA_ERROR_NOT_SUPPORTED: memory, generic and conditional nodes,
- * kernel node attributes, user objects, graph memory, capture into an existing graph. */
+/* User objects: a reference-counted object whose destructor (destroy(ptr)) runs on a thread of
+ * its own once the last reference is released; it must not call the driver. Graphs own
+ * references: cloning or instantiating a graph copies them, destroying it gives them back, and
+ * an executable graph keeps its own until its launches have run. */
+typedef struct CUuserObject_st *CUuserObject;
+typedef enum CUuserObject_flags_enum {
+    CU_USER_OBJECT_NO_DESTRUCTOR_SYNC = 1 /* required */
+} CUuserObject_flags;
+typedef enum CUuserObjectRetain_flags_enum {
+    CU_GRAPH_USER_OBJECT_MOVE = 1 /* the graph takes over the caller's references */
+} CUuserObjectRetain_flags;
+CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy,
+                            unsigned int initialRefcount, unsigned int flags);
+CUresult cuUserObjectRetain(CUuserObject object, unsigned int count);
+CUresult cuUserObjectRelease(CUuserObject object, unsigned int count);
+CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count,
+                                 unsigned int flags);
+CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count);
+
+/* The generic node calls: nodeParams->type picks the typed call (cuGraphAddMemsetNode,
+ * cuGraphExecHostNodeSetParams, ...) given the member of that type, which checks and does what
+ * that call does. External semaphore, memory allocation and free and conditional nodes, a child
+ * graph moved into its node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) and setting a graph's child
+ * graph node are CUDA_ERROR_NOT_SUPPORTED. */
+typedef struct CUDA_MEMCPY_NODE_PARAMS_st {
+    int flags;
+    int reserved;
+    CUcontext copyCtx;
+    CUDA_MEMCPY3D copyParams;
+} CUDA_MEMCPY_NODE_PARAMS;
+typedef struct CUDA_MEMSET_NODE_PARAMS_v2_st {
+    CUdeviceptr dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize;
+    size_t width;
+    size_t height;
+    CUcontext ctx;
+} CUDA_MEMSET_NODE_PARAMS_v2;
+typedef struct CUDA_HOST_NODE_PARAMS_v2_st {
+    CUhostFn fn;
+    void *userData;
+} CUDA_HOST_NODE_PARAMS_v2;
+typedef enum CUgraphChildGraphNodeOwnership_enum {
+    CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE = 0,
+    CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE = 1 /* CUDA_ERROR_NOT_SUPPORTED */
+} CUgraphChildGraphNodeOwnership;
+typedef struct CUDA_CHILD_GRAPH_NODE_PARAMS_st {
+    CUgraph graph;
+    CUgraphChildGraphNodeOwnership ownership;
+} CUDA_CHILD_GRAPH_NODE_PARAMS;
+typedef struct CUDA_EVENT_RECORD_NODE_PARAMS_st {
+    CUevent event;
+} CUDA_EVENT_RECORD_NODE_PARAMS;
+typedef struct CUDA_EVENT_WAIT_NODE_PARAMS_st {
+    CUevent event;
+} CUDA_EVENT_WAIT_NODE_PARAMS;
+typedef CUDA_KERNEL_NODE_PARAMS_v2 CUDA_KERNEL_NODE_PARAMS_v3;
+typedef CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 CUDA_BATCH_MEM_OP_NODE_PARAMS_v2;
+typedef struct CUgraphNodeParams_st {
+    CUgraphNodeType type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        CUDA_KERNEL_NODE_PARAMS_v3 kernel;
+        CUDA_MEMCPY_NODE_PARAMS memcpy;
+        CUDA_MEMSET_NODE_PARAMS_v2 memset;
+        CUDA_HOST_NODE_PARAMS_v2 host;
+        CUDA_CHILD_GRAPH_NODE_PARAMS graph;
+        CUDA_EVENT_WAIT_NODE_PARAMS eventWait;
+        CUDA_EVENT_RECORD_NODE_PARAMS eventRecord;
+        CUDA_BATCH_MEM_OP_NODE_PARAMS_v2 memOp;
+    };
+    long long reserved2;
+} CUgraphNodeParams;
+CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                        size_t numDependencies, CUgraphNodeParams *nodeParams);
+CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+                           const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
+                           size_t numDependencies, CUgraphNodeParams *nodeParams);
+CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams);
+CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                  CUgraphNodeParams *nodeParams);
+
+/* Exported but CUDA_ERROR_NOT_SUPPORTED: memory and conditional nodes, kernel node attributes,
+ * graph memory, capture into an existing graph. */
 CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
                                 const CUgraphNode *dependencies, size_t numDependencies,
                                 void *nodeParams);
@@ -887,25 +1095,11 @@ CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out);
 CUresult cuDeviceGraphMemTrim(CUdevice device);
 CUresult cuDeviceGetGraphMemAttribute(CUdevice device, int attr, void *value);
 CUresult cuDeviceSetGraphMemAttribute(CUdevice device, int attr, void *value);
-CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
-                        size_t numDependencies, void *nodeParams);
-CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
-                           const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData,
-                           size_t numDependencies, void *nodeParams);
-CUresult cuGraphNodeSetParams(CUgraphNode hNode, void *nodeParams);
-CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, void *nodeParams);
 CUresult cuGraphConditionalHandleCreate(cuuint64_t *pHandle_out, CUgraph hGraph, CUcontext ctx,
                                         unsigned int defaultLaunchValue, unsigned int flags);
 CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, int attr, void *value_out);
 CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, int attr, const void *value);
 CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src);
-CUresult cuUserObjectCreate(void **object_out, void *ptr, void (*destroy)(void *),
-                            unsigned int initialRefcount, unsigned int flags);
-CUresult cuUserObjectRetain(void *object, unsigned int count);
-CUresult cuUserObjectRelease(void *object, unsigned int count);
-CUresult cuGraphRetainUserObject(CUgraph graph, void *object, unsigned int count,
-                                 unsigned int flags);
-CUresult cuGraphReleaseUserObject(CUgraph graph, void *object, unsigned int count);
 CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph,
                                      const CUgraphNode *dependencies,
                                      const CUgraphEdgeData *dependencyData,
@@ -1132,6 +1326,26 @@ CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, v
                                   unsigned int flags);
 CUresult cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length,
                                      unsigned int flags);
+CUresult cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                  unsigned int flags);
+CUresult cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                     unsigned int flags);
+CUresult cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                  unsigned int flags);
+CUresult cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                     unsigned int flags);
+CUresult cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                   unsigned int flags);
+CUresult cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                      unsigned int flags);
+CUresult cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                   unsigned int flags);
+CUresult cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value,
+                                      unsigned int flags);
+CUresult cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count,
+                                 CUstreamBatchMemOpParams *paramArray, unsigned int flags);
+CUresult cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count,
+                                    CUstreamBatchMemOpParams *paramArray, unsigned int flags);
 CUresult cuStreamQuery_ptsz(CUstream hStream);
 CUresult cuStreamSynchronize_ptsz(CUstream hStream);
 CUresult cuStreamBeginCapture_ptsz(CUstream hStream);

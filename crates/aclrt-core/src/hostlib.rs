@@ -41,6 +41,38 @@ pub fn is_host_shared_object(bytes: &[u8]) -> bool {
     e_type == ET_DYN && e_machine == host_machine
 }
 
+/// Why [`read_file_head`] read nothing.
+#[derive(Debug)]
+pub enum HeadError {
+    /// Opening, inspecting or reading the file failed.
+    Io(std::io::Error),
+    /// The path is not a regular file (a directory, device, FIFO or socket).
+    NotRegular,
+}
+
+/// The first `len` bytes of the regular file at `path` (all of it if shorter): what a loader
+/// looks at to tell what a file holds before handing the path to the dynamic loader, which maps
+/// the file itself. Only a regular file is read, and only its head: a device such as
+/// `/dev/zero` would never end and a FIFO never start. Opening does not block (a FIFO with no
+/// writer would wait in `open`); reads of a regular file ignore the flag.
+pub fn read_file_head(path: &std::path::Path, len: usize) -> Result<Vec<u8>, HeadError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(HeadError::Io)?;
+    if !file.metadata().map_err(HeadError::Io)?.is_file() {
+        return Err(HeadError::NotRegular);
+    }
+    let mut head = Vec::with_capacity(len);
+    file.take(len as u64)
+        .read_to_end(&mut head)
+        .map_err(HeadError::Io)?;
+    Ok(head)
+}
+
 /// An open host shared library; closed on drop.
 #[derive(Debug)]
 pub struct HostLibrary {

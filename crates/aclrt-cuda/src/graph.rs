@@ -11,10 +11,12 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::sync::Arc;
 
 use aclrt::cuda::{
-    self, codes::*, CuError, LaunchDims, Mode, NodeKind, NodeParams, Pattern, Side2D,
+    self, codes::*, BatchAbi, BatchNodeParams, CuError, LaunchDims, MemOp, Mode, NodeKind,
+    NodeParams, Pattern, Side2D,
 };
 use aclrt::{EventHandle, StreamHandle};
 
+use crate::mem_op::{elements, CUstreamBatchMemOpParams};
 use crate::memory::side;
 use crate::stream::{CUgraph, CUgraphExec, CUgraphNode};
 use crate::{
@@ -1626,4 +1628,264 @@ pub unsafe extern "C" fn cuGraphExecUpdate_v2(
     } else {
         code
     }
+}
+
+// ---- batch memory operation nodes -----------------------------------------------------------
+
+/// `CUDA_BATCH_MEM_OP_NODE_PARAMS` (`_v1`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CUDA_BATCH_MEM_OP_NODE_PARAMS {
+    pub ctx: CUcontext,
+    pub count: c_uint,
+    pub paramArray: *mut CUstreamBatchMemOpParams,
+    pub flags: c_uint,
+}
+
+/// A batch node's parameters: its own copy of the operations, which `GetParams` hands out (the
+/// array stays where it is while the node keeps these parameters, as CUDA promises).
+struct BatchKept {
+    ctx: usize,
+    flags: c_uint,
+    ops: Box<[CUstreamBatchMemOpParams]>,
+}
+
+impl BatchKept {
+    fn mem_ops(&self) -> Vec<MemOp> {
+        self.ops.iter().map(crate::mem_op::read).collect()
+    }
+}
+
+/// Reads a node's parameters: what the node keeps (the operations for the core, this copy for
+/// `GetParams`) and the work (`CUDA_ERROR_INVALID_VALUE` for a NULL struct, or a NULL array with
+/// a count; the operations are checked as `cuStreamBatchMemOp_v2` checks them).
+unsafe fn batch_params(
+    p: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+    what: &str,
+    call: &'static str,
+) -> Result<(Arc<BatchNodeParams>, impl FnOnce() -> Outcome), CuError> {
+    // SAFETY: the caller's struct.
+    let p = unsafe { read(p, what)? };
+    if p.count > 0 && p.paramArray.is_null() {
+        return Err(invalid(format!(
+            "{call}: paramArray is NULL but count is {}",
+            p.count
+        )));
+    }
+    // SAFETY: non-NULL when counted; the caller provides `count` elements.
+    let ops: Box<[CUstreamBatchMemOpParams]> = unsafe { elements(p.paramArray, p.count) }.into();
+    let kept = BatchKept {
+        ctx: p.ctx as usize,
+        flags: p.flags,
+        ops,
+    };
+    let (mem_ops, flags) = (kept.mem_ops(), p.flags);
+    let params = Arc::new(BatchNodeParams {
+        ops: mem_ops.clone(),
+        face: Some(Arc::new(kept)),
+    });
+    Ok((params, move || {
+        cuda::stream_batch_mem_op(StreamHandle::NULL, &mem_ops, flags, BatchAbi::V2, call)
+    }))
+}
+
+/// `cuGraphAddBatchMemOpNode`: the operations run in their order at each launch; `ctx` is kept
+/// for `cuGraphBatchMemOpNodeGetParams`, the work is the current context's.
+///
+/// # Safety
+/// The words stay valid for every launch, as CUDA requires of graph memory.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphAddBatchMemOpNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> CUresult {
+    guard(|| {
+        let call = "cuGraphAddBatchMemOpNode";
+        // SAFETY: the caller's struct and array.
+        let (kept, work) = unsafe { batch_params(nodeParams, "nodeParams", call)? };
+        // SAFETY: forwarded.
+        unsafe {
+            add_node(
+                phGraphNode,
+                hGraph,
+                dependencies,
+                numDependencies,
+                NodeKind::BatchMemOp,
+                Some(kept),
+                call,
+                work,
+            )
+        }
+    })
+}
+
+/// A batch node's parameters as the core keeps them.
+fn batch_node_params(
+    params: Option<NodeParams>,
+    call: &str,
+) -> Result<Arc<BatchNodeParams>, CuError> {
+    params
+        .and_then(|p| p.downcast::<BatchNodeParams>().ok())
+        .ok_or_else(|| invalid(format!("{call}: the node holds no batch parameters")))
+}
+
+/// The copy this face kept of a batch node's parameters (none for a captured node).
+fn batch_kept(params: Option<NodeParams>, call: &str) -> Result<Arc<BatchKept>, CuError> {
+    match batch_node_params(params, call)?.face.clone() {
+        None => Err(CuError::new(
+            CUDA_ERROR_NOT_SUPPORTED,
+            format!("{call}: the parameters of a node made by stream capture are not kept"),
+        )),
+        Some(p) => p
+            .downcast::<BatchKept>()
+            .map_err(|_| invalid(format!("{call}: the node holds other parameters"))),
+    }
+}
+
+/// `cuGraphBatchMemOpNodeGetParams`: `paramArray` is the node's own copy, valid until the node
+/// is destroyed or its parameters are set.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(
+    hNode: CUgraphNode,
+    nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> CUresult {
+    guard(|| {
+        out_ptr(nodeParams_out, "nodeParams_out")?;
+        let call = "cuGraphBatchMemOpNodeGetParams";
+        let k = batch_kept(node_params(hNode, NodeKind::BatchMemOp, call)?, call)?;
+        put(
+            nodeParams_out,
+            CUDA_BATCH_MEM_OP_NODE_PARAMS {
+                ctx: k.ctx as CUcontext,
+                count: k.ops.len() as c_uint,
+                paramArray: k.ops.as_ptr() as *mut CUstreamBatchMemOpParams,
+                flags: k.flags,
+            },
+        );
+        Ok(())
+    })
+}
+
+/// `cuGraphBatchMemOpNodeSetParams`.
+///
+/// # Safety
+/// As `cuGraphAddBatchMemOpNode`.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> CUresult {
+    guard(|| {
+        let call = "cuGraphBatchMemOpNodeSetParams";
+        // SAFETY: the caller's struct and array.
+        let (kept, work) = unsafe { batch_params(nodeParams, "nodeParams", call)? };
+        cuda::graph_node_set_params(node(hNode), NodeKind::BatchMemOp, kept, call, work)
+    })
+}
+
+/// `cuGraphExecBatchMemOpNodeSetParams`: later launches use the new operations, which must
+/// keep the node's count, types and fixed flags (`aclrt::cuda::batch_mem_op_update_allowed`).
+///
+/// # Safety
+/// As `cuGraphAddBatchMemOpNode`.
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> CUresult {
+    guard(|| {
+        let call = "cuGraphExecBatchMemOpNodeSetParams";
+        // SAFETY: the caller's struct and array.
+        let (kept, work) = unsafe { batch_params(nodeParams, "nodeParams", call)? };
+        let (have, old) = cuda::graph_exec_node_params(hGraphExec as u64, node(hNode), call)?;
+        if have != NodeKind::BatchMemOp {
+            return Err(invalid(format!(
+                "{call}: the node is a {have:?} node, not a BatchMemOp node"
+            )));
+        }
+        let old = batch_node_params(old, call)?;
+        cuda::batch_mem_op_update_allowed(&old.ops, &kept.ops, call)?;
+        cuda::graph_exec_node_set_params(
+            hGraphExec as u64,
+            node(hNode),
+            NodeKind::BatchMemOp,
+            kept,
+            call,
+            work,
+        )
+    })
+}
+
+// ---- user objects ---------------------------------------------------------------------------
+
+/// `CUuserObject`: opaque.
+pub type CUuserObject = *mut c_void;
+
+/// `cuUserObjectCreate`: `destroy(ptr)` runs on a thread of its own once the last reference is
+/// released.
+///
+/// # Safety
+/// `destroy` may be called with `ptr` from another thread at any time after the last release;
+/// it must not call the driver.
+#[no_mangle]
+pub unsafe extern "C" fn cuUserObjectCreate(
+    object_out: *mut CUuserObject,
+    ptr: *mut c_void,
+    destroy: CUhostFn,
+    initialRefcount: c_uint,
+    flags: c_uint,
+) -> CUresult {
+    guard(|| {
+        out_ptr(object_out, "object_out")?;
+        let f = destroy.ok_or_else(null_fn)?;
+        let data = UserData(ptr);
+        let h = cuda::user_object_create(
+            Box::new(move || {
+                let data = &data;
+                // SAFETY: the caller's destructor with the caller's pointer, as CUDA calls it.
+                unsafe { f(data.0) }
+            }),
+            initialRefcount,
+            flags,
+        )?;
+        put(object_out, h as CUuserObject);
+        Ok(())
+    })
+}
+
+/// `cuUserObjectRetain`.
+#[no_mangle]
+pub extern "C" fn cuUserObjectRetain(object: CUuserObject, count: c_uint) -> CUresult {
+    guard(|| cuda::user_object_retain(object as u64, count))
+}
+
+/// `cuUserObjectRelease`.
+#[no_mangle]
+pub extern "C" fn cuUserObjectRelease(object: CUuserObject, count: c_uint) -> CUresult {
+    guard(|| cuda::user_object_release(object as u64, count))
+}
+
+/// `cuGraphRetainUserObject`.
+#[no_mangle]
+pub extern "C" fn cuGraphRetainUserObject(
+    graph_: CUgraph,
+    object: CUuserObject,
+    count: c_uint,
+    flags: c_uint,
+) -> CUresult {
+    guard(|| cuda::graph_retain_user_object(graph(graph_), object as u64, count, flags))
+}
+
+/// `cuGraphReleaseUserObject`.
+#[no_mangle]
+pub extern "C" fn cuGraphReleaseUserObject(
+    graph_: CUgraph,
+    object: CUuserObject,
+    count: c_uint,
+) -> CUresult {
+    guard(|| cuda::graph_release_user_object(graph(graph_), object as u64, count))
 }

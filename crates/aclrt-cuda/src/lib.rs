@@ -15,7 +15,9 @@
 mod context;
 mod device;
 mod graph;
+mod graph_node;
 mod legacy;
+mod mem_op;
 mod mem_pool;
 mod memory;
 mod module;

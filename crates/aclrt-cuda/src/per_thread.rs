@@ -16,6 +16,7 @@ use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
 use aclrt::cuda::Mode;
 
 use crate::graph::*;
+use crate::mem_op::*;
 use crate::memory::*;
 use crate::module::*;
 use crate::stream::*;
@@ -168,6 +169,16 @@ per_thread_variants! {
         cuStreamBeginCaptureToGraph_ptsz => cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const c_void, numDependencies: usize, mode: c_int) stream hStream;
         cuStreamUpdateCaptureDependencies_ptsz => cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) stream hStream;
         cuStreamUpdateCaptureDependencies_v2_ptsz => cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) stream hStream;
+        cuStreamWaitValue32_ptsz => cuStreamWaitValue32(hStream: CUstream, addr: CUdeviceptr, value: u32, flags: c_uint) stream hStream;
+        cuStreamWaitValue32_v2_ptsz => cuStreamWaitValue32_v2(hStream: CUstream, addr: CUdeviceptr, value: u32, flags: c_uint) stream hStream;
+        cuStreamWaitValue64_ptsz => cuStreamWaitValue64(hStream: CUstream, addr: CUdeviceptr, value: u64, flags: c_uint) stream hStream;
+        cuStreamWaitValue64_v2_ptsz => cuStreamWaitValue64_v2(hStream: CUstream, addr: CUdeviceptr, value: u64, flags: c_uint) stream hStream;
+        cuStreamWriteValue32_ptsz => cuStreamWriteValue32(hStream: CUstream, addr: CUdeviceptr, value: u32, flags: c_uint) stream hStream;
+        cuStreamWriteValue32_v2_ptsz => cuStreamWriteValue32_v2(hStream: CUstream, addr: CUdeviceptr, value: u32, flags: c_uint) stream hStream;
+        cuStreamWriteValue64_ptsz => cuStreamWriteValue64(hStream: CUstream, addr: CUdeviceptr, value: u64, flags: c_uint) stream hStream;
+        cuStreamWriteValue64_v2_ptsz => cuStreamWriteValue64_v2(hStream: CUstream, addr: CUdeviceptr, value: u64, flags: c_uint) stream hStream;
+        cuStreamBatchMemOp_ptsz => cuStreamBatchMemOp(hStream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) stream hStream;
+        cuStreamBatchMemOp_v2_ptsz => cuStreamBatchMemOp_v2(hStream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) stream hStream;
     }
     ptds {
         "cuMemcpy" cuMemcpy_ptds => cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize);

@@ -22,7 +22,9 @@ use aclrt::cuda::{codes::*, CuError};
 use crate::context::*;
 use crate::device::*;
 use crate::graph::*;
+use crate::graph_node::*;
 use crate::legacy::*;
+use crate::mem_op::*;
 use crate::mem_pool::*;
 use crate::memory::*;
 use crate::module::*;
@@ -514,6 +516,26 @@ fn table() -> &'static [Entry] {
                 cuGraphInstantiateWithParams as *const c_void,
             ),
             (
+                "cuGraphAddBatchMemOpNode",
+                11070,
+                cuGraphAddBatchMemOpNode as *const c_void,
+            ),
+            (
+                "cuGraphBatchMemOpNodeGetParams",
+                11070,
+                cuGraphBatchMemOpNodeGetParams as *const c_void,
+            ),
+            (
+                "cuGraphBatchMemOpNodeSetParams",
+                11070,
+                cuGraphBatchMemOpNodeSetParams as *const c_void,
+            ),
+            (
+                "cuGraphExecBatchMemOpNodeSetParams",
+                11070,
+                cuGraphExecBatchMemOpNodeSetParams as *const c_void,
+            ),
+            (
                 "cuGraphAddChildGraphNode",
                 10000,
                 cuGraphAddChildGraphNode as *const c_void,
@@ -992,6 +1014,56 @@ fn table() -> &'static [Entry] {
                 "cuStreamGetCaptureInfo",
                 12030,
                 cuStreamGetCaptureInfo_v3 as *const c_void,
+            ),
+            (
+                "cuStreamBatchMemOp",
+                8000,
+                cuStreamBatchMemOp as *const c_void,
+            ),
+            (
+                "cuStreamBatchMemOp",
+                11070,
+                cuStreamBatchMemOp_v2 as *const c_void,
+            ),
+            (
+                "cuStreamWaitValue32",
+                8000,
+                cuStreamWaitValue32 as *const c_void,
+            ),
+            (
+                "cuStreamWaitValue32",
+                11070,
+                cuStreamWaitValue32_v2 as *const c_void,
+            ),
+            (
+                "cuStreamWaitValue64",
+                9000,
+                cuStreamWaitValue64 as *const c_void,
+            ),
+            (
+                "cuStreamWaitValue64",
+                11070,
+                cuStreamWaitValue64_v2 as *const c_void,
+            ),
+            (
+                "cuStreamWriteValue32",
+                8000,
+                cuStreamWriteValue32 as *const c_void,
+            ),
+            (
+                "cuStreamWriteValue32",
+                11070,
+                cuStreamWriteValue32_v2 as *const c_void,
+            ),
+            (
+                "cuStreamWriteValue64",
+                9000,
+                cuStreamWriteValue64 as *const c_void,
+            ),
+            (
+                "cuStreamWriteValue64",
+                11070,
+                cuStreamWriteValue64_v2 as *const c_void,
             ),
             ("cuStreamGetCtx", 9020, cuStreamGetCtx as *const c_void),
             ("cuStreamGetCtx", 12050, cuStreamGetCtx_v2 as *const c_void),

@@ -44,7 +44,7 @@ unsupported! { "thread block clusters and the extended launch":
     cuLaunchKernelEx(config: *const c_void, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void);
 }
 
-unsupported! { "memory, generic, conditional and attribute graph nodes, user objects and graph memory":
+unsupported! { "memory, conditional and attribute graph nodes and graph memory":
     cuGraphAddMemAllocNode(phGraphNode: *mut Opaque, hGraph: Opaque, dependencies: *const Opaque, numDependencies: usize, nodeParams: *mut c_void);
     cuGraphAddMemFreeNode(phGraphNode: *mut Opaque, hGraph: Opaque, dependencies: *const Opaque, numDependencies: usize, dptr: CUdeviceptr);
     cuGraphMemAllocNodeGetParams(hNode: Opaque, params_out: *mut c_void);
@@ -52,19 +52,10 @@ unsupported! { "memory, generic, conditional and attribute graph nodes, user obj
     cuDeviceGraphMemTrim(device: CUdevice);
     cuDeviceGetGraphMemAttribute(device: CUdevice, attr: c_int, value: *mut c_void);
     cuDeviceSetGraphMemAttribute(device: CUdevice, attr: c_int, value: *mut c_void);
-    cuGraphAddNode(phGraphNode: *mut Opaque, hGraph: Opaque, dependencies: *const Opaque, numDependencies: usize, nodeParams: *mut c_void);
-    cuGraphAddNode_v2(phGraphNode: *mut Opaque, hGraph: Opaque, dependencies: *const Opaque, dependencyData: *const c_void, numDependencies: usize, nodeParams: *mut c_void);
-    cuGraphNodeSetParams(hNode: Opaque, nodeParams: *mut c_void);
-    cuGraphExecNodeSetParams(hGraphExec: Opaque, hNode: Opaque, nodeParams: *mut c_void);
     cuGraphConditionalHandleCreate(pHandle_out: *mut u64, hGraph: Opaque, ctx: Opaque, defaultLaunchValue: c_uint, flags: c_uint);
     cuGraphKernelNodeGetAttribute(hNode: Opaque, attr: c_int, value_out: *mut c_void);
     cuGraphKernelNodeSetAttribute(hNode: Opaque, attr: c_int, value: *const c_void);
     cuGraphKernelNodeCopyAttributes(dst: Opaque, src: Opaque);
-    cuUserObjectCreate(object_out: *mut Opaque, ptr: *mut c_void, destroy: *const c_void, initialRefcount: c_uint, flags: c_uint);
-    cuUserObjectRetain(object: Opaque, count: c_uint);
-    cuUserObjectRelease(object: Opaque, count: c_uint);
-    cuGraphRetainUserObject(graph: Opaque, object: Opaque, count: c_uint, flags: c_uint);
-    cuGraphReleaseUserObject(graph: Opaque, object: Opaque, count: c_uint);
 }
 
 unsupported! { "captures into an existing graph":

@@ -1,6 +1,7 @@
 /* Graphs built node by node: empty, host, kernel, memset, memcpy and event nodes; edges and
  * node queries; clones; parameters of nodes and of executable graphs; executable graph
  * update; launch order and values. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -769,6 +770,191 @@ static void child_graphs(CUstream s) {
     OK(cuGraphDestroy(child));
 }
 
+/* The generic calls: a CUgraphNodeParams goes to its type's call. */
+static void generic_nodes(CUstream s, CUcontext ctx, CUfunction scale) {
+    enum { N = 64 };
+    CUgraph g, sub;
+    CUgraphExec x;
+    CUgraphNode set, copy, host, rec, empty, child;
+    CUgraphNodeParams p;
+    CUdeviceptr d;
+    unsigned int out[N];
+    CUevent ev;
+    int type = -1;
+    OK(cuMemAlloc(&d, N * 4));
+    OK(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING));
+    flag_a = flag_b = 0;
+    OK(cuGraphCreate(&g, 0));
+
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_MEMSET;
+    p.memset = (CUDA_MEMSET_NODE_PARAMS_v2){d, 0, 0x01020304, 4, N, 1, ctx};
+    OK(cuGraphAddNode(&set, g, NULL, 0, &p));
+    CUDA_MEMSET_NODE_PARAMS ms;
+    OK(cuGraphMemsetNodeGetParams(set, &ms));
+    ASSERT(ms.dst == d && ms.value == 0x01020304 && ms.elementSize == 4 && ms.width == N);
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+    p.memcpy.copyCtx = ctx;
+    p.memcpy.copyParams.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    p.memcpy.copyParams.srcDevice = d;
+    p.memcpy.copyParams.dstMemoryType = CU_MEMORYTYPE_HOST;
+    p.memcpy.copyParams.dstHost = out;
+    p.memcpy.copyParams.WidthInBytes = N * 4;
+    p.memcpy.copyParams.Height = 1;
+    p.memcpy.copyParams.Depth = 1;
+    OK(cuGraphAddNode(&copy, g, &set, 1, &p));
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_HOST;
+    p.host.fn = set_flag;
+    p.host.userData = &flag_a;
+    OK(cuGraphAddNode_v2(&host, g, &copy, NULL, 1, &p));
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_EVENT_RECORD;
+    p.eventRecord.event = ev;
+    OK(cuGraphAddNode(&rec, g, &host, 1, &p));
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_EMPTY;
+    OK(cuGraphAddNode(&empty, g, &rec, 1, &p));
+    const CUgraphNode nodes[] = {set, copy, host, rec, empty};
+    const int types[] = {CU_GRAPH_NODE_TYPE_MEMSET, CU_GRAPH_NODE_TYPE_MEMCPY, CU_GRAPH_NODE_TYPE_HOST,
+                         CU_GRAPH_NODE_TYPE_EVENT_RECORD, CU_GRAPH_NODE_TYPE_EMPTY};
+    for (int i = 0; i < 5; i++) {
+        OK(cuGraphNodeGetType(nodes[i], (CUgraphNodeType *)&type));
+        ASSERT(type == types[i]);
+    }
+    OK(cuGraphInstantiate(&x, g, 0));
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    ASSERT(out[0] == 0x01020304 && out[N - 1] == 0x01020304 && get_flag(&flag_a));
+    OK(cuEventQuery(ev));
+
+    /* Setting: the node must be of the type given. */
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_HOST;
+    p.host.fn = set_flag;
+    p.host.userData = &flag_b;
+    EXPECT(cuGraphExecNodeSetParams(x, set, &p), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphExecNodeSetParams(x, host, &p));
+    OK(cuGraphNodeSetParams(host, &p));
+    CUDA_HOST_NODE_PARAMS hp;
+    OK(cuGraphHostNodeGetParams(host, &hp));
+    ASSERT(hp.fn == set_flag && hp.userData == &flag_b);
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_MEMSET;
+    p.memset = (CUDA_MEMSET_NODE_PARAMS_v2){d, 0, 0x0A0B0C0D, 4, N, 1, ctx};
+    OK(cuGraphExecNodeSetParams(x, set, &p));
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    ASSERT(out[0] == 0x0A0B0C0D && get_flag(&flag_b));
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_EMPTY;
+    OK(cuGraphNodeSetParams(empty, &p));
+    EXPECT(cuGraphNodeSetParams(set, &p), CUDA_ERROR_INVALID_VALUE);
+
+    /* Child graphs: a copy only; a graph's child graph node cannot be set. */
+    OK(cuGraphCreate(&sub, 0));
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_GRAPH;
+    p.graph.graph = sub;
+    p.graph.ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE;
+    EXPECT(cuGraphAddNode(&child, g, NULL, 0, &p), CUDA_ERROR_NOT_SUPPORTED);
+    p.graph.ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE;
+    OK(cuGraphAddNode(&child, g, NULL, 0, &p));
+    OK(cuGraphNodeGetType(child, (CUgraphNodeType *)&type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_GRAPH);
+    EXPECT(cuGraphNodeSetParams(child, &p), CUDA_ERROR_NOT_SUPPORTED);
+
+    /* Refused: NULL, unknown types, types with no nodes here, edges that are not default. */
+    EXPECT(cuGraphAddNode(&empty, g, NULL, 0, NULL), CUDA_ERROR_INVALID_VALUE);
+    memset(&p, 0, sizeof p);
+    p.type = (CUgraphNodeType)99;
+    EXPECT(cuGraphAddNode(&empty, g, NULL, 0, &p), CUDA_ERROR_INVALID_VALUE);
+    p.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+    EXPECT(cuGraphAddNode(&empty, g, NULL, 0, &p), CUDA_ERROR_NOT_SUPPORTED);
+    p.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    EXPECT(cuGraphExecNodeSetParams(x, set, &p), CUDA_ERROR_NOT_SUPPORTED);
+    p.type = CU_GRAPH_NODE_TYPE_EMPTY;
+    CUgraphEdgeData edge;
+    memset(&edge, 0, sizeof edge);
+    edge.type = 1;
+    EXPECT(cuGraphAddNode_v2(&empty, g, &set, &edge, 1, &p), CUDA_ERROR_NOT_SUPPORTED);
+
+    OK(cuGraphExecDestroy(x));
+    OK(cuGraphDestroy(g));
+    OK(cuGraphDestroy(sub));
+
+    /* Kernel, event wait and batch memory operation nodes: set 1.5, scale by 2, wait for the
+     * event, write a word. */
+    union {
+        float f;
+        unsigned u;
+    } one = {1.5f};
+    float two = 2.0f, four = 4.0f, result[N];
+    unsigned count = N;
+    void *args[] = {&d, &two, &count};
+    unsigned *word;
+    OK(cuMemAllocHost((void **)&word, 4));
+    *word = 0;
+    CUgraphNode kern, wait, op;
+    OK(cuGraphCreate(&g, 0));
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_MEMSET;
+    p.memset = (CUDA_MEMSET_NODE_PARAMS_v2){d, 0, one.u, 4, N, 1, ctx};
+    OK(cuGraphAddNode(&set, g, NULL, 0, &p));
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_KERNEL;
+    p.kernel.func = scale;
+    p.kernel.gridDimX = p.kernel.gridDimY = p.kernel.gridDimZ = 1;
+    p.kernel.blockDimX = p.kernel.blockDimY = p.kernel.blockDimZ = 1;
+    p.kernel.kernelParams = args;
+    OK(cuGraphAddNode(&kern, g, &set, 1, &p));
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_WAIT_EVENT;
+    p.eventWait.event = ev;
+    OK(cuGraphAddNode(&wait, g, &kern, 1, &p));
+    CUstreamBatchMemOpParams write;
+    memset(&write, 0, sizeof write);
+    write.writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+    write.writeValue.address = (CUdeviceptr)(uintptr_t)word;
+    write.writeValue.value = 7;
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+    p.memOp = (CUDA_BATCH_MEM_OP_NODE_PARAMS_v2){ctx, 1, &write, 0};
+    OK(cuGraphAddNode(&op, g, &wait, 1, &p));
+    OK(cuGraphNodeGetType(op, (CUgraphNodeType *)&type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_BATCH_MEM_OP);
+    OK(cuGraphNodeGetType(wait, (CUgraphNodeType *)&type));
+    ASSERT(type == CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+    OK(cuGraphInstantiate(&x, g, 0));
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    OK(cuMemcpyDtoH(result, d, sizeof result));
+    ASSERT(result[0] == 3.0f && result[N - 1] == 3.0f && *(volatile unsigned *)word == 7);
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_KERNEL;
+    p.kernel.func = scale;
+    p.kernel.gridDimX = p.kernel.gridDimY = p.kernel.gridDimZ = 1;
+    p.kernel.blockDimX = p.kernel.blockDimY = p.kernel.blockDimZ = 1;
+    args[1] = &four;
+    p.kernel.kernelParams = args;
+    OK(cuGraphExecNodeSetParams(x, kern, &p));
+    write.writeValue.value = 9;
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+    p.memOp = (CUDA_BATCH_MEM_OP_NODE_PARAMS_v2){ctx, 1, &write, 0};
+    OK(cuGraphExecNodeSetParams(x, op, &p));
+    OK(cuGraphLaunch(x, s));
+    OK(cuStreamSynchronize(s));
+    OK(cuMemcpyDtoH(result, d, sizeof result));
+    ASSERT(result[0] == 6.0f && *(volatile unsigned *)word == 9);
+    OK(cuGraphExecDestroy(x));
+    OK(cuGraphDestroy(g));
+    OK(cuMemFreeHost(word));
+    OK(cuEventDestroy(ev));
+    OK(cuMemFree(d));
+}
+
 int main(void) {
     CUcontext ctx;
     CUstream s;
@@ -787,6 +973,7 @@ int main(void) {
     events(s);
     captured(s);
     child_graphs(s);
+    generic_nodes(s, ctx, scale);
     /* What is not provided is exported and says so. */
     CUgraph g;
     CUgraphNode n;

@@ -2,6 +2,8 @@
  * ACLRT_TEST_KERNELS names the library built from kernels/kernels.c. */
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -17,6 +19,30 @@ int main(void) {
     EXPECT(cuModuleLoad(&m, path), CUDA_ERROR_INVALID_CONTEXT);
     OK(cuCtxCreate(&ctx, 0, 0));
     EXPECT(cuModuleLoad(&m, "/nonexistent/kernels.so"), CUDA_ERROR_FILE_NOT_FOUND);
+    /* Only a regular file's head is read: a device that never ends, a FIFO with no writer and
+     * a directory are refused at once. */
+    EXPECT(cuModuleLoad(&m, "/dev/zero"), CUDA_ERROR_FILE_NOT_FOUND);
+    EXPECT(cuModuleLoad(&m, "/"), CUDA_ERROR_FILE_NOT_FOUND);
+    char fifo[64], ptx[64];
+    snprintf(fifo, sizeof fifo, "/tmp/aclrt-cuda-modules-%d.fifo", (int)getpid());
+    ASSERT(mkfifo(fifo, 0600) == 0);
+    EXPECT(cuModuleLoad(&m, fifo), CUDA_ERROR_FILE_NOT_FOUND);
+    unlink(fifo);
+    /* A file is told apart by its head: PTX, then text that is no image. */
+    snprintf(ptx, sizeof ptx, "/tmp/aclrt-cuda-modules-%d.ptx", (int)getpid());
+    FILE *text = fopen(ptx, "w");
+    ASSERT(text != NULL);
+    fputs("//\n.version 8.0\n.target sm_80\n", text);
+    for (int i = 0; i < 100000; i++) fputs("// padding beyond the head\n", text);
+    fclose(text);
+    EXPECT(cuModuleLoad(&m, ptx), CUDA_ERROR_NOT_SUPPORTED);
+    text = fopen(ptx, "w");
+    ASSERT(text != NULL);
+    for (int i = 0; i < 1000; i++) fputs("plain text\n", text);
+    fputs(".version 8.0\n", text); /* past the head: not looked at */
+    fclose(text);
+    EXPECT(cuModuleLoad(&m, ptx), CUDA_ERROR_INVALID_IMAGE);
+    unlink(ptx);
     EXPECT(cuModuleLoad(NULL, path), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuModuleLoadData(&m, "//\n.version 8.0\n.target sm_80\n"), CUDA_ERROR_NOT_SUPPORTED);
     EXPECT(cuModuleLoadData(&m, "not an image"), CUDA_ERROR_INVALID_IMAGE);

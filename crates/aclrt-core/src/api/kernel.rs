@@ -2,7 +2,6 @@
 //! launches. The objects and their invariants are in `crate::kernel`.
 
 use std::ffi::{c_void, CString};
-use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -11,7 +10,9 @@ use crate::codes::*;
 use crate::consts::{ACLX_ACCESS_READ, ACLX_ACCESS_WRITE};
 use crate::error::{bail, err, Result};
 use crate::handle::{ArgsHandle, BinHandle, BinaryImageHandle, FuncHandle, StreamHandle};
-use crate::hostlib::{is_host_shared_object, HostLibrary, OpenError, ELF_HEADER_BYTES};
+use crate::hostlib::{
+    is_host_shared_object, read_file_head, HeadError, HostLibrary, OpenError, ELF_HEADER_BYTES,
+};
 use crate::kernel::*;
 use crate::runtime::Runtime;
 use crate::sync::lock;
@@ -134,31 +135,16 @@ impl Runtime {
     /// `aclrtBinaryLoadFromFile`: opens the host library at `path` (load options are ignored).
     pub fn binary_load_from_file(&self, path: &Path) -> Result<BinHandle> {
         const CALL: &str = "aclrtBinaryLoadFromFile";
-        let unreadable = |e: std::io::Error| {
-            crate::error::Error::new(
+        let head = read_file_head(path, ELF_HEADER_BYTES).map_err(|e| match e {
+            HeadError::Io(e) => crate::error::Error::new(
                 ACL_ERROR_INVALID_FILE,
                 format!("{CALL}: cannot read {path:?}: {e}"),
-            )
-        };
-        // Only a regular file is read, and only its header: a device or a FIFO would never
-        // end (or never start), and the loader maps the library itself. Opening does not block
-        // (a FIFO with no writer would wait in open); reads of a regular file ignore the flag.
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-            .map_err(unreadable)?;
-        if !file.metadata().map_err(unreadable)?.is_file() {
-            bail!(
+            ),
+            HeadError::NotRegular => crate::error::Error::new(
                 ACL_ERROR_INVALID_FILE,
-                "{CALL}: {path:?} is not a regular file"
-            );
-        }
-        let mut head = Vec::with_capacity(ELF_HEADER_BYTES);
-        std::io::Read::take(&mut file, ELF_HEADER_BYTES as u64)
-            .read_to_end(&mut head)
-            .map_err(unreadable)?;
+                format!("{CALL}: {path:?} is not a regular file"),
+            ),
+        })?;
         if !is_host_shared_object(&head) {
             return Err(not_a_library(CALL, &format!("{path:?}")));
         }

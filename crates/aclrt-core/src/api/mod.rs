@@ -32,7 +32,7 @@ mod memory_ext;
 mod memory_gaps;
 mod memory_query;
 mod not_supported;
-mod notify;
+pub(crate) mod notify;
 mod overflow;
 mod random;
 mod reduce;

@@ -6,7 +6,7 @@
 //! "aclrtValueWrite", "aclrtValueWait"), so traces show them in stream order; a wait gives up
 //! when its stream drops its work (abort, stop, forced destroy).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -286,29 +286,7 @@ impl Runtime {
                 "aclrtValueWrite: flag must be 0, not {flag:#x}"
             );
         }
-        let woken = self.extras.value_writes.clone();
-        let writers = self.extras.value_writers.clone();
-        let meta = TaskMeta {
-            name: Some(Arc::from("aclrtValueWrite")),
-            writes: vec![MemRange {
-                start: addr,
-                len: 8,
-            }],
-            submitter_thread: os_thread_id(),
-            ..TaskMeta::default()
-        };
-        let kernel: KernelFn = Box::new(move || {
-            if let Some(me) = crate::observe::running_task() {
-                lock(&writers).insert(addr, me);
-            }
-            // SAFETY: 8-byte aligned and inside device memory when submitted; runtime memory
-            // stays mapped after a free (see `memory`).
-            unsafe { AtomicU64::from_ptr(addr as *mut u64) }.store(value, Ordering::SeqCst);
-            woken.wake_all();
-            Ok(())
-        });
-        self.submit(&stream, TaskKind::Kernel, Work::Kernel(kernel), meta)
-            .map(|_| ())
+        self.submit_value_write(&stream, addr, value, ValueWidth::Bits64, "aclrtValueWrite")
     }
 
     /// `aclrtValueWait`: later work on the stream waits until the 64-bit value at `addr`
@@ -326,30 +304,89 @@ impl Runtime {
     ) -> Result<()> {
         let stream = self.stream_for_work(self.lookup_stream(stream)?, "aclrtValueWait")?;
         self.device_word(addr, "aclrtValueWait")?;
-        let test: fn(u64, u64) -> bool = match i64::from(flag) {
-            vc::ACL_STREAM_WAIT_VALUE_GEQ => |cur, v| cur.wrapping_sub(v) as i64 >= 0,
-            vc::ACL_STREAM_WAIT_VALUE_EQ => |cur, v| cur == v,
-            vc::ACL_STREAM_WAIT_VALUE_AND => |cur, v| cur & v != 0,
-            vc::ACL_STREAM_WAIT_VALUE_NOR => |cur, v| !(cur | v) != 0,
+        let test = match i64::from(flag) {
+            vc::ACL_STREAM_WAIT_VALUE_GEQ => ValueTest::Geq,
+            vc::ACL_STREAM_WAIT_VALUE_EQ => ValueTest::Eq,
+            vc::ACL_STREAM_WAIT_VALUE_AND => ValueTest::And,
+            vc::ACL_STREAM_WAIT_VALUE_NOR => ValueTest::Nor,
             other => bail!(
                 ACL_ERROR_INVALID_PARAM,
                 "aclrtValueWait: flag {other} is not an ACL_STREAM_WAIT_VALUE_* value"
             ),
         };
+        self.submit_value_wait(
+            &stream,
+            addr,
+            value,
+            ValueWidth::Bits64,
+            test,
+            "aclrtValueWait",
+        )
+    }
+
+    /// Queues a value write on `stream` (a task named `name`): stores the low `width` bits of
+    /// `value` at `addr` as one atomic, sequentially consistent store, then wakes the value
+    /// waits. The caller checked the stream and that `addr` is live memory the device may write,
+    /// aligned to the width.
+    pub(crate) fn submit_value_write(
+        &self,
+        stream: &Arc<Stream>,
+        addr: usize,
+        value: u64,
+        width: ValueWidth,
+        name: &'static str,
+    ) -> Result<()> {
+        let woken = self.extras.value_writes.clone();
+        let writers = self.extras.value_writers.clone();
+        let meta = TaskMeta {
+            name: Some(Arc::from(name)),
+            writes: vec![MemRange {
+                start: addr,
+                len: width.bytes(),
+            }],
+            submitter_thread: os_thread_id(),
+            ..TaskMeta::default()
+        };
+        let kernel: KernelFn = Box::new(move || {
+            if let Some(me) = crate::observe::running_task() {
+                lock(&writers).insert(addr, me);
+            }
+            // SAFETY: aligned to the width and inside live memory when submitted; runtime
+            // memory stays mapped after a free (see `memory`), other memory the caller keeps.
+            unsafe { width.store(addr, value) };
+            woken.wake_all();
+            Ok(())
+        });
+        self.submit(stream, TaskKind::Kernel, Work::Kernel(kernel), meta)
+            .map(|_| ())
+    }
+
+    /// Queues a value wait on `stream` (a task named `name`): later work waits until the word of
+    /// `width` bits at `addr` satisfies `test` against `value`. A value write wakes it at once;
+    /// a change made any other way is seen within [`VALUE_RECHECK`]. It gives up when the
+    /// stream drops its work. The caller checked as for [`Runtime::submit_value_write`].
+    pub(crate) fn submit_value_wait(
+        &self,
+        stream: &Arc<Stream>,
+        addr: usize,
+        value: u64,
+        width: ValueWidth,
+        test: ValueTest,
+        name: &'static str,
+    ) -> Result<()> {
         let woken = self.extras.value_writes.clone();
         let writers = self.extras.value_writers.clone();
         let waiter = stream.clone();
         // The wait reads the word as a synchronising (atomic) load, not as data: it declares
         // no access; the value write that released it orders the stream's later work instead.
         let meta = TaskMeta {
-            name: Some(Arc::from("aclrtValueWait")),
+            name: Some(Arc::from(name)),
             submitter_thread: os_thread_id(),
             ..TaskMeta::default()
         };
         let kernel: KernelFn = Box::new(move || {
-            // SAFETY: as for aclrtValueWrite.
-            let word = unsafe { AtomicU64::from_ptr(addr as *mut u64) };
-            let holds = || test(word.load(Ordering::SeqCst), value);
+            // SAFETY: as for the value write.
+            let holds = || test.holds(width, unsafe { width.load(addr) }, value);
             while !holds() && !waiter.dropping_work() {
                 woken.wait_until(
                     || holds() || waiter.dropping_work(),
@@ -364,8 +401,112 @@ impl Runtime {
             }
             Ok(())
         });
-        self.submit(&stream, TaskKind::Kernel, Work::Kernel(kernel), meta)
+        self.submit(stream, TaskKind::Kernel, Work::Kernel(kernel), meta)
             .map(|_| ())
+    }
+
+    /// Queues a task named `name` on `stream` that is a full (sequentially consistent) memory
+    /// fence: what ran before it on the stream is visible to everything after it.
+    pub(crate) fn submit_memory_fence(
+        &self,
+        stream: &Arc<Stream>,
+        name: &'static str,
+    ) -> Result<()> {
+        let meta = TaskMeta {
+            name: Some(Arc::from(name)),
+            submitter_thread: os_thread_id(),
+            ..TaskMeta::default()
+        };
+        let kernel: KernelFn = Box::new(|| {
+            std::sync::atomic::fence(Ordering::SeqCst);
+            Ok(())
+        });
+        self.submit(stream, TaskKind::Kernel, Work::Kernel(kernel), meta)
+            .map(|_| ())
+    }
+}
+
+/// The width of the word a value task reads or writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ValueWidth {
+    /// A 32-bit word (4-byte aligned); operands are truncated to 32 bits.
+    Bits32,
+    /// A 64-bit word (8-byte aligned).
+    Bits64,
+}
+
+impl ValueWidth {
+    /// The word's size in bytes (also its alignment).
+    pub(crate) fn bytes(self) -> usize {
+        match self {
+            ValueWidth::Bits32 => 4,
+            ValueWidth::Bits64 => 8,
+        }
+    }
+
+    fn mask(self) -> u64 {
+        match self {
+            ValueWidth::Bits32 => u64::from(u32::MAX),
+            ValueWidth::Bits64 => u64::MAX,
+        }
+    }
+
+    /// # Safety
+    /// `addr` is aligned to the width and valid for an atomic access of that size.
+    unsafe fn load(self, addr: usize) -> u64 {
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            match self {
+                ValueWidth::Bits32 => {
+                    u64::from(AtomicU32::from_ptr(addr as *mut u32).load(Ordering::SeqCst))
+                }
+                ValueWidth::Bits64 => AtomicU64::from_ptr(addr as *mut u64).load(Ordering::SeqCst),
+            }
+        }
+    }
+
+    /// # Safety
+    /// As for [`ValueWidth::load`].
+    unsafe fn store(self, addr: usize, value: u64) {
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            match self {
+                ValueWidth::Bits32 => {
+                    AtomicU32::from_ptr(addr as *mut u32).store(value as u32, Ordering::SeqCst)
+                }
+                ValueWidth::Bits64 => {
+                    AtomicU64::from_ptr(addr as *mut u64).store(value, Ordering::SeqCst)
+                }
+            }
+        }
+    }
+}
+
+/// The condition a value wait waits for, between the word `cur` and the operand `v`, both taken
+/// at the wait's width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ValueTest {
+    /// `(intN_t)(cur - v) >= 0`: a greater-or-equal that survives wrap-around.
+    Geq,
+    /// `cur == v`.
+    Eq,
+    /// `(cur & v) != 0`.
+    And,
+    /// `~(cur | v) != 0`.
+    Nor,
+}
+
+impl ValueTest {
+    pub(crate) fn holds(self, width: ValueWidth, cur: u64, v: u64) -> bool {
+        let mask = width.mask();
+        let (cur, v) = (cur & mask, v & mask);
+        match self {
+            // The sign bit of the width, after a subtraction modulo 2^width.
+            ValueTest::Geq => cur.wrapping_sub(v) & mask & !(mask >> 1) == 0,
+            ValueTest::Eq => cur == v,
+            ValueTest::And => cur & v != 0,
+            ValueTest::Nor => !(cur | v) & mask != 0,
+        }
     }
 }
 
@@ -573,5 +714,39 @@ impl Runtime {
 pub(crate) fn released_by(by: Option<crate::observe::TaskRef>, kind: EdgeKind) {
     if let (Some(by), Some(waiter)) = (by, crate::observe::running_task()) {
         crate::observe::wait_released(waiter, Some(by), kind);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ValueTest, ValueWidth};
+
+    #[test]
+    fn geq_is_cyclic_at_each_width() {
+        let (w32, w64) = (ValueWidth::Bits32, ValueWidth::Bits64);
+        assert!(ValueTest::Geq.holds(w32, 5, 5));
+        assert!(ValueTest::Geq.holds(w32, 6, 5));
+        assert!(!ValueTest::Geq.holds(w32, 4, 5));
+        // 1 is "after" 0xFFFF_FFFF modulo 2^32, but not modulo 2^64.
+        assert!(ValueTest::Geq.holds(w32, 1, 0xFFFF_FFFF));
+        assert!(!ValueTest::Geq.holds(w64, 1, 0xFFFF_FFFF));
+        assert!(ValueTest::Geq.holds(w64, 1, u64::MAX));
+        // The operand is taken at the width: its high bits do not count for 32 bits.
+        assert!(ValueTest::Geq.holds(w32, 7, 0x1_0000_0007));
+    }
+
+    #[test]
+    fn eq_and_nor_at_each_width() {
+        let (w32, w64) = (ValueWidth::Bits32, ValueWidth::Bits64);
+        assert!(ValueTest::Eq.holds(w32, 0x1_0000_0009, 9));
+        assert!(!ValueTest::Eq.holds(w64, 0x1_0000_0009, 9));
+        assert!(ValueTest::And.holds(w64, 0b0110, 0b0100));
+        assert!(!ValueTest::And.holds(w64, 0b0110, 0b1001));
+        assert!(!ValueTest::And.holds(w32, 0x1_0000_0000, 0x1_0000_0000));
+        // NOR: some bit clear in both.
+        assert!(ValueTest::Nor.holds(w32, 0xFFFF_0000, 0x0000_FF00));
+        assert!(!ValueTest::Nor.holds(w32, 0xFFFF_0000, 0x0000_FFFF));
+        assert!(ValueTest::Nor.holds(w64, 0xFFFF_0000, 0x0000_FFFF));
+        assert!(!ValueTest::Nor.holds(w64, u64::MAX, 0));
     }
 }

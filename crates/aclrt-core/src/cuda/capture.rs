@@ -42,6 +42,7 @@ use std::thread::ThreadId;
 use super::api::{cu, current, current_any, fail, resolve, sticky, stream_of};
 use super::codes::*;
 use super::state::{with_state, State};
+use super::user_object::Refs;
 use super::{CuError, CuResultOf};
 use crate::event::Event;
 use crate::handle::{EventHandle, StreamHandle};
@@ -95,6 +96,9 @@ pub enum NodeKind {
     WaitEvent = 6,
     /// `CU_GRAPH_NODE_TYPE_EVENT_RECORD`.
     EventRecord = 7,
+    /// `CU_GRAPH_NODE_TYPE_BATCH_MEM_OP`: stream memory operations (value waits and writes,
+    /// barriers) in their order.
+    BatchMemOp = 12,
 }
 
 /// What a face keeps with a node it made, to answer parameter queries; opaque to the core.
@@ -120,6 +124,8 @@ struct Graph {
     embedded: bool,
     /// The sequence number of the graph this one was cloned from.
     cloned_from: Option<u64>,
+    /// The references it owns on user objects (copied with it, released with it).
+    refs: Refs,
 }
 
 /// An executable graph: a copy of its graph's nodes and an order to submit them in.
@@ -292,7 +298,13 @@ impl Captures {
         )
     }
 
-    fn add_node(&mut self, stream: u64, kind: NodeKind, run: Recipe) -> bool {
+    fn add_node(
+        &mut self,
+        stream: u64,
+        kind: NodeKind,
+        run: Recipe,
+        params: Option<NodeParams>,
+    ) -> bool {
         let Some(member) = self.members.get_mut(&stream) else {
             return false;
         };
@@ -304,7 +316,7 @@ impl Captures {
                 kind,
                 deps: std::mem::take(&mut member.frontier),
                 run,
-                params: None,
+                params,
                 child: None,
             });
             member.frontier = vec![seq.nodes.len() - 1];
@@ -329,13 +341,26 @@ pub(super) fn submit(
     call: &str,
     run: Recipe,
 ) -> CuResultOf<bool> {
+    submit_with(rt, s, kind, call, run, None)
+}
+
+/// [`submit`], with the parameters a captured node keeps (a node added to a graph gets its
+/// parameters from the call that adds it instead).
+pub(super) fn submit_with(
+    rt: &Runtime,
+    s: &Arc<Stream>,
+    kind: NodeKind,
+    call: &str,
+    run: Recipe,
+    params: Option<NodeParams>,
+) -> CuResultOf<bool> {
     if record_here(kind, &run) {
         return Ok(true);
     }
     if !quiet() {
         let captured = with_captures(rt, |c| {
             c.legacy_use(s, call)?;
-            Ok::<_, CuError>(c.add_node(s.handle.as_raw(), kind, run.clone()))
+            Ok::<_, CuError>(c.add_node(s.handle.as_raw(), kind, run.clone(), params.clone()))
         })?;
         if captured {
             return Ok(true);
@@ -481,7 +506,7 @@ pub(super) fn record(
         };
         if external {
             let run: Recipe = Arc::new(move |rt, ls| Ok(rt.record_on(&event, ls)?));
-            c.add_node(s.handle.as_raw(), NodeKind::EventRecord, run);
+            c.add_node(s.handle.as_raw(), NodeKind::EventRecord, run, None);
         } else {
             c.events.insert(handle, (m.sequence, m.frontier.clone()));
         }
@@ -543,7 +568,7 @@ pub(super) fn wait(
             }
             (None, Some(mine)) if external => {
                 let run: Recipe = Arc::new(move |rt, ls| Ok(rt.wait_on(ls, &event, None)?));
-                c.add_node(stream, NodeKind::WaitEvent, run);
+                c.add_node(stream, NodeKind::WaitEvent, run, None);
                 let _ = mine;
                 Ok(true)
             }
@@ -709,6 +734,7 @@ pub fn stream_end_capture(handle: StreamHandle) -> CuResultOf<u64> {
                     nodes: seq.nodes.into_iter().map(Some).collect(),
                     embedded: false,
                     cloned_from: None,
+                    refs: Refs::default(),
                 },
             );
             c.names.insert(q, seq.graph);
@@ -1001,6 +1027,7 @@ pub fn graph_create(flags: u32) -> CuResultOf<u64> {
                     nodes: Vec::new(),
                     embedded: false,
                     cloned_from: None,
+                    refs: Refs::default(),
                 },
             );
             c.names.insert(sequence, id);
@@ -1464,12 +1491,26 @@ fn build_exec(c: &Captures, g: &Graph, flags: u64) -> Option<Exec> {
 }
 
 /// Submits an executable graph's nodes, in its order, skipping disabled ones.
+/// An executable graph that owns user object references keeps them until each launch has
+/// run: the launch ends with a task holding the executable graph.
 fn exec_recipe(x: Arc<Exec>) -> Recipe {
     Arc::new(move |rt, ls| {
         for &i in &x.order {
             if !x.disabled.contains(&i) {
                 (x.graph.node(i).run)(rt, ls)?;
             }
+        }
+        if !x.graph.refs.is_empty() {
+            let hold = x.clone();
+            rt.launch_on(
+                ls,
+                "cuGraphLaunch (user object references)",
+                Default::default(),
+                Box::new(move || {
+                    drop(hold);
+                    Ok(())
+                }),
+            )?;
         }
         Ok(())
     })
@@ -1502,6 +1543,36 @@ pub fn graph_node_params(node: u64) -> CuResultOf<(NodeKind, Option<NodeParams>)
             let (g, i) = locate(c, node, "cuGraphNodeGetParams")?;
             let n = c.graphs[&g].node(i);
             Ok((n.kind, n.params.clone()))
+        })
+    })
+}
+
+/// Runs `body` on the user object references graph `graph` owns.
+pub(super) fn with_graph_refs<T>(
+    graph: u64,
+    call: &str,
+    body: impl FnOnce(&mut Refs) -> CuResultOf<T>,
+) -> CuResultOf<T> {
+    cu(|rt| with_captures(rt, |c| body(&mut graph_mut(c, graph, call)?.refs)))
+}
+
+/// The kind and parameters of the node of executable graph `exec_handle` made from `node`
+/// (which `cuGraphExec*NodeSetParams` may have changed since instantiation).
+pub fn graph_exec_node_params(
+    exec_handle: u64,
+    node: u64,
+    call: &str,
+) -> CuResultOf<(NodeKind, Option<NodeParams>)> {
+    cu(|rt| {
+        with_captures(rt, |c| {
+            let x = exec(c, exec_handle, call)?;
+            match split_node(node) {
+                Some((q, i)) if q == x.graph.sequence => match x.graph.nodes.get(i) {
+                    Some(Some(n)) => Ok((n.kind, n.params.clone())),
+                    _ => bad_node(call, node),
+                },
+                _ => bad_node(call, node),
+            }
         })
     })
 }
@@ -1747,6 +1818,20 @@ pub fn graph_exec_update(exec_handle: u64, handle: u64) -> Result<(), (CuError, 
                     (Some(a), Some(b)) if a.kind != b.kind => {
                         return fail_with(3, g.handle(i), "a node's type changed")
                     }
+                    (Some(a), Some(b)) if a.kind == NodeKind::BatchMemOp => {
+                        if let Err(e) = super::mem_op::batch_params_update_allowed(
+                            a.params.as_ref(),
+                            b.params.as_ref(),
+                            call,
+                        ) {
+                            return fail_with(5, g.handle(i), e.message());
+                        }
+                        if !(a.deps.len() == b.deps.len()
+                            && a.deps.iter().all(|d| b.deps.contains(d)))
+                        {
+                            return fail_with(2, 0, "the graphs' nodes or edges differ");
+                        }
+                    }
                     (Some(a), Some(b))
                         if a.deps.len() == b.deps.len()
                             && a.deps.iter().all(|d| b.deps.contains(d)) => {}
@@ -1759,10 +1844,12 @@ pub fn graph_exec_update(exec_handle: u64, handle: u64) -> Result<(), (CuError, 
                     return fail_with(2, g.handle(i), "a child graph's nodes or edges differ");
                 }
             }
-            let Some(fresh) = build_exec(c, g, 0) else {
+            let Some(mut fresh) = build_exec(c, g, 0) else {
                 return fail_with(2, 0, "a child graph's dependencies form a cycle");
             };
             let x = Arc::make_mut(c.execs.get_mut(&exec_handle).expect("checked"));
+            // The source graph's user object references replace the executable graph's.
+            x.graph.refs = std::mem::take(&mut fresh.graph.refs);
             for (mine, theirs) in x.graph.nodes.iter_mut().zip(fresh.graph.nodes) {
                 if let (Some(mine), Some(theirs)) = (mine.as_mut(), theirs) {
                     mine.run = theirs.run;

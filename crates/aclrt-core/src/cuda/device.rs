@@ -218,11 +218,11 @@ fn attribute_value(rt: &Runtime, attribute: i32, dev: CuDevice) -> Option<i32> {
         89 => 1,      // CONCURRENT_MANAGED_ACCESS
         90 => 1,      // COMPUTE_PREEMPTION_SUPPORTED
         91 => 1,      // CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM
-        92..=94 => 0, // stream memory operations
+        92..=94 => 1, // stream memory operations (cuStreamWaitValue32 …), 64-bit ones, NOR
         95 => 1,      // COOPERATIVE_LAUNCH
         96 => 0,      // COOPERATIVE_MULTI_DEVICE_LAUNCH
         97 => MAX_SHARED_PER_BLOCK_OPTIN,
-        98 => 0,        // CAN_FLUSH_REMOTE_WRITES
+        98 => 1,        // CAN_FLUSH_REMOTE_WRITES: memory is coherent (see mem_op.rs)
         99 => 1,        // HOST_REGISTER_SUPPORTED
         100 => 1,       // PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES
         101 => 1,       // DIRECT_MANAGED_MEM_ACCESS_FROM_HOST
@@ -239,7 +239,7 @@ fn attribute_value(rt: &Runtime, attribute: i32, dev: CuDevice) -> Option<i32> {
         116..=119 => 0, // RDMA, pool handle types
         120 => 0,       // CLUSTER_LAUNCH
         121 => 0,       // DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED
-        122 | 123 => 0, // 64-bit stream memory operations, wait value NOR
+        122 | 123 => 1, // 64-bit stream memory operations, wait value NOR
         124 => 0,       // DMA_BUF_SUPPORTED
         125 => 0,       // IPC_EVENT_SUPPORTED
         126 => 0,       // MEM_SYNC_DOMAIN_COUNT

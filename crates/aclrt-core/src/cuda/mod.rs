@@ -11,21 +11,23 @@ mod capture;
 pub mod codes;
 mod context;
 mod device;
+mod mem_op;
 mod mem_pool;
 mod memory;
 mod module;
 mod state;
+mod user_object;
 
 pub use api::*;
 pub use capture::{
     graph_add_child_node, graph_add_event_node, graph_add_node, graph_child_graph, graph_clone,
     graph_create, graph_destroy, graph_destroy_node, graph_dot, graph_edges,
     graph_edit_dependencies, graph_event_node_set_event, graph_exec_child_set, graph_exec_destroy,
-    graph_exec_get_flags, graph_exec_node_set_params, graph_exec_update, graph_instantiate,
-    graph_instantiate_with_result, graph_launch, graph_node_dependencies, graph_node_dependents,
-    graph_node_find_in_clone, graph_node_get_enabled, graph_node_params, graph_node_set_enabled,
-    graph_node_set_params, graph_node_type, graph_nodes, graph_root_nodes, graph_shape,
-    graph_upload, stream_begin_capture, stream_capture_info, stream_end_capture,
+    graph_exec_get_flags, graph_exec_node_params, graph_exec_node_set_params, graph_exec_update,
+    graph_instantiate, graph_instantiate_with_result, graph_launch, graph_node_dependencies,
+    graph_node_dependents, graph_node_find_in_clone, graph_node_get_enabled, graph_node_params,
+    graph_node_set_enabled, graph_node_set_params, graph_node_type, graph_nodes, graph_root_nodes,
+    graph_shape, graph_upload, stream_begin_capture, stream_capture_info, stream_end_capture,
     stream_update_capture_dependencies, thread_exchange_capture_mode, CaptureInfo, NodeKind,
     NodeParams, CUDA_GRAPH_INSTANTIATE_ERROR, CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH,
     CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH, CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD,
@@ -38,9 +40,14 @@ pub use capture::{
 pub use codes::{CuError, CuResult, CuResultOf};
 pub use context::*;
 pub use device::*;
+pub use mem_op::*;
 pub use mem_pool::*;
 pub use memory::*;
 pub use module::*;
+pub use user_object::{
+    graph_release_user_object, graph_retain_user_object, user_object_create, user_object_release,
+    user_object_retain, CU_GRAPH_USER_OBJECT_MOVE, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC,
+};
 
 use crate::handle::StreamHandle;
 

@@ -20,6 +20,7 @@
 //! `CUDA_ERROR_NOT_SUPPORTED`.
 
 use std::ffi::{c_void, CStr, CString};
+use std::path::Path;
 use std::sync::Arc;
 
 use super::api::{cu, current, fail, resolve, sticky, stream_of};
@@ -32,7 +33,7 @@ use super::state::{with_state, Function, Module};
 use super::{CuError, CuResultOf};
 use crate::api::KernelAccess;
 use crate::handle::StreamHandle;
-use crate::hostlib::{is_host_shared_object, HostLibrary, OpenError};
+use crate::hostlib::{is_host_shared_object, read_file_head, HeadError, HostLibrary, OpenError};
 use crate::runtime::Runtime;
 
 /// Tag of module handles (top byte).
@@ -74,8 +75,11 @@ fn register(rt: &Runtime, library: *mut c_void) -> u64 {
     })
 }
 
+/// Bytes of a module file or image looked at to tell what it holds.
+const HEAD_BYTES: usize = 4096;
+
 fn looks_like_ptx(bytes: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(HEAD_BYTES)]);
     text.contains(".version") || text.contains(".target") || text.contains(".entry")
 }
 
@@ -120,12 +124,19 @@ fn open_library(
 pub fn module_load(fname: &str) -> CuResultOf<u64> {
     cu(|rt| {
         current(rt)?;
-        let head = match std::fs::read(fname) {
+        // Only the head is read: enough to tell a host library, PTX or a GPU image apart.
+        let head = match read_file_head(Path::new(fname), HEAD_BYTES) {
             Ok(bytes) => bytes,
-            Err(e) => {
+            Err(HeadError::Io(e)) => {
                 return fail(
                     CUDA_ERROR_FILE_NOT_FOUND,
                     format!("cuModuleLoad: cannot read {fname:?}: {e}"),
+                )
+            }
+            Err(HeadError::NotRegular) => {
+                return fail(
+                    CUDA_ERROR_FILE_NOT_FOUND,
+                    format!("cuModuleLoad: {fname:?} is not a regular file"),
                 )
             }
         };

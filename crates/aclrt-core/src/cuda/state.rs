@@ -85,6 +85,9 @@ pub(crate) struct State {
     pub(crate) registered: BTreeMap<usize, (usize, u32)>,
     /// `cuMemAllocManaged` allocations: base → attach flags.
     pub(crate) managed: HashMap<usize, u32>,
+    /// User objects by handle (`user_object.rs`); one released to 0 is dropped on the next
+    /// lookup or creation.
+    pub(crate) user_objects: HashMap<u64, std::sync::Arc<super::user_object::UserObject>>,
     pub(crate) modules: HashMap<u64, Module>,
     pub(crate) functions: HashMap<u64, Function>,
     /// The context each driver allocation was made in (device, managed and host allocations),
