@@ -350,3 +350,33 @@ impl Runtime {
         Ok(notify.handle)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::consts::ACL_EVENT_SYNC;
+
+    #[test]
+    fn a_record_of_a_destroyed_ipc_event_is_refused_as_for_any_event() {
+        let rt = Runtime::new(&crate::Config::default());
+        rt.set_device(0).unwrap();
+        let stream = rt.stream_for_work(None, "test").unwrap();
+        for flags in [ACL_EVENT_SYNC, ACL_EVENT_IPC] {
+            let h = rt.create_event_ex_with_flag(flags).unwrap();
+            // Looked up before the destroy, as a record racing with it has.
+            let ev = rt.lookup_event(h).unwrap();
+            rt.destroy_event(h).unwrap();
+            let e = rt.record_on(&ev, &stream).unwrap_err();
+            assert_eq!(
+                (flags, e.code()),
+                (flags, ACL_ERROR_RT_INVALID_HANDLE),
+                "{}",
+                e.message()
+            );
+            if let Some(seg) = &ev.ipc {
+                assert_eq!(seg.latest(), 0, "no record was numbered");
+            }
+        }
+        rt.reset_device(0).unwrap();
+    }
+}
