@@ -690,3 +690,100 @@ fn notify_export_and_import_check_their_arguments() {
     );
     api::destroy_stream(s).unwrap();
 }
+
+/// Stream waits on IPC events hold a worker of the pooled scheduler while they sleep on the
+/// shared word; the pool's monitor makes up for each with another worker. Many more waiting
+/// streams than workers, and other work on other streams still runs to the end while every
+/// wait waits; the record then releases all the waits. A hang here is a starved pool: a
+/// watchdog turns it into a failure.
+#[test]
+fn ipc_waits_on_the_pooled_scheduler_do_not_starve_other_streams() {
+    use aclrt::config::Scheduler;
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if done_rx.recv_timeout(Duration::from_secs(120)).is_err() {
+            eprintln!("the pooled scheduler starved: other streams did not finish");
+            std::process::abort();
+        }
+    });
+    let rt = aclrt::Runtime::new(&aclrt::Config {
+        scheduler: Scheduler::Pool,
+        ..aclrt::Config::default()
+    });
+    rt.set_device(0).unwrap();
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let waiters = 2 * cores + 8;
+    let ev = rt.create_event_ex_with_flag(ACL_EVENT_IPC).unwrap();
+    // The record, held behind a gate on its own stream.
+    let recorder = rt.create_stream().unwrap();
+    let (gate_tx, gate_rx) = mpsc::channel::<()>();
+    rt.launch_kernel(
+        recorder,
+        "gate",
+        Default::default(),
+        Box::new(move || {
+            gate_rx.recv().unwrap();
+            Ok(())
+        }),
+    )
+    .unwrap();
+    rt.record_event(ev, recorder).unwrap();
+    let released = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let waiting: Vec<_> = (0..waiters).map(|_| rt.create_stream().unwrap()).collect();
+    for &s in &waiting {
+        rt.stream_wait_event(s, ev).unwrap();
+        let released = released.clone();
+        rt.launch_kernel(
+            s,
+            "after-wait",
+            Default::default(),
+            Box::new(move || {
+                released.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            }),
+        )
+        .unwrap();
+    }
+    // Other work, on as many other streams: it all completes while every wait still waits.
+    let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let others: Vec<_> = (0..waiters).map(|_| rt.create_stream().unwrap()).collect();
+    for &s in &others {
+        for _ in 0..4 {
+            let ran = ran.clone();
+            rt.launch_kernel(
+                s,
+                "other",
+                Default::default(),
+                Box::new(move || {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                    Ok(())
+                }),
+            )
+            .unwrap();
+        }
+    }
+    for &s in &others {
+        rt.synchronize_stream(s).unwrap();
+    }
+    assert_eq!(ran.load(Ordering::SeqCst), 4 * waiters);
+    assert_eq!(
+        released.load(Ordering::SeqCst),
+        0,
+        "no wait was released early"
+    );
+    assert_eq!(
+        rt.query_event_status(ev).unwrap(),
+        ACL_EVENT_RECORDED_STATUS_NOT_READY
+    );
+    gate_tx.send(()).unwrap();
+    for &s in &waiting {
+        rt.synchronize_stream(s).unwrap();
+    }
+    assert_eq!(released.load(Ordering::SeqCst), waiters);
+    rt.synchronize_stream(recorder).unwrap();
+    for s in waiting.into_iter().chain(others).chain([recorder]) {
+        rt.destroy_stream(s).unwrap();
+    }
+    rt.destroy_event(ev).unwrap();
+    done_tx.send(()).unwrap();
+}

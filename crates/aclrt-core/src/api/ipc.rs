@@ -7,7 +7,9 @@
 //! or when it is discarded, so no process waits for ever on a record that will not run. A
 //! stream wait on it is a task ("aclrtStreamWaitEvent (IPC)") that sleeps on the shared word;
 //! queued when the latest record is pending, and not at all when it is complete, as the
-//! vendor's. The vendor's restrictions hold: an IPC event takes no reset, no timing, no id,
+//! vendor's. On the pooled scheduler that task holds its worker while it sleeps (the wake
+//! comes from another process, through the shared word, which no in-process waker sees); the
+//! pool's monitor starts another worker for each stuck one, so other streams still run. The vendor's restrictions hold: an IPC event takes no reset, no timing, no id,
 //! no deprecated query or wait-status query (`207000`).
 
 use std::sync::Arc;
