@@ -235,6 +235,38 @@ fn child_role() {
             api::destroy_stream(stream).unwrap();
             say("done".into());
         }
+        // Import and close a key again and again while a stream of this process stays busy;
+        // report how many mappings of the exporter's memory file this process has, then again
+        // once the stream is idle.
+        "cycle-key" => {
+            let key = lines.next().unwrap();
+            let maps = || {
+                std::fs::read_to_string("/proc/self/maps")
+                    .unwrap()
+                    .lines()
+                    .filter(|l| l.contains("memfd:aclrt-physical"))
+                    .count()
+            };
+            assert_eq!(maps(), 0);
+            let stream = api::create_stream().unwrap();
+            let gate = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            launch(stream, gated(&gate));
+            for i in 0..200u32 {
+                let p = api::ipc_mem_import_by_key(&key, 0).unwrap();
+                assert_eq!(maps(), 1 + (i as usize).min(16), "import {i}");
+                // Each import shows the exporter's bytes.
+                assert_eq!(read(p, 64), pattern(3, 64), "import {i}");
+                api::ipc_mem_close(&key).unwrap();
+            }
+            say(format!("busy {}", maps()));
+            gate.store(true, std::sync::atomic::Ordering::SeqCst);
+            api::synchronize_stream(stream).unwrap();
+            // The work queued before every close has run: the next close releases them all.
+            api::ipc_mem_import_by_key(&key, 0).unwrap();
+            api::ipc_mem_close(&key).unwrap();
+            say(format!("idle {}", maps()));
+            api::destroy_stream(stream).unwrap();
+        }
         // Try importing a key; report the code.
         "try-key" => {
             let key = lines.next().unwrap();
@@ -459,5 +491,30 @@ fn memory_mapped_from_a_process_that_ends_stays_usable() {
     api::unmap_mem(va).unwrap();
     api::free_physical(h).unwrap();
     api::release_mem_address(va).unwrap();
+    api::finalize().unwrap();
+}
+
+/// Closed imports are kept for work queued before their close, but never more than the
+/// runtime's bound (16) while a stream stays busy, and none once the streams are idle: 200
+/// import/close cycles do not grow the importer's mappings.
+#[test]
+fn repeated_imports_and_closes_do_not_grow_the_importers_mappings() {
+    let _serial = common::exclusive();
+    setup();
+    let size = 1 << 20;
+    let dev = api::malloc(size, 0).unwrap();
+    write(dev, &pattern(3, size));
+    let key = api::ipc_mem_get_export_key(dev, size, 65, 1).unwrap();
+    let mut child = Peer::spawn("cycle-key");
+    child.send(&key);
+    let busy: usize = child.recv().strip_prefix("busy ").unwrap().parse().unwrap();
+    let idle: usize = child.recv().strip_prefix("idle ").unwrap().parse().unwrap();
+    child.finish();
+    // The work queued before every close is held behind a gate: the runtime keeps the latest
+    // 16 closed imports mapped for it, no more.
+    assert_eq!(busy, 16, "mappings kept after 200 closes on a busy stream");
+    assert_eq!(idle, 0, "mappings kept once the streams were idle");
+    api::ipc_mem_close(&key).unwrap();
+    api::free(dev).unwrap();
     api::finalize().unwrap();
 }
