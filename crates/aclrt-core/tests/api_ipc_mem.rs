@@ -267,6 +267,15 @@ fn child_role() {
             say(format!("idle {}", maps()));
             api::destroy_stream(stream).unwrap();
         }
+        // Import a key and say whether it shows the pattern of a seed.
+        "check-key" => {
+            let key = lines.next().unwrap();
+            let size: usize = lines.next().unwrap().parse().unwrap();
+            let seed: u8 = lines.next().unwrap().parse().unwrap();
+            let p = api::ipc_mem_import_by_key(&key, 0).unwrap();
+            say(format!("same {}", read(p, size) == pattern(seed, size)));
+            api::ipc_mem_close(&key).unwrap();
+        }
         // Try importing a key; report the code.
         "try-key" => {
             let key = lines.next().unwrap();
@@ -516,5 +525,54 @@ fn repeated_imports_and_closes_do_not_grow_the_importers_mappings() {
     assert_eq!(idle, 0, "mappings kept once the streams were idle");
     api::ipc_mem_close(&key).unwrap();
     api::free(dev).unwrap();
+    api::finalize().unwrap();
+}
+
+/// A kernel writing the allocation while it is exported: the export's move waits for the
+/// kernel when it runs, and a kernel that starts during the move waits for its end, so the
+/// write is never lost, whichever comes first. Two orders: the kernel queued (not yet run) at
+/// the export, as the vendor's IPC samples do; the kernel running (held at a gate) while
+/// another thread exports.
+#[test]
+fn kernel_writes_racing_an_export_are_not_lost() {
+    let _serial = common::exclusive();
+    setup();
+    let size = 3 << 20;
+    let stream = api::create_stream().unwrap();
+    let check = |key: &str, seed: u8| {
+        let mut child = Peer::spawn("check-key");
+        child.send(key);
+        child.send(&size.to_string());
+        child.send(&seed.to_string());
+        assert_eq!(child.recv(), "same true", "seed {seed}");
+        child.finish();
+    };
+    let writer = move |dev: usize, seed: u8| {
+        kernel(move || {
+            let bytes = pattern(seed, size);
+            // SAFETY: `dev` is a live allocation of `size` bytes until the test frees it,
+            // after synchronising the stream.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dev as *mut u8, size) };
+        })
+    };
+    // Queued, not synchronised, then exported at once.
+    let dev = api::malloc(size, 0).unwrap();
+    launch(stream, writer(dev, 21));
+    let key = api::ipc_mem_get_export_key(dev, size, 65, 1).unwrap();
+    api::synchronize_stream(stream).unwrap();
+    check(&key, 21);
+    api::free(dev).unwrap();
+    // Running (held at a gate) while another thread exports.
+    let dev = api::malloc(size, 0).unwrap();
+    let gate = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    launch(stream, gated(&gate));
+    launch(stream, writer(dev, 22));
+    let exporter = std::thread::spawn(move || api::ipc_mem_get_export_key(dev, size, 65, 1));
+    gate.store(true, std::sync::atomic::Ordering::SeqCst);
+    let key = exporter.join().unwrap().unwrap();
+    api::synchronize_stream(stream).unwrap();
+    check(&key, 22);
+    api::free(dev).unwrap();
+    api::destroy_stream(stream).unwrap();
     api::finalize().unwrap();
 }

@@ -184,7 +184,10 @@ impl Runtime {
         let (seg, waiter, id) = (seg.clone(), stream.clone(), ev.id);
         let kernel: KernelFn = Box::new(move || {
             let deadline = timeout.map(|t| Instant::now() + t);
-            match seg.wait_record(seq, &|| waiter.dropping_work(), deadline) {
+            // The wait writes nothing: it steps out of the memory's gate while it sleeps.
+            let waited = crate::memory::writers::gate()
+                .idle_while(|| seg.wait_record(seq, &|| waiter.dropping_work(), deadline));
+            match waited {
                 Waited::Done => {
                     let by = crate::ipc::recorder_of(seg.origin().token, seq);
                     super::notify::released_by(by, EdgeKind::EventWait);

@@ -69,13 +69,18 @@ impl Runtime {
                 "{CALL}: {ptr:#x} is not the start of an aclrtMalloc allocation"
             ),
         };
-        let mut st = lock(&self.ipc.state);
-        if st.exports.values().any(|e| e.base == ptr) {
+        if lock(&self.ipc.state)
+            .exports
+            .values()
+            .any(|e| e.base == ptr)
+        {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
                 "{CALL}: the allocation at {ptr:#x} is already exported"
             );
         }
+        // No lock held: the move waits for running tasks, which may call the runtime. A
+        // concurrent second export of the allocation is refused by the move itself.
         let (file, lo, hi) = self.memory.share_allocation(ptr)?;
         let name = share::Name {
             pid: std::process::id(),
@@ -99,6 +104,15 @@ impl Runtime {
             },
         )?;
         let key = share::key(name);
+        let mut st = lock(&self.ipc.state);
+        // Freed by another thread since the move: nothing is left to export.
+        if !matches!(self.memory.allocation_at(ptr), Some((base, _)) if base == ptr) {
+            let _ = share::close(&file);
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: the allocation at {ptr:#x} was freed while it was being exported"
+            );
+        }
         st.exports.insert(
             key.clone(),
             Export {

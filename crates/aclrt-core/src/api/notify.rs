@@ -195,7 +195,9 @@ impl Runtime {
             "aclrtWaitAndResetNotify",
             Box::new(move || {
                 let deadline = timeout.map(|t| Instant::now() + t);
-                match notify.wait_and_reset(&waiter, deadline) {
+                // Waits write nothing: they step out of the memory's gate while they sleep.
+                let gate = crate::memory::writers::gate();
+                match gate.idle_while(|| notify.wait_and_reset(&waiter, deadline)) {
                     WaitEnd::Taken(by) => {
                         released_by(by, EdgeKind::Notify);
                         Ok(())
@@ -350,13 +352,15 @@ impl Runtime {
             // SAFETY: as for aclrtValueWrite.
             let word = unsafe { AtomicU64::from_ptr(addr as *mut u64) };
             let holds = || test(word.load(Ordering::SeqCst), value);
-            while !holds() && !waiter.dropping_work() {
-                woken.wait_until(
-                    || holds() || waiter.dropping_work(),
-                    Some(Instant::now() + VALUE_RECHECK),
-                    SpinPolicy::Brief,
-                );
-            }
+            crate::memory::writers::gate().idle_while(|| {
+                while !holds() && !waiter.dropping_work() {
+                    woken.wait_until(
+                        || holds() || waiter.dropping_work(),
+                        Some(Instant::now() + VALUE_RECHECK),
+                        SpinPolicy::Brief,
+                    );
+                }
+            });
             if holds() {
                 let by =
                     crate::observe::running_task().and_then(|_| lock(&writers).get(&addr).copied());
@@ -521,7 +525,8 @@ impl Runtime {
             call,
             Box::new(move || {
                 let deadline = timeout.map(|t| Instant::now() + t);
-                match notify.wait(test, value, clear, &waiter, deadline) {
+                let gate = crate::memory::writers::gate();
+                match gate.idle_while(|| notify.wait(test, value, clear, &waiter, deadline)) {
                     WaitEnd::Taken(by) => {
                         released_by(by, EdgeKind::Notify);
                         Ok(())
