@@ -276,6 +276,17 @@ fn child_role() {
             say(format!("same {}", read(p, size) == pattern(seed, size)));
             api::ipc_mem_close(&key).unwrap();
         }
+        // Import a key, say so, and when told say whether it still shows a seed's pattern.
+        "hold-key" => {
+            let key = lines.next().unwrap();
+            let size: usize = lines.next().unwrap().parse().unwrap();
+            let seed: u8 = lines.next().unwrap().parse().unwrap();
+            let p = api::ipc_mem_import_by_key(&key, 0).unwrap();
+            say("imported".into());
+            let _ = lines.next();
+            say(format!("same {}", read(p, size) == pattern(seed, size)));
+            api::ipc_mem_close(&key).unwrap();
+        }
         // Try importing a key; report the code.
         "try-key" => {
             let key = lines.next().unwrap();
@@ -574,5 +585,37 @@ fn kernel_writes_racing_an_export_are_not_lost() {
     check(&key, 22);
     api::free(dev).unwrap();
     api::destroy_stream(stream).unwrap();
+    api::finalize().unwrap();
+}
+
+/// The exporter frees its allocation (and the freed pages are allocated and written again)
+/// while an importer still has it mapped: the importer keeps the exported bytes until it
+/// closes, as memory is released on the device only once every process has let it go.
+#[test]
+fn an_import_keeps_its_bytes_after_the_exporter_frees() {
+    let _serial = common::exclusive();
+    setup();
+    let size = 1 << 20;
+    let dev = api::malloc(size, 0).unwrap();
+    write(dev, &pattern(31, size));
+    let key = api::ipc_mem_get_export_key(dev, size, 65, 1).unwrap();
+    let mut child = Peer::spawn("hold-key");
+    child.send(&key);
+    child.send(&size.to_string());
+    child.send("31");
+    assert_eq!(child.recv(), "imported");
+    api::free(dev).unwrap();
+    let again = api::malloc(size, 0).unwrap();
+    write(again, &pattern(32, size));
+    assert_eq!(read(again, size), pattern(32, size));
+    child.send("read");
+    assert_eq!(child.recv(), "same true");
+    child.finish();
+    // Freed: the key names nothing any more.
+    let mut late = Peer::spawn("try-key");
+    late.send(&key);
+    assert_eq!(late.recv(), ACL_ERROR_RT_INVALID_HANDLE.to_string());
+    late.finish();
+    api::free(again).unwrap();
     api::finalize().unwrap();
 }
