@@ -71,6 +71,16 @@ impl Drop for Writing<'_> {
     }
 }
 
+/// Holds the gate's sleep lock across `fork()` and resets the gate in the child (the writers
+/// of the parent's other threads are not there).
+pub(crate) fn watch_forks() {
+    crate::fork::watch(
+        crate::fork::Rank::Writers,
+        || gate().sleep_lock(),
+        |held| gate().reset_in_child(held),
+    );
+}
+
 /// The gate of this process's runtimes.
 pub(crate) fn gate() -> &'static Gate {
     static GATE: Gate = Gate::new();
@@ -203,6 +213,17 @@ impl Gate {
             DEPTH.with(|d| d.set(depth));
         }
         out
+    }
+
+    /// In a child made by `fork()`: only the forking thread is left, so only it can be inside,
+    /// and no move runs (`_held` is the sleep lock, held across the fork).
+    fn reset_in_child(&self, _held: MutexGuard<'_, ()>) {
+        let depth = DEPTH.with(|d| d.get());
+        self.inside.store(usize::from(depth > 0), Ordering::SeqCst);
+        self.moving.store(false, Ordering::SeqCst);
+        self.range.0.store(0, Ordering::SeqCst);
+        self.range.1.store(0, Ordering::SeqCst);
+        self.waiting.store(0, Ordering::SeqCst);
     }
 
     /// Writers waiting at the gate now.
