@@ -1,7 +1,8 @@
 //! `fork()` after `aclInit`: the child starts uninitialised (`100001`, and `100037` for
 //! `aclFinalize`), its own `aclInit` gives it a fresh runtime that runs work, and the parent
-//! goes on unaffected; an export in the child does not wait for the parent's running kernel. The child of a tracing parent starts with a fresh collector. The child
-//! reports through its exit status; the parent kills it if it hangs.
+//! goes on unaffected; an export in the child does not wait for the parent's running kernel.
+//! The child of a tracing parent starts with a fresh collector. The child reports through its
+//! exit status; the parent kills it if it hangs.
 
 mod common;
 
