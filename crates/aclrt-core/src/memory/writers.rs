@@ -19,7 +19,8 @@
 //!    pages; a ranged write elsewhere goes on (it cannot touch the pages moved).
 //! 3. A task that blocks without writing (a wait on an IPC event, a notify, a value) steps out
 //!    of the gate while it sleeps ([`Gate::idle_while`]), so a move never waits for another
-//!    process or another stream's progress. A running host kernel that itself waits for the
+//!    process or another stream's progress. (A host kernel may not synchronise, nor export:
+//!    those calls are refused inside tasks.) A running host kernel that itself waits for the
 //!    exporting thread to go on is the one case a move cannot finish (the device's kernels
 //!    never wait for a host thread).
 //! 4. No lost wake-up: `inside` and `moving` are sequentially consistent (a writer adds itself,
