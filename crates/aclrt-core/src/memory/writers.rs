@@ -23,22 +23,32 @@
 //!    those calls are refused inside tasks.) A running host kernel that itself waits for the
 //!    exporting thread to go on is the one case a move cannot finish (the device's kernels
 //!    never wait for a host thread).
-//! 4. No lost wake-up: `inside` and `moving` are sequentially consistent (a writer adds itself,
-//!    then looks at `moving`; a move sets `moving`, then looks at `inside`, so at least one of
-//!    them sees the other), and every sleep and every change that ends one happen under
-//!    `slow`, a leaf lock held only for that.
+//! 4. No lost wake-up: the counts and `moving` are sequentially consistent (a writer adds
+//!    itself to its count, then looks at `moving`; a move sets `moving`, then reads every
+//!    count, so at least one of them sees the other), and every sleep and every change that
+//!    ends one happen under `slow`, a leaf lock held only for that.
 //!
-//! The fast path of a writer is one atomic add and one load on the way in and one subtraction
-//! on the way out; the lock is taken only while a move runs.
+//! The writers inside are counted in [`SHARDS`] counters on their own cache lines, a thread
+//! always using the same one, so workers running tasks side by side do not contend on one
+//! word; a move sums them. The fast path of a writer is one atomic add and one load on the way
+//! in and one subtraction and one load on the way out; the lock is taken only while a move
+//! runs.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
+/// Counters of the writers inside.
+const SHARDS: usize = 32;
+
+/// One counter, alone on its cache line.
+#[repr(align(128))]
+struct Shard(AtomicUsize);
+
 /// Writers of runtime memory and moves of its pages (see the module docs).
 pub(crate) struct Gate {
-    /// Writers inside.
-    inside: AtomicUsize,
+    /// Writers inside, by the shard of their thread.
+    inside: [Shard; SHARDS],
     /// A move runs (or waits for the writers inside to leave).
     moving: AtomicBool,
     /// The pages `[lo, hi)` the running move moves.
@@ -53,6 +63,15 @@ pub(crate) struct Gate {
 thread_local! {
     /// How deep the calling thread is inside the gate (nested writers count once).
     static DEPTH: Cell<usize> = const { Cell::new(0) };
+    /// The calling thread's counter.
+    static SHARD: usize = {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS
+    };
+}
+
+fn my_shard() -> usize {
+    SHARD.with(|s| *s)
 }
 
 /// Inside the gate while it lives.
@@ -91,7 +110,7 @@ pub(crate) fn gate() -> &'static Gate {
 impl Gate {
     pub(crate) const fn new() -> Self {
         Self {
-            inside: AtomicUsize::new(0),
+            inside: [const { Shard(AtomicUsize::new(0)) }; SHARDS],
             moving: AtomicBool::new(false),
             range: (AtomicUsize::new(0), AtomicUsize::new(0)),
             waiting: AtomicUsize::new(0),
@@ -139,7 +158,7 @@ impl Gate {
     /// Adds this thread to `inside`, after waiting out every move it must not overlap.
     fn join(&self, blocks: impl Fn() -> bool) {
         loop {
-            self.inside.fetch_add(1, Ordering::SeqCst);
+            self.inside[my_shard()].0.fetch_add(1, Ordering::SeqCst);
             if !self.moving.load(Ordering::SeqCst) || !blocks() {
                 return;
             }
@@ -156,7 +175,8 @@ impl Gate {
     }
 
     fn leave(&self) {
-        if self.inside.fetch_sub(1, Ordering::SeqCst) == 1 && self.moving.load(Ordering::SeqCst) {
+        self.inside[my_shard()].0.fetch_sub(1, Ordering::SeqCst);
+        if self.moving.load(Ordering::SeqCst) {
             let _guard = self.sleep_lock();
             self.changed.notify_all();
         }
@@ -190,7 +210,7 @@ impl Gate {
         self.range.0.store(lo, Ordering::SeqCst);
         self.range.1.store(hi, Ordering::SeqCst);
         self.moving.store(true, Ordering::SeqCst);
-        while self.inside.load(Ordering::SeqCst) > 0 {
+        while self.count_inside() > 0 {
             guard = self.wait(guard);
         }
         drop(guard);
@@ -216,11 +236,21 @@ impl Gate {
         out
     }
 
+    /// Writers inside now.
+    fn count_inside(&self) -> usize {
+        self.inside.iter().map(|s| s.0.load(Ordering::SeqCst)).sum()
+    }
+
     /// In a child made by `fork()`: only the forking thread is left, so only it can be inside,
     /// and no move runs (`_held` is the sleep lock, held across the fork).
     fn reset_in_child(&self, _held: MutexGuard<'_, ()>) {
         let depth = DEPTH.with(|d| d.get());
-        self.inside.store(usize::from(depth > 0), Ordering::SeqCst);
+        for s in &self.inside {
+            s.0.store(0, Ordering::SeqCst);
+        }
+        self.inside[my_shard()]
+            .0
+            .store(usize::from(depth > 0), Ordering::SeqCst);
         self.moving.store(false, Ordering::SeqCst);
         self.range.0.store(0, Ordering::SeqCst);
         self.range.1.store(0, Ordering::SeqCst);
@@ -305,7 +335,7 @@ mod tests {
         a.join().unwrap();
         b.join().unwrap();
         assert_eq!(wrote.load(Ordering::SeqCst), 2);
-        assert_eq!(gate.inside.load(Ordering::SeqCst), 0);
+        assert_eq!(gate.count_inside(), 0);
     }
 
     #[test]
@@ -315,20 +345,20 @@ mod tests {
         // A kernel that exports: its own task does not hold the move up, and it is inside
         // again afterwards.
         assert_eq!(gate.exclusive(0, 4096, || 7), 7);
-        assert_eq!(gate.inside.load(Ordering::SeqCst), 1);
+        assert_eq!(gate.count_inside(), 1);
         // A wait inside a task steps out: a move on another thread runs meanwhile.
         let ran = gate.idle_while(|| {
-            assert_eq!(gate.inside.load(Ordering::SeqCst), 0);
+            assert_eq!(gate.count_inside(), 0);
             std::thread::spawn(move || gate.exclusive(0, 4096, || true))
                 .join()
                 .unwrap()
         });
         assert!(ran);
-        assert_eq!(gate.inside.load(Ordering::SeqCst), 1);
+        assert_eq!(gate.count_inside(), 1);
         // Nested writers count once.
         let nested = gate.enter_range(0, 1);
-        assert_eq!(gate.inside.load(Ordering::SeqCst), 1);
+        assert_eq!(gate.count_inside(), 1);
         drop(nested);
-        assert_eq!(gate.inside.load(Ordering::SeqCst), 1);
+        assert_eq!(gate.count_inside(), 1);
     }
 }
