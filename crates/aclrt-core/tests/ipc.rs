@@ -769,10 +769,10 @@ fn notify_export_and_import_check_their_arguments() {
     api::destroy_stream(s).unwrap();
 }
 
-/// Stream waits on IPC events hold a worker of the pooled scheduler while they sleep on the
-/// shared word; the pool's monitor makes up for each with another worker. Many more waiting
-/// streams than workers, and other work on other streams still runs to the end while every
-/// wait waits; the record then releases all the waits. A hang here is a starved pool: a
+/// Stream waits on IPC events and IPC notifies hold a worker of the pooled scheduler while
+/// they sleep on the shared word; the pool's monitor makes up for each with another worker.
+/// Many more waiting streams than workers, and other work on other streams still runs to the
+/// end while every wait waits; the records then release all the waits. A hang here is a starved pool: a
 /// watchdog turns it into a failure.
 #[test]
 fn ipc_waits_on_the_pooled_scheduler_do_not_starve_other_streams() {
@@ -806,10 +806,29 @@ fn ipc_waits_on_the_pooled_scheduler_do_not_starve_other_streams() {
     )
     .unwrap();
     rt.record_event(ev, recorder).unwrap();
+    // As many IPC notifies (exported, and imported back by this process), each recorded
+    // behind the same gate.
+    let notifies: Vec<(NotifyHandle, NotifyHandle)> = (0..waiters)
+        .map(|_| {
+            let n = rt.create_notify(vc::ACL_NOTIFY_DEFAULT as u64).unwrap();
+            let flags = vc::ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION as u64;
+            let key = rt.notify_get_export_key(n, 65, flags).unwrap();
+            let imported = rt.notify_import_by_key(&key, 0).unwrap();
+            rt.record_notify(n, recorder).unwrap();
+            (n, imported)
+        })
+        .collect();
     let released = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let waiting: Vec<_> = (0..waiters).map(|_| rt.create_stream().unwrap()).collect();
-    for &s in &waiting {
-        rt.stream_wait_event(s, ev).unwrap();
+    let waiting: Vec<_> = (0..2 * waiters)
+        .map(|_| rt.create_stream().unwrap())
+        .collect();
+    for (i, &s) in waiting.iter().enumerate() {
+        if i < waiters {
+            rt.stream_wait_event(s, ev).unwrap();
+        } else {
+            rt.wait_and_reset_notify(notifies[i - waiters].1, s, 0)
+                .unwrap();
+        }
         let released = released.clone();
         rt.launch_kernel(
             s,
@@ -857,10 +876,14 @@ fn ipc_waits_on_the_pooled_scheduler_do_not_starve_other_streams() {
     for &s in &waiting {
         rt.synchronize_stream(s).unwrap();
     }
-    assert_eq!(released.load(Ordering::SeqCst), waiters);
+    assert_eq!(released.load(Ordering::SeqCst), 2 * waiters);
     rt.synchronize_stream(recorder).unwrap();
     for s in waiting.into_iter().chain(others).chain([recorder]) {
         rt.destroy_stream(s).unwrap();
+    }
+    for (n, imported) in notifies {
+        rt.destroy_notify(imported).unwrap();
+        rt.destroy_notify(n).unwrap();
     }
     rt.destroy_event(ev).unwrap();
     done_tx.send(()).unwrap();
