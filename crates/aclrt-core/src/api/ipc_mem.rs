@@ -10,7 +10,6 @@ use std::os::fd::AsRawFd;
 use super::not_in_callback;
 use crate::codes::*;
 use crate::error::{bail, Result};
-
 use crate::memory::ipc::{Export, Import, IpcState, Retired, RETIRED_LIMIT};
 use crate::memory::share;
 use crate::memory::Place;
