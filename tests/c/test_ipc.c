@@ -1,5 +1,5 @@
-/* IPC events and IPC notifies through the C ABI, between this process and children it forks
- * before initialising the runtime. Pipes sequence the processes: a producer's stream runs a
+/* IPC events, IPC notifies and IPC memory through the C ABI, between this process and children
+ * it forks before initialising the runtime. Pipes sequence the processes: a producer's stream runs a
  * host kernel held at a gate (a pipe) that writes a file, then records; the consumer's stream
  * waits and then reads the file, which must hold what the producer wrote. A producer killed
  * while the other process waits for its record fails the wait with ACL_ERROR_RT_IPC_ERROR. */
@@ -151,6 +151,100 @@ static int notify_producer(int from_parent, int to_parent)
     return g_failures == 0 ? 0 : 1;
 }
 
+/* IPC memory ordered by an IPC event, both ways: a host kernel (held at a gate, a pipe)
+ * writes a pattern into the shared memory and the event is recorded; the other process's
+ * stream waits on the event and a host kernel copies the memory out; compared byte by byte. */
+#define MEM_SIZE (3 * 4096 + 123)
+
+static unsigned char pattern_byte(size_t i, unsigned seed)
+{
+    return (unsigned char)(((unsigned)i * 31u + seed) ^ (unsigned)(i >> 8));
+}
+
+static int matches_pattern(const unsigned char *bytes, unsigned seed)
+{
+    for (size_t i = 0; i < MEM_SIZE; i++) {
+        if (bytes[i] != pattern_byte(i, seed)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+struct mem_job {
+    int gate_fd; /* -1: no gate */
+    unsigned char *dev;
+    unsigned seed;
+    unsigned char out[MEM_SIZE];
+};
+
+static aclError gated_fill(void *args)
+{
+    struct mem_job *j = args;
+    char byte;
+    if (j->gate_fd >= 0 && read(j->gate_fd, &byte, 1) != 1) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
+    for (size_t i = 0; i < MEM_SIZE; i++) {
+        j->dev[i] = pattern_byte(i, j->seed);
+    }
+    return ACL_SUCCESS;
+}
+
+static aclError copy_out(void *args)
+{
+    struct mem_job *j = args;
+    memcpy(j->out, j->dev, MEM_SIZE);
+    return ACL_SUCCESS;
+}
+
+/* The child: imports the parent's memory and opens its event; consumes round 1, produces
+ * round 2. */
+static int mem_partner(int from_parent, int to_parent)
+{
+    char key[65];
+    aclrtIpcEventHandle handle;
+    void *dev = NULL;
+    aclrtEvent ev = NULL;
+    aclrtStream s = NULL;
+    static struct mem_job read_job, write_job;
+    get_all(from_parent, key, sizeof key);
+    get_all(from_parent, &handle, sizeof handle);
+    REQUIRE_OK(aclInit(NULL));
+    REQUIRE_OK(aclrtSetDevice(0));
+    REQUIRE_OK(aclrtCreateStream(&s));
+    REQUIRE_OK(aclrtIpcMemImportByKey(&dev, key, 0));
+    REQUIRE_OK(aclrtIpcOpenEventHandle(handle, &ev));
+    /* Round 1: wait on the parent's record, then copy the memory out. */
+    char byte = 0;
+    get_all(from_parent, &byte, 1);
+    read_job.dev = dev;
+    REQUIRE_OK(aclrtStreamWaitEvent(s, ev));
+    REQUIRE_OK(aclxLaunchHostKernel(s, copy_out, &read_job, "copy out"));
+    aclrtEventRecordedStatus status = ACL_EVENT_RECORDED_STATUS_COMPLETE;
+    EXPECT_OK(aclrtQueryEventStatus(ev, &status));
+    CHECK(status == ACL_EVENT_RECORDED_STATUS_NOT_READY);
+    put_all(to_parent, "q", 1);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    byte = matches_pattern(read_job.out, 5) ? 'y' : 'n';
+    put_all(to_parent, &byte, 1);
+    /* Round 2: write behind a gate the parent opens, then record. */
+    write_job.gate_fd = from_parent;
+    write_job.dev = dev;
+    write_job.seed = 9;
+    REQUIRE_OK(aclxLaunchHostKernel(s, gated_fill, &write_job, "fill"));
+    REQUIRE_OK(aclrtRecordEvent(ev, s));
+    put_all(to_parent, "r", 1);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    EXPECT_OK(aclrtIpcMemClose(key));
+    EXPECT_OK(aclrtDestroyEvent(ev));
+    EXPECT_OK(aclrtDestroyStream(s));
+    EXPECT_OK(aclFinalize());
+    byte = g_failures == 0 ? 'y' : 'n';
+    put_all(to_parent, &byte, 1);
+    return g_failures == 0 ? 0 : 1;
+}
+
 typedef int (*role_fn)(int from_parent, int to_parent);
 
 struct child {
@@ -194,6 +288,7 @@ int main(void)
     struct child consumer = spawn(event_consumer);
     struct child doomed = spawn(doomed_producer);
     struct child importer = spawn(notify_producer);
+    struct child partner = spawn(mem_partner);
 
     aclrtIpcEventHandle handle;
     EXPECT_CODE(aclrtIpcGetEventHandle(NULL, &handle), ACL_ERROR_UNINITIALIZE);
@@ -285,6 +380,53 @@ int main(void)
     EXPECT_OK(aclrtSynchronizeStream(s));
     CHECK(strcmp(g_read, PAYLOAD) == 0);
     EXPECT_OK(aclrtDestroyNotify(n));
+
+    /* 4. IPC memory ordered by an IPC event: this process produces and the child consumes,
+     * then the other way round. */
+    void *dev = NULL;
+    aclrtEvent shared = NULL;
+    char mem_key[65];
+    memset(mem_key, 0, sizeof mem_key);
+    REQUIRE_OK(aclrtMalloc(&dev, MEM_SIZE, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtIpcMemGetExportKey(dev, MEM_SIZE, mem_key, sizeof mem_key,
+                                       ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    REQUIRE_OK(aclrtCreateEventExWithFlag(&shared, ACL_EVENT_IPC));
+    REQUIRE_OK(aclrtIpcGetEventHandle(shared, &handle));
+    put_all(partner.to, mem_key, sizeof mem_key);
+    put_all(partner.to, &handle, sizeof handle);
+    int mem_gate[2];
+    if (pipe(mem_gate) != 0) {
+        return 2;
+    }
+    static struct mem_job fill, back;
+    fill.gate_fd = mem_gate[0];
+    fill.dev = dev;
+    fill.seed = 5;
+    REQUIRE_OK(aclxLaunchHostKernel(s, gated_fill, &fill, "fill"));
+    REQUIRE_OK(aclrtRecordEvent(shared, s));
+    put_all(partner.to, "c", 1); /* consume */
+    get_all(partner.from, &byte, 1);
+    CHECK(byte == 'q');
+    put_all(mem_gate[1], "g", 1);
+    get_all(partner.from, &byte, 1);
+    CHECK(byte == 'y'); /* the child read this process's pattern */
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    get_all(partner.from, &byte, 1);
+    CHECK(byte == 'r'); /* the child recorded behind its gate */
+    back.dev = dev;
+    REQUIRE_OK(aclrtStreamWaitEvent(s, shared));
+    REQUIRE_OK(aclxLaunchHostKernel(s, copy_out, &back, "copy out"));
+    put_all(partner.to, "g", 1); /* the child's gate */
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(matches_pattern(back.out, 9));
+    get_all(partner.from, &byte, 1);
+    CHECK(byte == 'y');
+    CHECK(reap(partner.pid) == 0);
+    EXPECT_OK(aclrtIpcMemClose(mem_key));
+    EXPECT_OK(aclrtDestroyEvent(shared));
+    EXPECT_OK(aclrtFree(dev));
+    close(mem_gate[0]);
+    close(mem_gate[1]);
 
     EXPECT_OK(aclrtDestroyEvent(plain));
     EXPECT_OK(aclrtDestroyStream(s));

@@ -154,6 +154,43 @@ def test_ipc_key_imported_by_another_process():
     assert rt.free(dev) == 0
 
 
+def test_an_export_lets_the_gil_go_while_it_waits_for_a_running_host_function(stream):
+    """The export's move waits for running tasks that may write memory; a Python host
+    function among them needs the GIL to finish, so the exporting thread must not hold it."""
+    import threading
+
+    size = 1 << 20
+    dev, ret = rt.malloc(size, 0)
+    assert ret == 0
+    started, calling = threading.Event(), threading.Event()
+
+    def body(_):
+        started.set()
+        # Python code running while the other thread starts the export.
+        while not calling.is_set():
+            pass
+        write(dev, pattern(7, 4096))
+
+    assert rt.launch_host_func(stream, body, None) == 0
+    assert started.wait(60)
+    out = []
+
+    def export():
+        calling.set()
+        out.append(rt.ipc_mem_get_export_key(dev, size, 1))
+
+    t = threading.Thread(target=export)
+    t.start()
+    t.join(60)
+    assert not t.is_alive(), "the export waits for a host function that waits for the GIL"
+    key, ret = out[0]
+    assert ret == 0 and key
+    assert rt.synchronize_stream(stream) == 0
+    assert acl.util.ptr_to_bytes(dev, 4096) == pattern(7, 4096)
+    assert rt.ipc_mem_close(key) == 0
+    assert rt.free(dev) == 0
+
+
 def test_argument_errors():
     with pytest.raises(ValueError):
         rt.mem_set_pid_to_shareable_handle(1, 5)

@@ -18,9 +18,20 @@
 //!   [`TICK`], between which it looks whether the processes it depends on are still alive and
 //!   whether its stream is dropping its work.
 //! - Event records are numbered (`next_seq`, from 1); record `n` completes slot `n % SLOTS`,
-//!   which names the recording process. A slot is reused only after its previous record
-//!   completed, so "slot holds `n` or later" means "record `n` completed". A wait on record `n`
-//!   fails when the process that recorded it is gone before completing it.
+//!   which names the recording process. A wait on record `n` fails when the process that
+//!   recorded it is gone before completing it.
+//! - A slot belongs to one record at a time. A recorder claims slot `n % SLOTS` for record `n`
+//!   with one compare-and-swap of its `issued` word, from the value `p` it read, and only when
+//!   `done == p` (record `p` completed) and `p` is older than `n`. So of two recorders (of any
+//!   processes) that read the same free slot, exactly one claims it; the other sees a newer
+//!   `issued` or finds the slot's record pending, and takes a fresh number (`207007` after
+//!   [`SLOTS`] busy slots in a row). Numbers so skipped are never published. Hence `done` of a
+//!   slot only moves forward, and "`done` holds `n` or later" means "record `n` completed",
+//!   whatever the reader. The recorder's pid is written after the claim and before the record
+//!   is published as `latest`; a reader waits only on records it saw published, and looks at
+//!   the pid only while the record is pending, when no one else may claim the slot.
+//! - `latest` only moves forward (a compare-and-swap loop keeps the newer of two records
+//!   published concurrently).
 //! - A notify wait fails when it waits on a notify that another process had attached to and
 //!   every other process has gone (no one is left to record it).
 //! - Processes are named by pid and start time (`/proc/<pid>/stat`), so a reused pid is not
@@ -289,6 +300,16 @@ pub(crate) enum Waited {
     Interrupted,
     /// The process the wait depends on is gone (`pid`).
     Gone(i32),
+}
+
+/// How a claim of a record slot ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Claim {
+    Claimed,
+    /// The slot's record is pending.
+    Busy,
+    /// A newer record holds the slot.
+    Overtaken,
 }
 
 /// This process's mapping of one IPC object.
@@ -560,29 +581,75 @@ impl Segment {
         self.shared().latest.load(Ordering::SeqCst)
     }
 
-    /// Numbers a new record by this process and makes it the latest. `207007` when its slot's
-    /// previous record has not completed ([`SLOTS`] records pending).
+    /// Numbers a new record by this process and makes it the latest. A number whose slot is
+    /// busy (a record of another recorder is pending there) is skipped; `207007` when
+    /// [`SLOTS`] numbers in a row find their slot busy (about that many records pending).
     pub(crate) fn begin_record(&self) -> Result<u32> {
+        let mut busy = 0;
+        while busy < SLOTS {
+            let seq = self.next_number();
+            let seen = self.slot(seq).issued.load(Ordering::SeqCst);
+            match self.claim(seq, seen) {
+                Claim::Claimed => {
+                    self.publish(seq);
+                    return Ok(seq);
+                }
+                Claim::Busy => busy += 1,
+                // A later record took the slot between our number and our claim. Either way
+                // the number is skipped: records need not be dense.
+                Claim::Overtaken => {}
+            }
+        }
+        bail!(
+            ACL_ERROR_RT_NO_EVENT_RESOURCE,
+            "{SLOTS} records of this IPC event are still pending, the limit"
+        )
+    }
+
+    /// The next record number (never 0).
+    fn next_number(&self) -> u32 {
         let s = self.shared();
-        let seq = loop {
+        loop {
             let n = s.next_seq.fetch_add(1, Ordering::SeqCst).wrapping_add(1);
             if n != 0 {
-                break n;
+                return n;
             }
-        };
-        let slot = self.slot(seq);
-        let issued = slot.issued.load(Ordering::SeqCst);
-        if slot.done.load(Ordering::SeqCst) != issued {
-            bail!(
-                ACL_ERROR_RT_NO_EVENT_RESOURCE,
-                "{SLOTS} records of this IPC event are still pending, the limit"
-            );
         }
-        slot.pid.store(self.me.pid, Ordering::SeqCst);
-        slot.start.store(self.me.start, Ordering::SeqCst);
-        slot.issued.store(seq, Ordering::SeqCst);
-        s.latest.store(seq, Ordering::SeqCst);
-        Ok(seq)
+    }
+
+    /// Claims the slot of record `seq`, whose `issued` word read `seen` (see the module
+    /// invariants): the compare-and-swap makes the check and the claim one step.
+    fn claim(&self, seq: u32, seen: u32) -> Claim {
+        let slot = self.slot(seq);
+        if (seen.wrapping_sub(seq) as i32) >= 0 {
+            return Claim::Overtaken;
+        }
+        if slot.done.load(Ordering::SeqCst) != seen {
+            return Claim::Busy;
+        }
+        match slot
+            .issued
+            .compare_exchange(seen, seq, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) => {
+                slot.pid.store(self.me.pid, Ordering::SeqCst);
+                slot.start.store(self.me.start, Ordering::SeqCst);
+                Claim::Claimed
+            }
+            // Another recorder claimed it first: its record is older (pending: busy) or newer.
+            Err(now) if (now.wrapping_sub(seq) as i32) >= 0 => Claim::Overtaken,
+            Err(_) => Claim::Busy,
+        }
+    }
+
+    /// Makes claimed record `seq` the latest, unless a newer one is already.
+    fn publish(&self, seq: u32) {
+        let _ = self
+            .shared()
+            .latest
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |latest| {
+                (latest == 0 || (seq.wrapping_sub(latest) as i32) > 0).then_some(seq)
+            });
     }
 
     /// Record `seq` ran (or was discarded): it is complete; wakes every waiter.
@@ -731,6 +798,7 @@ impl Drop for Segment {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn handles_and_keys_round_trip() {
@@ -761,14 +829,81 @@ mod tests {
         assert_eq!(seg.wait_record(a, never, soon), Waited::TimedOut);
         seg.complete_record(a);
         assert_eq!(seg.wait_record(a, never, None), Waited::Done);
-        // Fill every slot with a pending record: the next one finds its slot busy.
+        // Fill every slot with a pending record: the next one finds every slot busy.
         let first = seg.begin_record().unwrap();
         for _ in 1..SLOTS {
             seg.begin_record().unwrap();
         }
         let e = seg.begin_record().unwrap_err();
         assert_eq!(e.code(), ACL_ERROR_RT_NO_EVENT_RESOURCE);
+        // One slot free again: a record takes it, skipping the numbers of busy slots.
         seg.complete_record(first);
+        let again = seg.begin_record().unwrap();
+        assert_eq!(again as usize % SLOTS, first as usize % SLOTS);
+        assert_eq!(seg.latest(), again);
+    }
+
+    #[test]
+    fn two_recorders_that_read_the_same_free_slot_cannot_both_claim_it() {
+        let a = Segment::create(Kind::Event).unwrap();
+        // The second recorder maps the object as another process would.
+        let b = Segment::open(a.origin(), Kind::Event).unwrap();
+        let first = a.next_number();
+        let later = first + SLOTS as u32;
+        let seen = a.slot(first).issued.load(Ordering::SeqCst);
+        assert_eq!(b.slot(later).issued.load(Ordering::SeqCst), seen);
+        // Both looked at the slot while it was free; the first claim wins, the stale one
+        // finds the slot's record pending.
+        assert_eq!(a.claim(first, seen), Claim::Claimed);
+        assert_eq!(b.claim(later, seen), Claim::Busy);
+        assert_eq!(a.slot(first).issued.load(Ordering::SeqCst), first);
+        // The other way round: the newer record claims first, the older number is overtaken.
+        a.complete_record(first);
+        let seen = a.slot(first).issued.load(Ordering::SeqCst);
+        let (old, new) = (first + SLOTS as u32, first + 2 * SLOTS as u32);
+        assert_eq!(b.claim(new, seen), Claim::Claimed);
+        assert_eq!(a.claim(old, seen), Claim::Overtaken);
+        // `done` only moves forward: the older record was never placed, the newer completes.
+        assert!(!a.record_done(new));
+        b.complete_record(new);
+        assert!(a.record_done(new) && a.record_done(first));
+    }
+
+    #[test]
+    fn latest_never_moves_back() {
+        let seg = Segment::create(Kind::Event).unwrap();
+        seg.publish(5);
+        seg.publish(3);
+        assert_eq!(seg.latest(), 5);
+        seg.publish(6);
+        assert_eq!(seg.latest(), 6);
+    }
+
+    #[test]
+    fn concurrent_recorders_of_two_mappings_complete_every_record_once() {
+        let a = Arc::new(Segment::create(Kind::Event).unwrap());
+        let b = Arc::new(Segment::open(a.origin(), Kind::Event).unwrap());
+        let run = |seg: Arc<Segment>| {
+            std::thread::spawn(move || {
+                let mut mine = Vec::new();
+                for _ in 0..5_000 {
+                    let n = seg.begin_record().unwrap();
+                    // The claimed slot is ours until we complete it.
+                    assert_eq!(seg.slot(n).issued.load(Ordering::SeqCst), n);
+                    assert!(!seg.record_done(n));
+                    seg.complete_record(n);
+                    mine.push(n);
+                }
+                mine
+            })
+        };
+        let (ta, tb) = (run(a.clone()), run(b.clone()));
+        let mut all = ta.join().unwrap();
+        all.extend(tb.join().unwrap());
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), 10_000, "no record number was handed out twice");
+        assert!(all.iter().all(|&n| a.record_done(n)));
     }
 
     #[test]

@@ -381,7 +381,15 @@ impl Stream {
         if tracing && self.announced.load(Ordering::Relaxed) != id + 1 {
             observe::task_started(self.task_ref(id), kind);
         }
+        // Tasks that may write device memory pass the memory's gate: an export never moves
+        // pages under a running one (`memory::writers`).
+        let writer = matches!(
+            kind,
+            TaskKind::Kernel | TaskKind::Memcpy | TaskKind::Memset | TaskKind::HostFunc
+        )
+        .then(|| crate::memory::writers::gate().enter());
         let outcome = exec::execute(&exec::Active, self, id, work);
+        drop(writer);
         if tracing {
             observe::task_finished(self.task_ref(id), kind, outcome.as_ref().err());
         }

@@ -1,7 +1,8 @@
 //! `fork()` after `aclInit`: the child starts uninitialised (`100001`, and `100037` for
 //! `aclFinalize`), its own `aclInit` gives it a fresh runtime that runs work, and the parent
-//! goes on unaffected. The child of a tracing parent starts with a fresh collector. The child
-//! reports through its exit status; the parent kills it if it hangs.
+//! goes on unaffected; an export in the child does not wait for the parent's running kernel.
+//! The child of a tracing parent starts with a fresh collector. The child reports through its
+//! exit status; the parent kills it if it hangs.
 
 mod common;
 
@@ -48,6 +49,14 @@ fn child() -> i32 {
     if launched.is_err() || c(api::synchronize_stream(s)) != 0 || !ran.load(Ordering::SeqCst) {
         return 15;
     }
+    // The parent's kernel running at the fork is not there: an export, which waits for the
+    // running writers of memory, goes ahead.
+    let Ok(dev) = api::malloc(1 << 20, 0) else {
+        return 17;
+    };
+    if c(api::ipc_mem_get_export_key(dev, 1 << 20, 65, 1)) != 0 || c(api::free(dev)) != 0 {
+        return 18;
+    }
     if c(api::finalize()) != 0 {
         return 16;
     }
@@ -61,7 +70,21 @@ fn a_forked_child_starts_uninitialised_and_may_init_again() {
     // The parent has live streams with running workers when it forks.
     let s = api::create_stream().unwrap();
     let gate = Arc::new(AtomicBool::new(false));
-    common::launch(s, common::gated(&gate));
+    let started = Arc::new(AtomicBool::new(false));
+    let (g, st) = (gate.clone(), started.clone());
+    common::launch(
+        s,
+        common::kernel(move || {
+            st.store(true, Ordering::SeqCst);
+            while !g.load(Ordering::SeqCst) {
+                std::thread::yield_now();
+            }
+        }),
+    );
+    // The kernel is running (a writer of memory, for an export's move) at the fork.
+    while !started.load(Ordering::SeqCst) {
+        std::thread::yield_now();
+    }
 
     // SAFETY: the child runs only `child` (no locks the parent's other threads may hold are
     // taken except through the fork handlers, which hand them over free) and leaves with

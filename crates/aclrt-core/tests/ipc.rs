@@ -6,7 +6,8 @@
 //! never through sleeps. Ordering is checked through a file of the test's own: a producer's
 //! stream writes it from a kernel held at a gate until the test opens the gate, then records;
 //! a consumer's stream waits and then reads the file from a kernel. A consumer that read before
-//! the record would read nothing.
+//! the record would read nothing. The same rounds run on IPC memory (`aclrtIpcMemGetExportKey`
+//! in one process, `aclrtIpcMemImportByKey` in the other), checked byte for byte both ways.
 
 mod common;
 
@@ -30,6 +31,13 @@ const PAYLOAD: &str = "written-before-the-record";
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `len` bytes that differ with `seed` and along the buffer (no zeros at page boundaries).
+fn pattern(seed: u8, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ ((i >> 8) as u8))
+        .collect()
 }
 
 fn unhex(text: &str) -> [u8; 64] {
@@ -67,6 +75,8 @@ fn agent() {
     let mut shared = Shared::None;
     let mut gate: Option<mpsc::Sender<()>> = None;
     let read = Arc::new(Mutex::new(None::<String>));
+    // IPC memory: its address here, its size, its key.
+    let mut mem: Option<(usize, usize, String)> = None;
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let line = line.unwrap();
@@ -112,6 +122,74 @@ fn agent() {
                 }
                 Err(e) => say(&format!("imported {}", e.code())),
             },
+            // IPC memory: an allocation exported to anyone, or another process's import.
+            "mem-export" => {
+                let size: usize = arg.parse().unwrap();
+                let ptr = api::malloc(size, 0).unwrap();
+                let key = api::ipc_mem_get_export_key(ptr, size, 65, 1).unwrap();
+                mem = Some((ptr, size, key.clone()));
+                say(&format!("key {key}"));
+            }
+            "mem-import" => {
+                let size: usize = words.next().unwrap().parse().unwrap();
+                match api::ipc_mem_import_by_key(arg, 0) {
+                    Ok(ptr) => {
+                        mem = Some((ptr, size, arg.to_owned()));
+                        say("imported 0");
+                    }
+                    Err(e) => say(&format!("imported {}", e.code())),
+                }
+            }
+            // A kernel held at a gate writes the pattern of seed `arg` into the memory, then
+            // the event is recorded.
+            "produce-mem" => {
+                let seed: u8 = arg.parse().unwrap();
+                let (ptr, size, _) = mem.clone().unwrap();
+                let (tx, rx) = mpsc::channel::<()>();
+                gate = Some(tx);
+                api::launch_kernel(
+                    stream,
+                    "produce-mem",
+                    Default::default(),
+                    Box::new(move || {
+                        rx.recv().unwrap();
+                        let bytes = pattern(seed, size);
+                        // SAFETY: `ptr` is `size` bytes of device memory of this process (its
+                        // allocation or its import), live while the agent runs.
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr as *mut u8, size)
+                        };
+                        Ok(())
+                    }),
+                )
+                .unwrap();
+                let Shared::Event(ev) = shared else {
+                    panic!("no event")
+                };
+                say(&format!("recorded {}", code(api::record_event(ev, stream))));
+            }
+            // A wait on the event, then a kernel that reads the memory (as hex).
+            "consume-mem" => {
+                let (ptr, size, _) = mem.clone().unwrap();
+                let Shared::Event(ev) = shared else {
+                    panic!("no event")
+                };
+                let r = api::stream_wait_event(stream, ev);
+                let slot = read.clone();
+                api::launch_kernel(
+                    stream,
+                    "consume-mem",
+                    Default::default(),
+                    Box::new(move || {
+                        // SAFETY: as in produce-mem.
+                        let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, size) };
+                        *slot.lock().unwrap() = Some(hex(bytes));
+                        Ok(())
+                    }),
+                )
+                .unwrap();
+                say(&format!("waiting {}", code(r)));
+            }
             "pid" => say(&format!("pid {}", std::process::id())),
             "cpu" => {
                 // utime + stime (fields 14 and 15 of /proc/self/stat), in clock ticks.
@@ -689,4 +767,167 @@ fn notify_export_and_import_check_their_arguments() {
         ACL_ERROR_RT_IPC_ERROR
     );
     api::destroy_stream(s).unwrap();
+}
+
+/// Stream waits on IPC events and IPC notifies hold a worker of the pooled scheduler while
+/// they sleep on the shared word; the pool's monitor makes up for each with another worker.
+/// Many more waiting streams than workers, and other work on other streams still runs to the
+/// end while every wait waits; the records then release all the waits. A hang here is a starved pool: a
+/// watchdog turns it into a failure.
+#[test]
+fn ipc_waits_on_the_pooled_scheduler_do_not_starve_other_streams() {
+    use aclrt::config::Scheduler;
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if done_rx.recv_timeout(Duration::from_secs(120)).is_err() {
+            eprintln!("the pooled scheduler starved: other streams did not finish");
+            std::process::abort();
+        }
+    });
+    let rt = aclrt::Runtime::new(&aclrt::Config {
+        scheduler: Scheduler::Pool,
+        ..aclrt::Config::default()
+    });
+    rt.set_device(0).unwrap();
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let waiters = 2 * cores + 8;
+    let ev = rt.create_event_ex_with_flag(ACL_EVENT_IPC).unwrap();
+    // The record, held behind a gate on its own stream.
+    let recorder = rt.create_stream().unwrap();
+    let (gate_tx, gate_rx) = mpsc::channel::<()>();
+    rt.launch_kernel(
+        recorder,
+        "gate",
+        Default::default(),
+        Box::new(move || {
+            gate_rx.recv().unwrap();
+            Ok(())
+        }),
+    )
+    .unwrap();
+    rt.record_event(ev, recorder).unwrap();
+    // As many IPC notifies (exported, and imported back by this process), each recorded
+    // behind the same gate.
+    let notifies: Vec<(NotifyHandle, NotifyHandle)> = (0..waiters)
+        .map(|_| {
+            let n = rt.create_notify(vc::ACL_NOTIFY_DEFAULT as u64).unwrap();
+            let flags = vc::ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION as u64;
+            let key = rt.notify_get_export_key(n, 65, flags).unwrap();
+            let imported = rt.notify_import_by_key(&key, 0).unwrap();
+            rt.record_notify(n, recorder).unwrap();
+            (n, imported)
+        })
+        .collect();
+    let released = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let waiting: Vec<_> = (0..2 * waiters)
+        .map(|_| rt.create_stream().unwrap())
+        .collect();
+    for (i, &s) in waiting.iter().enumerate() {
+        if i < waiters {
+            rt.stream_wait_event(s, ev).unwrap();
+        } else {
+            rt.wait_and_reset_notify(notifies[i - waiters].1, s, 0)
+                .unwrap();
+        }
+        let released = released.clone();
+        rt.launch_kernel(
+            s,
+            "after-wait",
+            Default::default(),
+            Box::new(move || {
+                released.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            }),
+        )
+        .unwrap();
+    }
+    // Other work, on as many other streams: it all completes while every wait still waits.
+    let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let others: Vec<_> = (0..waiters).map(|_| rt.create_stream().unwrap()).collect();
+    for &s in &others {
+        for _ in 0..4 {
+            let ran = ran.clone();
+            rt.launch_kernel(
+                s,
+                "other",
+                Default::default(),
+                Box::new(move || {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                    Ok(())
+                }),
+            )
+            .unwrap();
+        }
+    }
+    for &s in &others {
+        rt.synchronize_stream(s).unwrap();
+    }
+    assert_eq!(ran.load(Ordering::SeqCst), 4 * waiters);
+    assert_eq!(
+        released.load(Ordering::SeqCst),
+        0,
+        "no wait was released early"
+    );
+    assert_eq!(
+        rt.query_event_status(ev).unwrap(),
+        ACL_EVENT_RECORDED_STATUS_NOT_READY
+    );
+    gate_tx.send(()).unwrap();
+    for &s in &waiting {
+        rt.synchronize_stream(s).unwrap();
+    }
+    assert_eq!(released.load(Ordering::SeqCst), 2 * waiters);
+    rt.synchronize_stream(recorder).unwrap();
+    for s in waiting.into_iter().chain(others).chain([recorder]) {
+        rt.destroy_stream(s).unwrap();
+    }
+    for (n, imported) in notifies {
+        rt.destroy_notify(imported).unwrap();
+        rt.destroy_notify(n).unwrap();
+    }
+    rt.destroy_event(ev).unwrap();
+    done_tx.send(()).unwrap();
+}
+
+/// One producer → consumer round on IPC memory: the producer's kernel writes the pattern of
+/// `seed`, held at a gate, then records the IPC event; the consumer's stream waits on the
+/// event and reads the memory from a kernel. Checked byte for byte.
+fn mem_round(producer: &mut Agent, consumer: &mut Agent, seed: u8, size: usize) {
+    assert_eq!(producer.ask(&format!("produce-mem {seed}")), "0");
+    assert_eq!(consumer.ask("consume-mem"), "0");
+    assert_eq!(
+        consumer.ask("status"),
+        ACL_EVENT_RECORDED_STATUS_NOT_READY.to_string()
+    );
+    // Held behind the wait: the read has not run.
+    assert_eq!(consumer.ask("peek"), "false");
+    assert_eq!(producer.ask("go"), "");
+    let (code, bytes) = finished(&consumer.ask("finish"));
+    assert_eq!(code, 0);
+    assert!(
+        bytes == hex(&pattern(seed, size)),
+        "round with seed {seed}: wrong bytes"
+    );
+    assert_eq!(finished(&producer.ask("finish")).0, 0);
+}
+
+#[test]
+fn an_ipc_event_orders_kernel_writes_to_ipc_memory_both_ways() {
+    // Three pages and a bit: the read crosses page boundaries of the shared file.
+    let size = 3 * 4096 + 123;
+    let mut a = Agent::spawn();
+    let mut b = Agent::spawn();
+    let handle = a.ask("make-event");
+    assert_eq!(b.ask(&format!("open-event {handle}")), "0");
+    let key = a.ask(&format!("mem-export {size}"));
+    assert_eq!(b.ask(&format!("mem-import {key} {size}")), "0");
+    // A (the exporter, and the event's owner) produces, B consumes ...
+    mem_round(&mut a, &mut b, 7, size);
+    // ... then B writes through its import and A reads its own allocation.
+    mem_round(&mut b, &mut a, 9, size);
+    // And once more each way, over the previous round's bytes.
+    mem_round(&mut a, &mut b, 11, size);
+    mem_round(&mut b, &mut a, 13, size);
+    b.exit();
+    a.exit();
 }

@@ -131,14 +131,22 @@ fn mem_import_from_shareable_handle(
 }
 
 /// `key, ret = acl.rt.ipc_mem_get_export_key(dev_ptr, size, flags)`
-/// (`aclrtIpcMemGetExportKey`; the key buffer is the vendor's 65 bytes).
+/// (`aclrtIpcMemGetExportKey`; the key buffer is the vendor's 65 bytes). The export waits for
+/// running tasks that may write memory, which may be Python code: it lets the GIL go meanwhile.
 #[pyfunction]
-fn ipc_mem_get_export_key(dev_ptr: &Any, size: &Any, flags: &Any) -> PyResult<(String, i32)> {
+fn ipc_mem_get_export_key(
+    py: Python<'_>,
+    dev_ptr: &Any,
+    size: &Any,
+    flags: &Any,
+) -> PyResult<(String, i32)> {
     let p = usize_arg(dev_ptr, "dev_ptr")?;
     let size = usize_arg(size, "size")?;
     let flags = int_bits(flags, "flags")?;
     Ok(value(
-        api::ipc_mem_get_export_key(p, size, api::IPC_KEY_LEN, flags),
+        crate::site::detach(py, || {
+            api::ipc_mem_get_export_key(p, size, api::IPC_KEY_LEN, flags)
+        }),
         String::new(),
     ))
 }

@@ -215,9 +215,6 @@ impl Runtime {
         event: &Arc<Event>,
         stream: &Arc<crate::stream::Stream>,
     ) -> Result<()> {
-        if let Some(seg) = &event.ipc {
-            return self.ipc_record(event, seg, stream);
-        }
         let mut state = lock(&event.state);
         if state.destroyed {
             bail!(
@@ -225,6 +222,11 @@ impl Runtime {
                 "event {} was destroyed by another call meanwhile",
                 event.id
             );
+        }
+        if let Some(seg) = &event.ipc {
+            // Queued under the event's lock, as every record: a destroy cannot slip in
+            // between the check and the record.
+            return self.ipc_record(event, seg, stream);
         }
         let takes_resource = event.counts_while_recorded() && !state.holds_sync_resource;
         if takes_resource {

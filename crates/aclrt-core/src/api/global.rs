@@ -300,6 +300,7 @@ pub(crate) fn watch_forks() {
             INSTALLED_SERIAL.store(0, Ordering::SeqCst);
         },
     );
+    crate::memory::writers::watch_forks();
 }
 
 /// Counts the live objects of the process's runtime (all zero without one).

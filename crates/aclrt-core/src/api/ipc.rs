@@ -7,7 +7,9 @@
 //! or when it is discarded, so no process waits for ever on a record that will not run. A
 //! stream wait on it is a task ("aclrtStreamWaitEvent (IPC)") that sleeps on the shared word;
 //! queued when the latest record is pending, and not at all when it is complete, as the
-//! vendor's. The vendor's restrictions hold: an IPC event takes no reset, no timing, no id,
+//! vendor's. On the pooled scheduler that task holds its worker while it sleeps (the wake
+//! comes from another process, through the shared word, which no in-process waker sees); the
+//! pool's monitor starts another worker for each stuck one, so other streams still run. The vendor's restrictions hold: an IPC event takes no reset, no timing, no id,
 //! no deprecated query or wait-status query (`207000`).
 
 use std::sync::Arc;
@@ -182,7 +184,10 @@ impl Runtime {
         let (seg, waiter, id) = (seg.clone(), stream.clone(), ev.id);
         let kernel: KernelFn = Box::new(move || {
             let deadline = timeout.map(|t| Instant::now() + t);
-            match seg.wait_record(seq, &|| waiter.dropping_work(), deadline) {
+            // The wait writes nothing: it steps out of the memory's gate while it sleeps.
+            let waited = crate::memory::writers::gate()
+                .idle_while(|| seg.wait_record(seq, &|| waiter.dropping_work(), deadline));
+            match waited {
                 Waited::Done => {
                     let by = crate::ipc::recorder_of(seg.origin().token, seq);
                     super::notify::released_by(by, EdgeKind::EventWait);
@@ -348,5 +353,35 @@ impl Runtime {
             Arc::new(n)
         });
         Ok(notify.handle)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::consts::ACL_EVENT_SYNC;
+
+    #[test]
+    fn a_record_of_a_destroyed_ipc_event_is_refused_as_for_any_event() {
+        let rt = Runtime::new(&crate::Config::default());
+        rt.set_device(0).unwrap();
+        let stream = rt.stream_for_work(None, "test").unwrap();
+        for flags in [ACL_EVENT_SYNC, ACL_EVENT_IPC] {
+            let h = rt.create_event_ex_with_flag(flags).unwrap();
+            // Looked up before the destroy, as a record racing with it has.
+            let ev = rt.lookup_event(h).unwrap();
+            rt.destroy_event(h).unwrap();
+            let e = rt.record_on(&ev, &stream).unwrap_err();
+            assert_eq!(
+                (flags, e.code()),
+                (flags, ACL_ERROR_RT_INVALID_HANDLE),
+                "{}",
+                e.message()
+            );
+            if let Some(seg) = &ev.ipc {
+                assert_eq!(seg.latest(), 0, "no record was numbered");
+            }
+        }
+        rt.reset_device(0).unwrap();
     }
 }

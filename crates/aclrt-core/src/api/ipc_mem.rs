@@ -4,12 +4,13 @@
 //! an importer maps that file into a range of its own address space. The protocol is
 //! `memory::share`'s.
 
+use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
 
 use super::not_in_callback;
 use crate::codes::*;
 use crate::error::{bail, Result};
-use crate::memory::ipc::{Export, Import, IpcState};
+use crate::memory::ipc::{Export, Import, IpcState, Retired, RETIRED_LIMIT};
 use crate::memory::share;
 use crate::memory::Place;
 use crate::runtime::Runtime;
@@ -67,13 +68,18 @@ impl Runtime {
                 "{CALL}: {ptr:#x} is not the start of an aclrtMalloc allocation"
             ),
         };
-        let mut st = lock(&self.ipc.state);
-        if st.exports.values().any(|e| e.base == ptr) {
+        if lock(&self.ipc.state)
+            .exports
+            .values()
+            .any(|e| e.base == ptr)
+        {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
                 "{CALL}: the allocation at {ptr:#x} is already exported"
             );
         }
+        // No lock held: the move waits for running tasks, which may call the runtime. A
+        // concurrent second export of the allocation is refused by the move itself.
         let (file, lo, hi) = self.memory.share_allocation(ptr)?;
         let name = share::Name {
             pid: std::process::id(),
@@ -97,6 +103,15 @@ impl Runtime {
             },
         )?;
         let key = share::key(name);
+        let mut st = lock(&self.ipc.state);
+        // Freed by another thread since the move: nothing is left to export.
+        if !matches!(self.memory.allocation_at(ptr), Some((base, _)) if base == ptr) {
+            let _ = share::close(&file);
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: the allocation at {ptr:#x} was freed while it was being exported"
+            );
+        }
         st.exports.insert(
             key.clone(),
             Export {
@@ -214,7 +229,14 @@ impl Runtime {
         let mut st = lock(&self.ipc.state);
         if let Some(i) = st.imports.remove(key) {
             self.memory.retire_object(i.start, i.len, i.serial);
-            st.retired.push(i);
+            let marks = self
+                .streams
+                .values()
+                .into_iter()
+                .filter(|(_, s)| !s.is_idle())
+                .map(|(_, s)| (s.progress.clone(), s.progress.submitted()))
+                .collect();
+            st.retired.push_back(Retired { import: i, marks });
             self.sweep_retired(&mut st);
             return Ok(());
         }
@@ -227,16 +249,29 @@ impl Runtime {
         )
     }
 
-    /// Ends the retired imports once no stream has work queued or running (work queued before
-    /// a close may still use its pages; work submitted after it is refused the range).
+    /// Releases the retired imports whose queued work has run, and the oldest ones beyond
+    /// [`RETIRED_LIMIT`] (the invariants of `memory::ipc`).
     fn sweep_retired(&self, st: &mut IpcState) {
-        if st.retired.is_empty() || !self.streams.values().iter().all(|(_, s)| s.is_idle()) {
-            return;
+        let mut keep = VecDeque::with_capacity(st.retired.len());
+        for r in st.retired.drain(..) {
+            if r.work_done() {
+                self.release_import(&r.import);
+            } else {
+                keep.push_back(r);
+            }
         }
-        for i in st.retired.drain(..) {
-            self.memory.restore_object(i.start, i.len);
-            self.memory.release_region(i.start);
+        while keep.len() > RETIRED_LIMIT {
+            let oldest = keep.pop_front().expect("over the limit");
+            self.release_import(&oldest.import);
         }
+        st.retired = keep;
+    }
+
+    /// Private zero pages replace a retired import's shared ones and its range goes back; the
+    /// exporter's file is closed here when the caller drops the import.
+    fn release_import(&self, i: &Import) {
+        self.memory.restore_object(i.start, i.len);
+        self.memory.release_region(i.start);
     }
 
     /// Ends the export of the allocation at `base`, if any (it is being freed).
@@ -259,7 +294,8 @@ impl Runtime {
             let _ = share::close(&e.file);
         }
         let imports: Vec<Import> = st.imports.drain().map(|(_, i)| i).collect();
-        for i in imports.into_iter().chain(st.retired.drain(..)) {
+        let retired = st.retired.drain(..).map(|r| r.import);
+        for i in imports.into_iter().chain(retired) {
             self.memory.unmap_object(i.start, i.len, i.serial);
             self.memory.release_region(i.start);
         }

@@ -177,6 +177,7 @@ impl Runtime {
         bytes[LEN_OFFSET..LEN_OFFSET + 4].copy_from_slice(&(count as u32).to_ne_bytes());
         bytes[SRC_OFFSET..SRC_OFFSET + 8].copy_from_slice(&(src as u64).to_ne_bytes());
         bytes[DST_OFFSET..DST_OFFSET + 8].copy_from_slice(&(dst as u64).to_ne_bytes());
+        let _writing = crate::memory::writers::gate().enter_range(desc, MEMCPY_DESC_SIZE);
         // SAFETY: the descriptor is live device memory of at least its size, checked above.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), desc as *mut u8, MEMCPY_DESC_SIZE) };
         Ok(())

@@ -192,6 +192,7 @@ impl Runtime {
             );
         }
         if count > 0 {
+            let _writing = crate::memory::writers::gate().enter_range(dst, count);
             // SAFETY: the caller guarantees the ranges; runtime allocations were bounds-checked.
             unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, count) };
         }
@@ -313,6 +314,7 @@ impl Runtime {
                 }],
             );
         }
+        let _writing = crate::memory::writers::gate().enter_range(ptr, count);
         // SAFETY: the caller guarantees the range; runtime allocations were bounds-checked.
         unsafe { std::ptr::write_bytes(ptr as *mut u8, value as u8, count) };
         Ok(())

@@ -76,6 +76,7 @@ impl Plane {
         if self.width == 0 {
             return;
         }
+        let _writing = crate::memory::writers::gate().enter_range(self.dst, self.span(self.dpitch));
         for row in 0..self.height {
             // SAFETY: each row lies inside its checked span.
             unsafe {

@@ -195,7 +195,9 @@ impl Runtime {
             "aclrtWaitAndResetNotify",
             Box::new(move || {
                 let deadline = timeout.map(|t| Instant::now() + t);
-                match notify.wait_and_reset(&waiter, deadline) {
+                // Waits write nothing: they step out of the memory's gate while they sleep.
+                let gate = crate::memory::writers::gate();
+                match gate.idle_while(|| notify.wait_and_reset(&waiter, deadline)) {
                     WaitEnd::Taken(by) => {
                         released_by(by, EdgeKind::Notify);
                         Ok(())
@@ -387,13 +389,15 @@ impl Runtime {
         let kernel: KernelFn = Box::new(move || {
             // SAFETY: as for the value write.
             let holds = || test.holds(width, unsafe { width.load(addr) }, value);
-            while !holds() && !waiter.dropping_work() {
-                woken.wait_until(
-                    || holds() || waiter.dropping_work(),
-                    Some(Instant::now() + VALUE_RECHECK),
-                    SpinPolicy::Brief,
-                );
-            }
+            crate::memory::writers::gate().idle_while(|| {
+                while !holds() && !waiter.dropping_work() {
+                    woken.wait_until(
+                        || holds() || waiter.dropping_work(),
+                        Some(Instant::now() + VALUE_RECHECK),
+                        SpinPolicy::Brief,
+                    );
+                }
+            });
             if holds() {
                 let by =
                     crate::observe::running_task().and_then(|_| lock(&writers).get(&addr).copied());
@@ -662,7 +666,8 @@ impl Runtime {
             call,
             Box::new(move || {
                 let deadline = timeout.map(|t| Instant::now() + t);
-                match notify.wait(test, value, clear, &waiter, deadline) {
+                let gate = crate::memory::writers::gate();
+                match gate.idle_while(|| notify.wait(test, value, clear, &waiter, deadline)) {
                     WaitEnd::Taken(by) => {
                         released_by(by, EdgeKind::Notify);
                         Ok(())

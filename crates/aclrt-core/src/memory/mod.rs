@@ -95,6 +95,7 @@ mod pages;
 pub(crate) mod pool;
 pub(crate) mod share;
 pub(crate) mod vmm;
+pub(crate) mod writers;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -446,9 +447,34 @@ impl MemoryMap {
     /// file and the free space they hold is taken out of use until the allocation is freed.
     /// Returns the file, `lo` and `hi`. Refused (`207000`) when another allocation shares those
     /// pages, as moving them would race with its users.
+    ///
+    /// The move passes the writers' gate ([`writers`]): it starts once no task that may write
+    /// runs, and tasks (and copies into the pages) that start meanwhile wait for its end, so no
+    /// write made through the runtime is lost between the copy and the mapping. The map's lock
+    /// is held for the copy, so allocations and checks wait for it too.
     pub(crate) fn share_allocation(
         &self,
         base: usize,
+    ) -> Result<(std::os::fd::OwnedFd, usize, usize)> {
+        let Some(pages) = self
+            .read()
+            .live
+            .get(&base)
+            .map(|a| (pages::page_down(base), pages::page_up(base + a.block_len())))
+        else {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{base:#x} is not the start of a live allocation"
+            );
+        };
+        writers::gate().exclusive(pages.0, pages.1, || self.move_to_file(base, pages))
+    }
+
+    /// [`MemoryMap::share_allocation`] once no writer runs; `pages` as the caller saw them.
+    fn move_to_file(
+        &self,
+        base: usize,
+        pages: (usize, usize),
     ) -> Result<(std::os::fd::OwnedFd, usize, usize)> {
         use std::os::fd::AsRawFd;
         let mut inner = self.write();
@@ -466,6 +492,12 @@ impl MemoryMap {
         }
         let end = base + a.block_len();
         let (lo, hi) = (pages::page_down(base), pages::page_up(end));
+        if (lo, hi) != pages {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "the allocation at {base:#x} was freed while it was being exported"
+            );
+        }
         let before = inner
             .live
             .range(..base)
@@ -512,19 +544,12 @@ impl MemoryMap {
             }
         };
         let at = vmm::data_offset() + (base - lo);
-        // SAFETY: `[base, base + size)` is a live allocation, mapped and readable; pwrite reads
-        // it into our own file.
-        let written = unsafe {
-            libc::pwrite(
-                file.as_raw_fd(),
-                base as *const libc::c_void,
-                a.size,
-                at as libc::off_t,
-            )
-        };
+        // SAFETY: `[base, base + size)` is a live allocation, mapped and readable; the gate
+        // keeps the runtime's writers out of it until the mapping below replaces its pages.
+        let written = unsafe { share::write_all_at(&file, base as *const u8, a.size, at) };
         // SAFETY: `[lo, hi)` is page-aligned inside a segment and holds only this allocation
         // and the free space just taken (checked above).
-        if written != a.size as isize
+        if written.is_err()
             || !unsafe { pages::map_shared(lo, hi - lo, file.as_raw_fd(), vmm::data_offset()) }
         {
             undo(&mut inner);

@@ -105,21 +105,63 @@ fn u64_at(page: &[u8], at: usize) -> u64 {
     u64::from_ne_bytes(page[at..at + 8].try_into().expect("8 bytes"))
 }
 
+/// The most bytes one `pwrite` is asked for (the kernel moves at most about 2 GiB per call).
+const WRITE_CHUNK: usize = 1 << 30;
+
+/// Writes `len` bytes from `src` into `file` at `at`, `chunk` bytes at most per call, going on
+/// after short writes and interruptions.
+///
+/// # Safety
+/// `src` must be readable for `len` bytes.
+unsafe fn write_chunked(
+    file: &OwnedFd,
+    src: *const u8,
+    len: usize,
+    at: usize,
+    chunk: usize,
+) -> std::io::Result<()> {
+    let mut done = 0;
+    while done < len {
+        let ask = (len - done).min(chunk);
+        let offset = libc::off_t::try_from(at + done)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+        // SAFETY: `src + done` is readable for `ask` bytes (the caller's contract); the file
+        // is ours.
+        let n = unsafe { libc::pwrite(file.as_raw_fd(), src.add(done).cast(), ask, offset) };
+        match n {
+            n if n > 0 => done += n as usize,
+            0 => return Err(std::io::ErrorKind::WriteZero.into()),
+            _ => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes `len` bytes from `src` into `file` at `at`, whatever their size.
+///
+/// # Safety
+/// `src` must be readable for `len` bytes.
+pub(crate) unsafe fn write_all_at(
+    file: &OwnedFd,
+    src: *const u8,
+    len: usize,
+    at: usize,
+) -> std::io::Result<()> {
+    // SAFETY: forwarded under this function's contract.
+    unsafe { write_chunked(file, src, len, at, WRITE_CHUNK) }
+}
+
 fn pwrite_all(file: &OwnedFd, bytes: &[u8], at: usize) -> Result<()> {
-    // SAFETY: writes `bytes` (valid for reads) into our own file.
-    let n = unsafe {
-        libc::pwrite(
-            file.as_raw_fd(),
-            bytes.as_ptr().cast(),
-            bytes.len(),
-            at as libc::off_t,
-        )
-    };
-    if n != bytes.len() as isize {
+    // SAFETY: `bytes` is readable for its length.
+    if let Err(e) = unsafe { write_all_at(file, bytes.as_ptr(), bytes.len(), at) } {
         bail!(
             ACL_ERROR_RT_INTERNAL_ERROR,
-            "could not write an export's description: {}",
-            std::io::Error::last_os_error()
+            "could not write an export's description: {e}"
         );
     }
     Ok(())
@@ -334,6 +376,20 @@ mod tests {
         assert_eq!(from_key("aclrt-ipc-1-2"), None);
         assert_eq!(from_key("aclrt-ipc-1-2-3-4"), None);
         assert_eq!(from_key("name"), None);
+    }
+
+    #[test]
+    fn writes_go_on_in_chunks_until_every_byte_is_written() {
+        let file = super::super::vmm::memory_file(4096).unwrap();
+        let bytes: Vec<u8> = (0..10_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        // Chunks smaller than the data, and a size that is no multiple of them.
+        // SAFETY: `bytes` is readable for its length.
+        unsafe { write_chunked(&file, bytes.as_ptr(), bytes.len(), 100, 4096) }.unwrap();
+        let mut back = vec![0u8; bytes.len()];
+        // SAFETY: reads into our own buffer of its length.
+        let n = unsafe { libc::pread(file.as_raw_fd(), back.as_mut_ptr().cast(), back.len(), 100) };
+        assert_eq!(n, bytes.len() as isize);
+        assert_eq!(back, bytes);
     }
 
     #[test]

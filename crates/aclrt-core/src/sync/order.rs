@@ -59,6 +59,8 @@ const CLASSES: &[(&str, &str)] = &[
     ("Recorders", "ipc.recorders"),
     ("VmmState", "memory.vmm"),
     ("IpcState", "memory.ipc"),
+    // The writers' gate (`memory/writers.rs`) sleeps on a leaf lock of its own, taken outside
+    // the checker only to sleep or to wake sleepers, like the pool's.
 ];
 
 /// Which lock may be taken while which is held: (held, taken). Everything not listed is
