@@ -84,9 +84,11 @@ if [ -n "$side_pid" ]; then
     echo "=== main lane done at $((SECONDS - started)) s; waiting for the side lane"
     wait "$side_pid" || status=1
 fi
-skipped="$(sort "$logs/skipped" 2>/dev/null | paste -sd, - | sed 's/,/, /g')"
+skipped=
+if [ -f "$logs/skipped" ]; then
+    skipped="$(sort "$logs/skipped" | paste -sd, - | sed 's/,/, /g')"
+fi
 rm -rf "$logs"
 echo "=== disk used by the build: $(du -sh target 2>/dev/null | cut -f1) in target/"
-echo "=== all parts done in $((SECONDS - started)) s: $([ $status = 0 ] && echo passed || echo FAILED)" \
-    "$([ -n "$skipped" ] && echo "(skipped: $skipped)")"
+echo "=== all parts done in $((SECONDS - started)) s: $([ $status = 0 ] && echo passed || echo FAILED)${skipped:+ (skipped: $skipped)}"
 exit $status

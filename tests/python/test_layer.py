@@ -84,11 +84,14 @@ def test_context_manager_makes_a_stream_current_per_thread():
 def test_events_order_streams_and_record_on_the_current_stream():
     producer, consumer = acl.Stream(), acl.Stream()
     order = []
+    gate = threading.Event()
     with producer:
-        producer.launch(lambda: (time.sleep(0.2), order.append("produce")))
+        producer.launch(gate.wait, 60)
+        producer.launch(lambda: order.append("produce"))
         ready = acl.Event()
         ready.record()  # on the current stream: producer
     assert not ready.query()
+    gate.set()
     consumer.wait_event(ready)
     consumer.launch(lambda: order.append("consume"))
     consumer.synchronize()

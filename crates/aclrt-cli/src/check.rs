@@ -53,6 +53,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
         .args(rest)
         .env(aclrt::check::ENV_CHECK, &args.parts)
         .env(aclrt::check::ENV_REPORT, &report)
+        .env(aclrt::check::ENV_REPORT_IS_THE_RUNS, "1")
         .status();
     let status = match status {
         Ok(s) => s,

@@ -1,5 +1,6 @@
 //! The checker's JSON report file: created empty when the checker starts, a report left by an
-//! earlier run is replaced, one that a living process still reports to is kept.
+//! earlier run is replaced, one that a living process still reports to is kept, and under
+//! `aclrt check` one that an earlier program of the run wrote is kept.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -8,8 +9,13 @@ use std::path::Path;
 use aclrt::check::{self, report_json, Options, Parts};
 
 fn start_with_report(path: &Path) {
+    start(path, false);
+}
+
+fn start(path: &Path, run_owned: bool) {
     let mut options = Options::quiet(Parts::DEFAULT);
     options.report = Some(path.to_path_buf());
+    options.report_is_the_runs = run_owned;
     check::enable_with(options);
 }
 
@@ -55,6 +61,17 @@ fn an_earlier_runs_report_is_replaced_a_living_ones_is_kept() {
     drop(other);
     start_with_report(&path);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), empty);
+    check::disable();
+
+    // Under a launcher that removed the earlier report (`aclrt check`): an absent report is
+    // created, and what an earlier program of the run wrote is kept.
+    std::fs::remove_file(&path).unwrap();
+    start(&path, true);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), empty);
+    check::disable();
+    std::fs::write(&path, earlier).unwrap();
+    start(&path, true);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), earlier);
     check::disable();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -104,6 +104,9 @@ pub(crate) type FastSet<K> =
 pub const ENV_CHECK: &str = "ACLRT_CHECK";
 /// Where the JSON report goes.
 pub const ENV_REPORT: &str = "ACLRT_CHECK_REPORT";
+/// Set (to `1`) by a launcher that removed any earlier report before starting the program
+/// (`aclrt check`): see [`Options::report_is_the_runs`].
+pub const ENV_REPORT_IS_THE_RUNS: &str = "ACLRT_CHECK_REPORT_IS_THE_RUNS";
 /// The exit status of a process that made findings (default 66).
 pub const ENV_EXITCODE: &str = "ACLRT_CHECK_EXITCODE";
 /// How long a wait may make no progress before it is a hang, in milliseconds (default 10000).
@@ -181,6 +184,10 @@ pub struct Options {
     pub print: bool,
     /// Rewrite this JSON file with every finding so far.
     pub report: Option<PathBuf>,
+    /// The report belongs to a run that removed any earlier one before it started the
+    /// program (`aclrt check`): a process creates it when absent and never replaces it, so
+    /// programs run one after another keep what those before them found.
+    pub report_is_the_runs: bool,
     /// End the process with this status when it made findings (at exit, and at once after a
     /// hang or deadlock); `None` leaves the process alone.
     pub exit_code: Option<i32>,
@@ -204,10 +211,13 @@ impl Options {
             .and_then(|v| v.trim().parse().ok())
             .filter(|ms| *ms > 0)
             .unwrap_or(10_000);
+        let report_is_the_runs =
+            std::env::var_os(ENV_REPORT_IS_THE_RUNS).is_some_and(|v| !v.is_empty() && v != "0");
         Options {
             parts,
             print: true,
             report,
+            report_is_the_runs,
             exit_code: Some(exit_code),
             hang_ms,
         }
@@ -220,6 +230,7 @@ impl Options {
             parts,
             print: false,
             report: None,
+            report_is_the_runs: false,
             exit_code: None,
             hang_ms: 10_000,
         }
@@ -496,24 +507,33 @@ pub fn enable_with(options: Options) {
         EXIT_CODE.store(-1, std::sync::atomic::Ordering::Release);
     }
     if let Some(path) = &checker.options.report {
-        claim_report(path);
+        claim_report(path, checker.options.report_is_the_runs);
     }
     watch_forks();
     let id = observe::install(checker.clone());
     *lock(&INSTALLED) = Some(Installed { id, checker });
 }
 
-/// The report exists from the start, empty, so whoever reads it knows the checker ran; a
-/// report left by an earlier run is replaced, but never one a living process reports to (a
-/// child the program started with the same settings reports there only once it finds
-/// something). Each process holds a shared `flock` on the report for its life: a report nobody
-/// holds is an earlier run's.
-fn claim_report(path: &std::path::Path) {
+/// The report exists from the start, empty, so whoever reads it knows the checker ran.
+///
+/// Under a launcher that removed the earlier report (`run_owned`), a process creates it when
+/// absent and leaves it alone otherwise: programs run one after another, or children, keep
+/// what the others found. Otherwise a report an earlier run left is replaced, but never one
+/// a living process reports to: each process holds a shared `flock` on the report for its
+/// life, and a report nobody holds is an earlier run's.
+fn claim_report(path: &std::path::Path, run_owned: bool) {
     use std::os::fd::AsRawFd;
+    /// This process's claims (one open file per report path, holding its lock).
     static HELD: Mutex<Vec<(PathBuf, std::fs::File)>> = Mutex::new(Vec::new());
+    // A fork while another thread held the list leaves it locked in the child: the child then
+    // keeps its claim by leaking the file instead of waiting for ever.
+    let mut held = HELD.try_lock().ok();
     // This process's own earlier claim does not keep its report (a new checker starts afresh).
-    lock(&HELD).retain(|(held, _)| held != path);
+    if let Some(held) = held.as_mut() {
+        held.retain(|(p, _)| p != path);
+    }
     let Ok(mut file) = std::fs::OpenOptions::new()
+        .read(true)
         .write(true)
         .create(true)
         .truncate(false)
@@ -522,16 +542,23 @@ fn claim_report(path: &std::path::Path) {
         return;
     };
     let fd = file.as_raw_fd();
-    // SAFETY: `fd` is open (owned by `file`) for the duration of the call.
-    let nobody_else = unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } == 0;
-    if nobody_else {
+    let replace = if run_owned {
+        file.metadata().is_ok_and(|m| m.len() == 0)
+    } else {
+        // SAFETY: `fd` is open (owned by `file`) for the duration of the call.
+        unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    };
+    if replace {
         let _ = file.set_len(0);
         let _ = file.write_all(report::report_json(&[]).as_bytes());
     }
-    // SAFETY: as above. Turning the exclusive lock shared lets the program's children claim
-    // the report alongside this process.
-    if unsafe { libc::flock(fd, libc::LOCK_SH | libc::LOCK_NB) } == 0 {
-        lock(&HELD).push((path.to_path_buf(), file));
+    // SAFETY: as above. Shared, so the program's other processes claim the report alongside
+    // this one; blocking, as a process taking it exclusively holds it only for the write above.
+    if unsafe { libc::flock(fd, libc::LOCK_SH) } == 0 {
+        match held {
+            Some(mut held) => held.push((path.to_path_buf(), file)),
+            None => std::mem::forget(file),
+        }
     }
 }
 

@@ -94,11 +94,15 @@ mod frame_pointers {
         n: &mut usize,
         runtime: &mut impl FnMut(usize) -> bool,
     ) -> bool {
-        let Some(top) = stack_top() else {
+        let Some((low, top)) = stack_bounds() else {
             return false;
         };
         let marker = 0u8;
         let bottom = std::ptr::addr_of!(marker) as usize;
+        // Not on this thread's own stack (a fiber's, a signal stack): nothing is known mapped.
+        if bottom < low || bottom >= top {
+            return false;
+        }
         let mut fp: usize;
         // SAFETY: reads the frame pointer register; no memory is touched.
         unsafe {
@@ -144,25 +148,28 @@ mod frame_pointers {
         false
     }
 
-    /// The highest address of the calling thread's stack, looked up once per thread.
+    /// The lowest and highest addresses of the calling thread's stack, looked up once per
+    /// thread.
     #[cfg(all(
         aclrt_frame_pointers,
         not(miri),
         target_os = "linux",
         any(target_arch = "x86_64", target_arch = "aarch64")
     ))]
-    fn stack_top() -> Option<usize> {
+    fn stack_bounds() -> Option<(usize, usize)> {
         thread_local! {
-            static TOP: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+            static BOUNDS: std::cell::Cell<Option<(usize, usize)>> =
+                const { std::cell::Cell::new(None) };
         }
-        TOP.try_with(|top| {
-            if top.get().is_none() {
-                top.set(look_up_stack_top());
-            }
-            top.get()
-        })
-        .ok()
-        .flatten()
+        BOUNDS
+            .try_with(|bounds| {
+                if bounds.get().is_none() {
+                    bounds.set(look_up_stack_bounds());
+                }
+                bounds.get()
+            })
+            .ok()
+            .flatten()
     }
 
     #[cfg(all(
@@ -171,7 +178,7 @@ mod frame_pointers {
         target_os = "linux",
         any(target_arch = "x86_64", target_arch = "aarch64")
     ))]
-    fn look_up_stack_top() -> Option<usize> {
+    fn look_up_stack_bounds() -> Option<(usize, usize)> {
         // SAFETY: the attribute object is initialised by pthread_getattr_np before it is read
         // and destroyed after; the out-pointers point at locals.
         unsafe {
@@ -183,7 +190,7 @@ mod frame_pointers {
             let mut size: libc::size_t = 0;
             let got = libc::pthread_attr_getstack(&attr, &mut addr, &mut size);
             libc::pthread_attr_destroy(&mut attr);
-            (got == 0 && !addr.is_null()).then(|| addr as usize + size)
+            (got == 0 && !addr.is_null()).then(|| (addr as usize, addr as usize + size))
         }
     }
 }
