@@ -34,8 +34,8 @@ static void stubs(void)
     expect_noted("aclrtNotifySetImportPidInterServer");
     EXPECT_CODE(aclrtGetBufDataLen((aclrtMbuf)garbage, (size_t *)garbage), NS);
     expect_noted("aclrtGetBufDataLen");
-    EXPECT_CODE(aclrtLaunchKernelWithHostArgs(garbage, 1, stream, NULL, garbage, 8, NULL, 0), NS);
-    expect_noted("aclrtLaunchKernelWithHostArgs");
+    EXPECT_CODE(aclrtBinaryGetFunctionByEntry(garbage, 8, (aclrtFuncHandle *)garbage), NS);
+    expect_noted("aclrtBinaryGetFunctionByEntry");
     EXPECT_CODE(aclrtLaunchSIMTKernelWithHostArgs(garbage, grid, grid, 0, stream, NULL,
                                                   garbage, 8, NULL, 0), NS);
     expect_noted("aclrtLaunchSIMTKernelWithHostArgs");

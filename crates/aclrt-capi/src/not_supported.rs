@@ -112,7 +112,6 @@ type aclrtDeviceStateCallback = Option<unsafe extern "C" fn(i32, aclrtDeviceStat
 type aclrtDrvMemHandle = *mut c_void;
 type aclrtErrorInfo = c_void;
 type aclrtExceptionInfo = c_void;
-type aclrtFuncAttribute = u32;
 type aclrtFuncHandle = *mut c_void;
 type aclrtGroupAttr = u32;
 type aclrtGroupInfo = c_void;
@@ -410,11 +409,6 @@ not_supported! {
         size: *mut usize,
     ) -> aclError;
     fn aclrtGetFuncBySymbol(symbol: *const c_void, funcHandle: *mut aclrtFuncHandle) -> aclError;
-    fn aclrtGetFunctionAddr(
-        funcHandle: aclrtFuncHandle,
-        aicAddr: *mut *mut c_void,
-        aivAddr: *mut *mut c_void,
-    ) -> aclError;
     fn aclrtGetFunctionSize(
         funcHandle: aclrtFuncHandle,
         aicSize: *mut usize,
@@ -425,23 +419,6 @@ not_supported! {
         funcName: *const c_char,
         kernelName: *const c_char,
         funcHandle: *mut aclrtFuncHandle,
-    ) -> aclError;
-    fn aclrtLaunchKernelWithHostArgs(
-        funcHandle: aclrtFuncHandle,
-        numBlocks: u32,
-        stream: aclrtStream,
-        cfg: *mut aclrtLaunchKernelCfg,
-        hostArgs: *mut c_void,
-        argsSize: usize,
-        placeHolderArray: *mut aclrtPlaceHolderInfo,
-        placeHolderNum: usize,
-    ) -> aclError;
-    fn aclrtLaunchKernelWithArgsArray(
-        func: *mut c_void,
-        numBlocks: u32,
-        stream: aclrtStream,
-        cfg: *mut aclrtLaunchKernelCfg,
-        args: *mut *mut c_void,
     ) -> aclError;
     fn aclrtLaunchSIMTKernelWithArgsArray(
         func: *mut c_void,
@@ -465,22 +442,6 @@ not_supported! {
         placeHolderNum: usize,
     ) -> aclError;
     fn aclrtGetHardwareSyncAddr(addr: *mut *mut c_void) -> aclError;
-    fn aclrtGetFunctionAttribute(
-        funcHandle: aclrtFuncHandle,
-        attrType: aclrtFuncAttribute,
-        attrValue: *mut i64,
-    ) -> aclError;
-    fn aclrtFunctionGetBinary(
-        funcHandle: aclrtFuncHandle,
-        binHandle: *mut aclrtBinHandle,
-    ) -> aclError;
-    fn aclrtFunctionGetParamCount(func: *const c_void, paramCount: *mut usize) -> aclError;
-    fn aclrtFunctionGetParamInfo(
-        func: *const c_void,
-        paramIndex: usize,
-        paramOffset: *mut usize,
-        paramSize: *mut usize,
-    ) -> aclError;
     fn aclrtFunctionGetAvailDynUbufPerBlock(
         func: *mut c_void,
         flags: u32,
@@ -667,6 +628,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 132);
+        assert_eq!(NOT_SUPPORTED.len(), 125);
     }
 }

@@ -115,6 +115,30 @@ impl HostLibrary {
     }
 }
 
+/// The size of the ELF symbol at `address` of a loaded library (0 when the loader does not
+/// know it, or no symbol starts there).
+pub fn symbol_size(address: usize) -> usize {
+    const RTLD_DL_SYMENT: libc::c_int = 1;
+    // SAFETY: dladdr1 fills the zeroed info and, with RTLD_DL_SYMENT, points `sym` at the
+    // symbol table entry of the library it found (or leaves it NULL).
+    unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        let mut sym: *mut c_void = std::ptr::null_mut();
+        if libc::dladdr1(
+            address as *const c_void,
+            &mut info,
+            &mut sym,
+            RTLD_DL_SYMENT,
+        ) == 0
+            || sym.is_null()
+            || info.dli_saddr as usize != address
+        {
+            return 0;
+        }
+        (*(sym as *const libc::Elf64_Sym)).st_size as usize
+    }
+}
+
 impl Drop for HostLibrary {
     fn drop(&mut self) {
         // SAFETY: a handle dlopen returned, closed once (here).

@@ -79,7 +79,7 @@ pub use handle::{
     ArgsHandle, BinHandle, BinaryImageHandle, CntNotifyHandle, ContextHandle, EventHandle,
     FuncHandle, MemPoolHandle, NotifyHandle, StreamHandle,
 };
-pub use kernel::FailedKernel;
+pub use kernel::{FailedKernel, PlaceHolder};
 pub use memory::ALIGNMENT;
 pub use runtime::Runtime;
 pub use task_info::{HostFn, KernelFn, MemRange, TaskKind, TaskMeta};
