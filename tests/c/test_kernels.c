@@ -648,6 +648,100 @@ static void function_queries(void)
     EXPECT_OK(aclrtBinaryUnLoad(other));
 }
 
+/* Device variables: exported data objects of a loaded binary, addressed by their address. */
+static void symbols(aclrtStream s)
+{
+    aclrtBinHandle bin = NULL;
+    aclrtFuncHandle sum = NULL;
+    void *lib, *dev = NULL;
+    int32_t *table, *out = NULL, *pinned = NULL, got[4] = {0}, result = 0;
+    int32_t values[2] = {10, 20};
+    size_t size = 0;
+
+    lib = dlopen(g_path, RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(lib != NULL);
+    table = (int32_t *)dlsym(lib, "table");
+    REQUIRE(table != NULL);
+    /* Not a binary yet: the library is loaded by the test only. */
+    EXPECT_CODE(aclrtGetSymbolSize(table, &size), ACL_ERROR_RT_INVALID_SYMBOL);
+    REQUIRE_OK(aclrtBinaryLoadFromFile(g_path, NULL, &bin));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "sum_table", &sum));
+    EXPECT_OK(aclrtGetSymbolAddress(table, &dev));
+    CHECK(dev == (void *)table);
+    EXPECT_OK(aclrtGetSymbolSize(table, &size));
+    CHECK(size == 4 * sizeof(int32_t));
+
+    EXPECT_OK(aclrtMemcpyFromSymbol(got, sizeof got, table, sizeof got, 0, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(got[0] == 1 && got[1] == 2 && got[2] == 3 && got[3] == 4);
+    EXPECT_OK(aclrtMemcpyToSymbol(table, values, sizeof values, 2 * sizeof(int32_t),
+                                  ACL_MEMCPY_DEFAULT));
+    CHECK(table[2] == 10 && table[3] == 20);
+    /* A kernel reads the variable as written. */
+    REQUIRE_OK(aclrtMalloc((void **)&out, sizeof *out, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtLaunchKernel(sum, 1, &out, sizeof out, s));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    EXPECT_OK(aclrtMemcpy(&result, sizeof result, out, sizeof result, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(result == 1 + 2 + 10 + 20);
+    /* Asynchronous, in stream order: from page-locked memory queued, from pageable memory
+     * done when the call returns. */
+    REQUIRE_OK(aclrtMallocHost((void **)&pinned, 4 * sizeof(int32_t)));
+    pinned[0] = 7;
+    EXPECT_OK(aclrtMemcpyToSymbolAsync(table, pinned, sizeof(int32_t), 0, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    EXPECT_OK(aclrtMemcpyFromSymbolAsync(pinned + 1, 3 * sizeof(int32_t), table, sizeof(int32_t), 0,
+                                         ACL_MEMCPY_DEFAULT, s));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(pinned[1] == 7);
+    values[0] = 99;
+    EXPECT_OK(aclrtMemcpyToSymbolAsync(table, values, sizeof(int32_t), sizeof(int32_t),
+                                       ACL_MEMCPY_DEFAULT, s));
+    CHECK(table[1] == 99);
+    memset(got, 0, sizeof got);
+    EXPECT_OK(aclrtMemcpyFromSymbolAsync(got, sizeof got, table, sizeof got, 0,
+                                         ACL_MEMCPY_DEVICE_TO_HOST, s));
+    CHECK(got[0] == 7 && got[1] == 99 && got[2] == 10 && got[3] == 20);
+
+    /* Errors, in the vendor's order: a count of 0 succeeds before anything is checked. */
+    EXPECT_OK(aclrtMemcpyFromSymbol(NULL, 0, NULL, 0, 0, 99));
+    EXPECT_OK(aclrtMemcpyToSymbolAsync(NULL, NULL, 0, 0, 99, s));
+    EXPECT_CODE(aclrtGetSymbolAddress(NULL, &dev), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtGetSymbolAddress(table, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtGetSymbolSize(table, NULL), ACL_ERROR_INVALID_PARAM);
+    /* Inside the object, an object of the test program, a function of the binary. */
+    EXPECT_CODE(aclrtGetSymbolSize(table + 1, &size), ACL_ERROR_RT_INVALID_SYMBOL);
+    EXPECT_CODE(aclrtGetSymbolSize(&g_checks, &size), ACL_ERROR_RT_INVALID_SYMBOL);
+    EXPECT_CODE(aclrtGetSymbolSize(dlsym(lib, "sum_table"), &size), ACL_ERROR_RT_INVALID_SYMBOL);
+    CHECK(strstr(aclGetRecentErrMsg(), "not the address of an exported data object") != NULL);
+    EXPECT_CODE(aclrtMemcpyFromSymbol(got, sizeof got, NULL, 4, 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyFromSymbol(NULL, sizeof got, table, 4, 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyFromSymbol(got, 4, table, 8, 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyFromSymbol(got, sizeof got, table, 4, 0, ACL_MEMCPY_HOST_TO_DEVICE),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyToSymbol(table, values, 4, 0, ACL_MEMCPY_DEVICE_TO_HOST),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyToSymbol(table, NULL, 4, 0, ACL_MEMCPY_DEFAULT), ACL_ERROR_INVALID_PARAM);
+    /* offset + count past the variable's 16 bytes, or overflowing. */
+    EXPECT_CODE(aclrtMemcpyToSymbol(table, values, 8, 12, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_INVALID_PARAM);
+    CHECK(strstr(aclGetRecentErrMsg(), "symbol's 16 bytes") != NULL);
+    EXPECT_CODE(aclrtMemcpyFromSymbolAsync(got, sizeof got, table, 4, SIZE_MAX, ACL_MEMCPY_DEFAULT, s),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyToSymbol(&g_checks, values, 4, 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_RT_INVALID_SYMBOL);
+    CHECK(table[0] == 7);
+
+    /* Unloaded: no longer a device variable (the test's own handle keeps it mapped). */
+    EXPECT_OK(aclrtBinaryUnLoad(bin));
+    EXPECT_CODE(aclrtGetSymbolAddress(table, &dev), ACL_ERROR_RT_INVALID_SYMBOL);
+    EXPECT_CODE(aclrtMemcpyFromSymbol(got, sizeof got, table, 4, 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_RT_INVALID_SYMBOL);
+    EXPECT_OK(aclrtFree(out));
+    EXPECT_OK(aclrtFreeHost(pinned));
+    dlclose(lib);
+}
+
 int main(void)
 {
     aclrtStream s = NULL;
@@ -678,6 +772,7 @@ int main(void)
     unload_while_queued(s);
     host_args_and_arrays(s);
     function_queries();
+    symbols(s);
     EXPECT_OK(aclrtDestroyStream(s));
     EXPECT_OK(aclrtResetDevice(0));
     EXPECT_OK(aclFinalize());

@@ -43,8 +43,8 @@ static void stubs(void)
     expect_noted("aclrtMemP2PMap");
     EXPECT_CODE(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), NS);
     expect_noted("aclmdlRICaptureBegin");
-    EXPECT_CODE(aclrtGetSymbolSize(garbage, (size_t *)garbage), NS);
-    expect_noted("aclrtGetSymbolSize");
+    EXPECT_CODE(aclrtBinaryGetGlobal(garbage, "x", (void **)garbage, (size_t *)garbage), NS);
+    expect_noted("aclrtBinaryGetGlobal");
     EXPECT_CODE(aclrtSnapShotProcessLock(1, garbage), NS);
     expect_noted("aclrtSnapShotProcessLock");
     EXPECT_CODE(aclrtBinaryGetDevAddress(garbage, (void **)garbage, (size_t *)garbage), NS);

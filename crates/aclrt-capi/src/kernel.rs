@@ -546,3 +546,114 @@ pub unsafe extern "C" fn aclrtFunctionGetParamInfo(
         Ok(())
     })
 }
+
+// ---- Device variables of kernel binaries (exported data objects of a loaded binary).
+
+/// `aclrtGetSymbolAddress`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetSymbolAddress(
+    symbol: *const c_void,
+    devPtr: *mut *mut c_void,
+) -> aclError {
+    // SAFETY: forwarded C contract.
+    unsafe {
+        produce("aclrtGetSymbolAddress", devPtr, "devPtr", |rt| {
+            rt.get_symbol_address(symbol as usize)
+                .map(|a| a as *mut c_void)
+        })
+    }
+}
+
+/// `aclrtGetSymbolSize`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetSymbolSize(symbol: *const c_void, size: *mut usize) -> aclError {
+    // SAFETY: forwarded C contract.
+    unsafe {
+        produce("aclrtGetSymbolSize", size, "size", |rt| {
+            rt.get_symbol_size(symbol as usize)
+        })
+    }
+}
+
+/// `aclrtMemcpyFromSymbol`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyFromSymbol(
+    dst: *mut c_void,
+    dstMax: usize,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: u32,
+) -> aclError {
+    entry("aclrtMemcpyFromSymbol", |rt| {
+        // SAFETY: C contract: dst is writable for count bytes.
+        unsafe { rt.memcpy_from_symbol(dst as usize, dstMax, symbol as usize, count, offset, kind) }
+    })
+}
+
+/// `aclrtMemcpyFromSymbolAsync`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyFromSymbolAsync(
+    dst: *mut c_void,
+    dstMax: usize,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: u32,
+    stream: aclrtStream,
+) -> aclError {
+    entry("aclrtMemcpyFromSymbolAsync", |rt| {
+        // SAFETY: C contract: dst is writable for count bytes until the copy ran.
+        unsafe {
+            rt.memcpy_from_symbol_async(
+                dst as usize,
+                dstMax,
+                symbol as usize,
+                count,
+                offset,
+                kind,
+                stream_handle(stream),
+            )
+        }
+    })
+}
+
+/// `aclrtMemcpyToSymbol`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyToSymbol(
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: u32,
+) -> aclError {
+    entry("aclrtMemcpyToSymbol", |rt| {
+        // SAFETY: C contract: src is readable for count bytes.
+        unsafe { rt.memcpy_to_symbol(symbol as usize, src as usize, count, offset, kind) }
+    })
+}
+
+/// `aclrtMemcpyToSymbolAsync`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyToSymbolAsync(
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: u32,
+    stream: aclrtStream,
+) -> aclError {
+    entry("aclrtMemcpyToSymbolAsync", |rt| {
+        // SAFETY: C contract: src is readable for count bytes until the copy ran.
+        unsafe {
+            rt.memcpy_to_symbol_async(
+                symbol as usize,
+                src as usize,
+                count,
+                offset,
+                kind,
+                stream_handle(stream),
+            )
+        }
+    })
+}

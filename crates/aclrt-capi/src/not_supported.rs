@@ -350,42 +350,6 @@ not_supported! {
 
     // ---- Stream memory operations
 
-    // ---- Device variables (symbols)
-    fn aclrtGetSymbolAddress(symbol: *const c_void, devPtr: *mut *mut c_void) -> aclError;
-    fn aclrtGetSymbolSize(symbol: *const c_void, size: *mut usize) -> aclError;
-    fn aclrtMemcpyFromSymbol(
-        dst: *mut c_void,
-        dstMax: usize,
-        symbol: *const c_void,
-        count: usize,
-        offset: usize,
-        kind: aclrtMemcpyKind,
-    ) -> aclError;
-    fn aclrtMemcpyFromSymbolAsync(
-        dst: *mut c_void,
-        dstMax: usize,
-        symbol: *const c_void,
-        count: usize,
-        offset: usize,
-        kind: aclrtMemcpyKind,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtMemcpyToSymbol(
-        symbol: *const c_void,
-        src: *const c_void,
-        count: usize,
-        offset: usize,
-        kind: aclrtMemcpyKind,
-    ) -> aclError;
-    fn aclrtMemcpyToSymbolAsync(
-        symbol: *const c_void,
-        src: *const c_void,
-        count: usize,
-        offset: usize,
-        kind: aclrtMemcpyKind,
-        stream: aclrtStream,
-    ) -> aclError;
-
     // ---- Kernel binaries, arguments and launches
     fn aclrtBinarySetExceptionCallback(
         binHandle: aclrtBinHandle,
@@ -628,6 +592,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 125);
+        assert_eq!(NOT_SUPPORTED.len(), 119);
     }
 }

@@ -189,3 +189,17 @@ ACL_HOST_KERNEL(multiply_placeholder)(uint32_t numBlocks, void *args, size_t arg
     *out = p[0] * p[1];
     return record(numBlocks, args, argsSize);
 }
+
+/* A device variable: an exported data object of the binary. */
+__attribute__((visibility("default"))) int32_t table[4] = {1, 2, 3, 4};
+
+/* args: int32_t *out. Writes the sum of table to *out. */
+ACL_HOST_KERNEL(sum_table)(uint32_t numBlocks, void *args, size_t argsSize)
+{
+    int32_t *out;
+    (void)numBlocks;
+    if (argsSize != sizeof out) return 507001;
+    memcpy(&out, args, sizeof out);
+    *out = table[0] + table[1] + table[2] + table[3];
+    return ACL_SUCCESS;
+}
