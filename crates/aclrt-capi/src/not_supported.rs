@@ -87,11 +87,7 @@ macro_rules! not_supported {
 // ---- C types of the rows (by-value structs below). Handles are pointers, enums are 32-bit
 // integers, callbacks are nullable C function pointers, and a struct passed only by pointer is
 // opaque here because no row ever looks inside it.
-type aclFinalizeCallbackFunc = Option<unsafe extern "C" fn(*mut c_void) -> aclError>;
-type aclInitCallbackFunc =
-    Option<unsafe extern "C" fn(*const c_char, usize, *mut c_void) -> aclError>;
 type aclLogLevel = u32;
-type aclRegisterCallbackType = u32;
 type aclmdlRI = *mut c_void;
 type aclmdlRICaptureMode = u32;
 type aclmdlRICaptureStatus = u32;
@@ -163,26 +159,6 @@ pub struct aclmdlRICondTaskParams {
 }
 
 not_supported! {
-    // ---- Initialisation and finalisation
-    fn aclInitCallbackRegister(
-        r#type: aclRegisterCallbackType,
-        cbFunc: aclInitCallbackFunc,
-        userData: *mut c_void,
-    ) -> aclError;
-    fn aclInitCallbackUnRegister(
-        r#type: aclRegisterCallbackType,
-        cbFunc: aclInitCallbackFunc,
-    ) -> aclError;
-    fn aclFinalizeCallbackRegister(
-        r#type: aclRegisterCallbackType,
-        cbFunc: aclFinalizeCallbackFunc,
-        userData: *mut c_void,
-    ) -> aclError;
-    fn aclFinalizeCallbackUnRegister(
-        r#type: aclRegisterCallbackType,
-        cbFunc: aclFinalizeCallbackFunc,
-    ) -> aclError;
-
     // ---- Versions, attributes and other queries
     /// Variadic in C (`fmt, ...`); the arguments after `fmt` are never read.
     fn aclAppLog(
@@ -592,6 +568,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 119);
+        assert_eq!(NOT_SUPPORTED.len(), 115);
     }
 }
