@@ -1,6 +1,7 @@
 /* Devices through the C ABI: aclrtResetDeviceForce and its mixing rules with aclrtResetDevice,
  * the SoC name, attributes and capabilities, status, utilisation, priority range, UUID, and peer
- * access between two emulated devices with device-to-device copies checked byte for byte. */
+ * access between two emulated devices with device-to-device copies checked byte for byte, and
+ * the device state callbacks. */
 #include "check.h"
 
 #define RELEASED ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
@@ -214,6 +215,54 @@ static void peer_copies(void)
     EXPECT_OK(aclrtResetDeviceForce(1));
 }
 
+/* aclrtRegDeviceStateCallback: SET_POST after every aclrtSetDevice; RESET_PRE and RESET_POST
+ * around the reset that releases the device (aclrtResetDevice at count zero, or
+ * aclrtResetDeviceForce), in registration order. */
+static char g_states[256];
+
+static void on_device_state(int32_t deviceId, aclrtDeviceState state, void *args)
+{
+    char one[32];
+    snprintf(one, sizeof one, "%s%d:%d;", (const char *)args, deviceId, (int)state);
+    strncat(g_states, one, sizeof g_states - strlen(g_states) - 1);
+}
+
+static void device_state_callbacks(void)
+{
+    EXPECT_CODE(aclrtRegDeviceStateCallback(NULL, on_device_state, "a"), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtRegDeviceStateCallback("", on_device_state, "a"), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtRegDeviceStateCallback("first", on_device_state, "a"));
+    EXPECT_OK(aclrtRegDeviceStateCallback("second", on_device_state, "b"));
+    EXPECT_CODE(aclrtRegDeviceStateCallback("first", on_device_state, "c"),
+                ACL_ERROR_RT_PARAM_INVALID);
+    g_states[0] = 0;
+    EXPECT_OK(aclrtSetDevice(1));
+    EXPECT_OK(aclrtSetDevice(1));
+    CHECK(strcmp(g_states, "a1:1;b1:1;a1:1;b1:1;") == 0);
+    g_states[0] = 0;
+    EXPECT_OK(aclrtResetDevice(1));
+    CHECK(strcmp(g_states, "") == 0);
+    EXPECT_OK(aclrtResetDevice(1));
+    CHECK(strcmp(g_states, "a1:2;b1:2;a1:3;b1:3;") == 0);
+    /* A failed set or reset tells nothing. */
+    g_states[0] = 0;
+    EXPECT_CODE(aclrtSetDevice(99), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtResetDevice(1), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    CHECK(strcmp(g_states, "") == 0);
+    /* Unregistering (an unknown name is fine); the forced reset is one release. */
+    EXPECT_OK(aclrtRegDeviceStateCallback("first", NULL, NULL));
+    EXPECT_OK(aclrtRegDeviceStateCallback("never", NULL, NULL));
+    EXPECT_OK(aclrtSetDevice(0));
+    EXPECT_OK(aclrtSetDevice(0));
+    EXPECT_OK(aclrtResetDeviceForce(0));
+    CHECK(strcmp(g_states, "b0:1;b0:1;b0:2;b0:3;") == 0);
+    EXPECT_OK(aclrtRegDeviceStateCallback("second", NULL, NULL));
+    g_states[0] = 0;
+    EXPECT_OK(aclrtSetDevice(0));
+    EXPECT_OK(aclrtResetDevice(0));
+    CHECK(strcmp(g_states, "") == 0);
+}
+
 int main(void)
 {
     int64_t value = 0;
@@ -230,6 +279,7 @@ int main(void)
     reset_rules();
     attributes();
     peer_copies();
+    device_state_callbacks();
     expect_no_live_objects();
     REQUIRE_OK(aclFinalize());
     return finish("test_devices_ext");

@@ -103,8 +103,6 @@ type aclrtCallback = Option<unsafe extern "C" fn(*mut c_void)>;
 type aclrtCmoType = u32;
 type aclrtCompareDataType = u32;
 type aclrtCondition = u32;
-type aclrtDeviceState = u32;
-type aclrtDeviceStateCallback = Option<unsafe extern "C" fn(i32, aclrtDeviceState, *mut c_void)>;
 type aclrtDrvMemHandle = *mut c_void;
 type aclrtErrorInfo = c_void;
 type aclrtExceptionInfo = c_void;
@@ -203,11 +201,6 @@ not_supported! {
         count: u32,
         srcDeviceId: i32,
         dstDeviceId: i32,
-    ) -> aclError;
-    fn aclrtRegDeviceStateCallback(
-        regName: *const c_char,
-        callback: aclrtDeviceStateCallback,
-        args: *mut c_void,
     ) -> aclError;
 
     // ---- Contexts
@@ -568,6 +561,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 115);
+        assert_eq!(NOT_SUPPORTED.len(), 114);
     }
 }
