@@ -263,6 +263,43 @@ static void device_state_callbacks(void)
     CHECK(strcmp(g_states, "") == 0);
 }
 
+/* Atomic capabilities: none between a device and the host (an A2's PCIe link); between two
+ * devices the A2's DMA add/min/max on signed 8-, 16- and 32-bit scalars. */
+static void atomic_capabilities(void)
+{
+    const uint32_t dma = ACL_RT_ATOMIC_CAPABILITY_SIGNED | ACL_RT_ATOMIC_CAPABILITY_SCALAR8 |
+                         ACL_RT_ATOMIC_CAPABILITY_SCALAR16 | ACL_RT_ATOMIC_CAPABILITY_SCALAR32;
+    aclrtAtomicOperation ops[6] = {ACL_RT_ATOMIC_OPERATION_INTEGER_ADD, ACL_RT_ATOMIC_OPERATION_DMA_ADD,
+                                   ACL_RT_ATOMIC_OPERATION_DMA_MIN, ACL_RT_ATOMIC_OPERATION_DMA_MAX,
+                                   ACL_RT_ATOMIC_OPERATION_FLOAT_ADD,
+                                   ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH};
+    uint32_t caps[6];
+
+    memset(caps, 0xff, sizeof caps);
+    EXPECT_OK(aclrtDeviceGetHostAtomicCapabilities(caps, ops, 6, 0));
+    for (int i = 0; i < 6; i++) CHECK(caps[i] == 0);
+    memset(caps, 0xff, sizeof caps);
+    EXPECT_OK(aclrtDeviceGetP2PAtomicCapabilities(caps, ops, 6, 0, 1));
+    CHECK(dma == 57);
+    CHECK(caps[0] == 0 && caps[1] == dma && caps[2] == dma && caps[3] == dma);
+    CHECK(caps[4] == 0 && caps[5] == 0);
+    /* Errors, nothing written. */
+    memset(caps, 0xff, sizeof caps);
+    EXPECT_CODE(aclrtDeviceGetHostAtomicCapabilities(NULL, ops, 6, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtDeviceGetHostAtomicCapabilities(caps, NULL, 6, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtDeviceGetHostAtomicCapabilities(caps, ops, 0, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtDeviceGetHostAtomicCapabilities(caps, ops, 6, 2), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtDeviceGetP2PAtomicCapabilities(caps, ops, 6, 1, 1), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtDeviceGetP2PAtomicCapabilities(caps, ops, 6, 0, 5), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtDeviceGetP2PAtomicCapabilities(caps, ops, 0, 0, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ops[5] = (aclrtAtomicOperation)45;
+    EXPECT_CODE(aclrtDeviceGetP2PAtomicCapabilities(caps, ops, 6, 0, 1), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "operations[5] is 45") != NULL);
+    ops[5] = (aclrtAtomicOperation)-1;
+    EXPECT_CODE(aclrtDeviceGetHostAtomicCapabilities(caps, ops, 6, 0), ACL_ERROR_RT_PARAM_INVALID);
+    for (int i = 0; i < 6; i++) CHECK(caps[i] == 0xffffffffu);
+}
+
 int main(void)
 {
     int64_t value = 0;
@@ -280,6 +317,7 @@ int main(void)
     attributes();
     peer_copies();
     device_state_callbacks();
+    atomic_capabilities();
     expect_no_live_objects();
     REQUIRE_OK(aclFinalize());
     return finish("test_devices_ext");

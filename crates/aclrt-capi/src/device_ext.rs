@@ -407,3 +407,46 @@ mod tests {
         assert_eq!(std::mem::size_of::<aclrtUuid>(), 16);
     }
 }
+
+/// `aclrtDeviceGetHostAtomicCapabilities`: one capability mask per operation.
+///
+/// # Safety
+/// `capabilities` and `operations` are NULL or hold `count` entries.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtDeviceGetHostAtomicCapabilities(
+    capabilities: *mut u32,
+    operations: *const u32,
+    count: u32,
+    deviceId: i32,
+) -> aclError {
+    entry("aclrtDeviceGetHostAtomicCapabilities", |rt| {
+        // SAFETY: forwarded C contract.
+        unsafe { rt.device_get_host_atomic_capabilities(capabilities, operations, count, deviceId) }
+    })
+}
+
+/// `aclrtDeviceGetP2PAtomicCapabilities`: one capability mask per operation.
+///
+/// # Safety
+/// As [`aclrtDeviceGetHostAtomicCapabilities`].
+#[no_mangle]
+pub unsafe extern "C" fn aclrtDeviceGetP2PAtomicCapabilities(
+    capabilities: *mut u32,
+    operations: *const u32,
+    count: u32,
+    srcDeviceId: i32,
+    dstDeviceId: i32,
+) -> aclError {
+    entry("aclrtDeviceGetP2PAtomicCapabilities", |rt| {
+        // SAFETY: forwarded C contract.
+        unsafe {
+            rt.device_get_p2p_atomic_capabilities(
+                capabilities,
+                operations,
+                count,
+                srcDeviceId,
+                dstDeviceId,
+            )
+        }
+    })
+}

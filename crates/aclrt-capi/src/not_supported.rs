@@ -96,7 +96,6 @@ type aclmdlRICondHandleFlag = u32;
 type aclmdlRITask = *mut c_void;
 type aclmdlRITaskParams = c_void;
 type aclmdlRITaskType = u32;
-type aclrtAtomicOperation = u32;
 type aclrtBarrierTaskInfo = c_void;
 type aclrtBinHandle = *mut c_void;
 type aclrtCallback = Option<unsafe extern "C" fn(*mut c_void)>;
@@ -189,19 +188,6 @@ not_supported! {
     // ---- Devices
     fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: *mut c_char, len: i32) -> aclError;
     fn aclrtDeviceGetByPCIBusId(pciBusId: *const c_char, deviceId: *mut i32) -> aclError;
-    fn aclrtDeviceGetHostAtomicCapabilities(
-        capabilities: *mut u32,
-        operations: *const aclrtAtomicOperation,
-        count: u32,
-        deviceId: i32,
-    ) -> aclError;
-    fn aclrtDeviceGetP2PAtomicCapabilities(
-        capabilities: *mut u32,
-        operations: *const aclrtAtomicOperation,
-        count: u32,
-        srcDeviceId: i32,
-        dstDeviceId: i32,
-    ) -> aclError;
 
     // ---- Contexts
     fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut c_void) -> aclError;
@@ -561,6 +547,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 114);
+        assert_eq!(NOT_SUPPORTED.len(), 112);
     }
 }
