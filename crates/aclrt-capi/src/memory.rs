@@ -151,6 +151,34 @@ pub extern "C" fn aclrtMemcpyAsyncWithDesc(
     })
 }
 
+/// `aclrtMemcpyAsyncWithOffset`: `dst` and `src` are the device addresses of the base
+/// addresses, read by the task.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn aclrtMemcpyAsyncWithOffset(
+    dst: *mut *mut c_void,
+    destMax: usize,
+    dstDataOffset: usize,
+    src: *mut *const c_void,
+    count: usize,
+    srcDataOffset: usize,
+    kind: u32,
+    stream: aclrtStream,
+) -> aclError {
+    entry("aclrtMemcpyAsyncWithOffset", |rt| {
+        rt.memcpy_async_with_offset(
+            dst as usize,
+            destMax,
+            dstDataOffset,
+            src as usize,
+            count,
+            srcDataOffset,
+            kind,
+            stream_handle(stream),
+        )
+    })
+}
+
 /// `aclrtCmoAsync`.
 #[no_mangle]
 pub extern "C" fn aclrtCmoAsync(

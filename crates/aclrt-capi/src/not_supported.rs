@@ -117,7 +117,6 @@ type aclrtLaunchKernelCfg = c_void;
 type aclrtMbuf = *mut c_void;
 type aclrtMemLinkType = u32;
 type aclrtMemUceInfo = c_void;
-type aclrtMemcpyKind = u32;
 type aclrtNotify = *mut c_void;
 type aclrtOpExceptionCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionInfo, *mut c_void)>;
 type aclrtPlaceHolderInfo = c_void;
@@ -244,16 +243,6 @@ not_supported! {
     // ---- Host memory
 
     // ---- Memory copy and set
-    fn aclrtMemcpyAsyncWithOffset(
-        dst: *mut *mut c_void,
-        destMax: usize,
-        dstDataOffset: usize,
-        src: *mut *const c_void,
-        count: usize,
-        srcDataOffset: usize,
-        kind: aclrtMemcpyKind,
-        stream: aclrtStream,
-    ) -> aclError;
 
     // ---- Virtual memory
     fn aclrtReserveMemAddressNoUCMemory(
@@ -547,6 +536,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 112);
+        assert_eq!(NOT_SUPPORTED.len(), 111);
     }
 }
