@@ -720,6 +720,76 @@ static void memcpy_with_offset(void)
     EXPECT_OK(aclrtResetDeviceForce(0));
 }
 
+/* Cache operations through a descriptor in device memory, read by the task when it runs. */
+static void cmo_desc(void)
+{
+    enum { N = 256 };
+    aclrtStream s = NULL;
+    gate_t gate = GATE_INIT, gate2 = GATE_INIT;
+    unsigned char *dev = NULL, *desc = NULL, *later = NULL, raw[32], host[32];
+    size_t size = 0;
+    uint32_t len = 0;
+    uint64_t a = 0;
+    int after = 0;
+
+    REQUIRE_OK(aclrtSetDevice(0));
+    REQUIRE_OK(aclrtCreateStream(&s));
+    EXPECT_OK(aclrtCmoGetDescSize(&size));
+    CHECK(size == 32);
+    EXPECT_CODE(aclrtCmoGetDescSize(NULL), ACL_ERROR_RT_PARAM_INVALID);
+    REQUIRE_OK(aclrtMalloc((void **)&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&later, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&desc, size, ACL_MEM_MALLOC_HUGE_FIRST));
+
+    /* The vendor's A2 layout: the length at byte 12, the address at 16, the rest 0. */
+    REQUIRE_OK(aclrtMemset(desc, 32, 0xab, 32));
+    EXPECT_OK(aclrtCmoSetDesc(desc, dev, N));
+    EXPECT_OK(aclrtMemcpy(raw, sizeof raw, desc, 32, ACL_MEMCPY_DEVICE_TO_HOST));
+    memcpy(&len, raw + 12, 4);
+    memcpy(&a, raw + 16, 8);
+    CHECK(len == N && a == (uint64_t)(uintptr_t)dev);
+    CHECK(raw[0] == 0 && raw[8] == 0 && raw[24] == 0 && raw[31] == 0);
+
+    /* Ordered behind a gate; work after it waits for it. */
+    REQUIRE_OK(aclxLaunchHostKernel(s, gate_kernel, &gate, "gate"));
+    EXPECT_OK(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_PREFETCH, s, NULL));
+    EXPECT_OK(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_FLUSH, s, NULL));
+    REQUIRE_OK(aclxLaunchHostKernel(s, count_kernel, &after, "after"));
+    CHECK(__atomic_load_n(&after, __ATOMIC_SEQ_CST) == 0);
+    gate_open(&gate);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(after == 1);
+    EXPECT_OK(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_WRITEBACK, NULL, NULL));
+    EXPECT_OK(aclrtSynchronizeStream(NULL));
+
+    /* The vendor's checks, all 107000. */
+    EXPECT_CODE(aclrtCmoSetDesc(NULL, dev, N), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoSetDesc(desc, NULL, N), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoSetDesc(desc, dev, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoSetDesc(host, dev, N), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_PREFETCH, s, desc),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoAsyncWithDesc(NULL, ACL_RT_CMO_TYPE_PREFETCH, s, NULL),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoAsyncWithDesc(desc, (aclrtCmoType)4, s, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoAsyncWithDesc(host, ACL_RT_CMO_TYPE_PREFETCH, s, NULL),
+                ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "not device memory") != NULL);
+    /* The task reads the descriptor when it runs: rewritten by then to a range overrunning
+     * its allocation, it fails the task. */
+    EXPECT_OK(aclrtCmoSetDesc(desc, later, N));
+    REQUIRE_OK(aclxLaunchHostKernel(s, gate_kernel, &gate2, "gate"));
+    EXPECT_OK(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_INVALID, s, NULL));
+    EXPECT_OK(aclrtCmoSetDesc(desc, later + N - 8, 64));
+    gate_open(&gate2);
+    EXPECT_CODE(aclrtSynchronizeStream(s), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtFree(later));
+    EXPECT_OK(aclrtDestroyStream(s));
+    EXPECT_OK(aclrtFree(dev));
+    EXPECT_OK(aclrtFree(desc));
+    EXPECT_OK(aclrtResetDeviceForce(0));
+}
+
 int main(void)
 {
     uint64_t value = 0;
@@ -741,6 +811,7 @@ int main(void)
     memcpy_desc();
     memcpy_with_offset();
     cmo_async();
+    cmo_desc();
     user_phy_ids();
     device_task_abort_callbacks();
     host_mem_map_capabilities();

@@ -192,6 +192,43 @@ pub extern "C" fn aclrtCmoAsync(
     })
 }
 
+/// `aclrtCmoGetDescSize`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCmoGetDescSize(size: *mut usize) -> aclError {
+    entry("aclrtCmoGetDescSize", |rt| {
+        let value = rt.cmo_get_desc_size(!size.is_null())?;
+        // SAFETY: non-NULL (the core refused NULL), writable by the C contract.
+        unsafe { size.write(value) };
+        Ok(())
+    })
+}
+
+/// `aclrtCmoSetDesc`.
+#[no_mangle]
+pub extern "C" fn aclrtCmoSetDesc(cmoDesc: *mut c_void, src: *mut c_void, size: usize) -> aclError {
+    entry("aclrtCmoSetDesc", |rt| {
+        rt.cmo_set_desc(cmoDesc as usize, src as usize, size)
+    })
+}
+
+/// `aclrtCmoAsyncWithDesc`.
+#[no_mangle]
+pub extern "C" fn aclrtCmoAsyncWithDesc(
+    cmoDesc: *mut c_void,
+    cmoType: u32,
+    stream: aclrtStream,
+    reserve: *const c_void,
+) -> aclError {
+    entry("aclrtCmoAsyncWithDesc", |rt| {
+        rt.cmo_async_with_desc(
+            cmoDesc as usize,
+            cmoType,
+            stream_handle(stream),
+            !reserve.is_null(),
+        )
+    })
+}
+
 /// `aclrtHostMemMapCapabilities`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtHostMemMapCapabilities(

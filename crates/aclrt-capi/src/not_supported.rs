@@ -275,14 +275,6 @@ not_supported! {
         stream: aclrtStream,
         flag: u32,
     ) -> aclError;
-    fn aclrtCmoGetDescSize(size: *mut usize) -> aclError;
-    fn aclrtCmoSetDesc(cmoDesc: *mut c_void, src: *mut c_void, size: usize) -> aclError;
-    fn aclrtCmoAsyncWithDesc(
-        cmoDesc: *mut c_void,
-        cmoType: aclrtCmoType,
-        stream: aclrtStream,
-        reserve: *const c_void,
-    ) -> aclError;
 
     // ---- Memory shared between processes
     fn aclrtIpcMemSetAttr(key: *const c_char, r#type: aclrtIpcMemAttrType, attr: u64) -> aclError;
@@ -536,6 +528,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 111);
+        assert_eq!(NOT_SUPPORTED.len(), 108);
     }
 }
