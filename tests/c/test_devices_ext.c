@@ -208,6 +208,19 @@ static void peer_copies(void)
     EXPECT_OK(aclrtDeviceDisablePeerAccess(1));
     EXPECT_CODE(aclrtDeviceDisablePeerAccess(1), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT_CODE(aclrtMemcpy(dev0, N, dev1, N, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_RT_NO_PERMISSION);
+
+    /* aclrtMemP2PMap: device 1 still has access to device 0's memory, device 0 no longer to
+     * device 1's. */
+    EXPECT_OK(aclrtMemP2PMap(dev0, N, 1, 0));
+    EXPECT_OK(aclrtMemP2PMap((char *)dev0 + 10, 20, 0, 0));
+    EXPECT_CODE(aclrtMemP2PMap(dev1, N, 0, 0), ACL_ERROR_RT_NO_PERMISSION);
+    CHECK(strstr(aclGetRecentErrMsg(), "aclrtDeviceEnablePeerAccess") != NULL);
+    EXPECT_CODE(aclrtMemP2PMap(NULL, N, 1, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemP2PMap(dev0, 0, 1, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemP2PMap(dev0, N, 1, 1), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemP2PMap(dev0, N, 5, 0), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtMemP2PMap(pattern, N, 1, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtMemP2PMap(dev0, N + 1, 1, 0), ACL_ERROR_INVALID_PARAM);
     EXPECT_OK(aclrtDestroyStream(s));
     EXPECT_OK(aclrtFree(dev0));
     EXPECT_OK(aclrtFree(dev1));

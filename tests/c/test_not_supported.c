@@ -39,8 +39,8 @@ static void stubs(void)
     EXPECT_CODE(aclrtLaunchSIMTKernelWithHostArgs(garbage, grid, grid, 0, stream, NULL,
                                                   garbage, 8, NULL, 0), NS);
     expect_noted("aclrtLaunchSIMTKernelWithHostArgs");
-    EXPECT_CODE(aclrtMemP2PMap(garbage, 64, 0, 0), NS);
-    expect_noted("aclrtMemP2PMap");
+    EXPECT_CODE(aclrtMemMapSelectedLink(garbage, 64, garbage, 0), NS);
+    expect_noted("aclrtMemMapSelectedLink");
     EXPECT_CODE(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), NS);
     expect_noted("aclmdlRICaptureBegin");
     EXPECT_CODE(aclrtBinaryGetGlobal(garbage, "x", (void **)garbage, (size_t *)garbage), NS);

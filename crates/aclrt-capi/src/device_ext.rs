@@ -450,3 +450,16 @@ pub unsafe extern "C" fn aclrtDeviceGetP2PAtomicCapabilities(
         }
     })
 }
+
+/// `aclrtMemP2PMap`.
+#[no_mangle]
+pub extern "C" fn aclrtMemP2PMap(
+    devPtr: *mut std::ffi::c_void,
+    size: usize,
+    dstDevId: i32,
+    flags: u64,
+) -> aclError {
+    entry("aclrtMemP2PMap", |rt| {
+        rt.mem_p2p_map(devPtr as usize, size, dstDevId, flags)
+    })
+}

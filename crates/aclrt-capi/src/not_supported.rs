@@ -260,7 +260,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Unified addressing
-    fn aclrtMemP2PMap(devPtr: *mut c_void, size: usize, dstDevId: i32, flags: u64) -> aclError;
 
     // ---- Cache maintenance operations
     fn aclrtCmoAsyncWithBarrier(
@@ -528,6 +527,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 108);
+        assert_eq!(NOT_SUPPORTED.len(), 107);
     }
 }

@@ -524,3 +524,40 @@ fn atomic_capabilities_are_the_a2s() {
         unsafe { rt.device_get_p2p_atomic_capabilities(caps.as_mut_ptr(), ops.as_ptr(), 6, 1, 1) };
     assert_eq!(same.unwrap_err().code(), ACL_ERROR_RT_INVALID_DEVICEID);
 }
+
+#[test]
+fn p2p_mapping_needs_peer_access_to_the_memorys_device() {
+    let rt = aclrt::Runtime::new(&Config {
+        device_count: 2,
+        ..Config::default()
+    });
+    let code = |r: aclrt::Result<()>| r.unwrap_err().code();
+    assert_eq!(
+        code(rt.mem_p2p_map(0x1000, 8, 1, 0)),
+        ACL_ERROR_RT_CONTEXT_NULL
+    );
+    rt.set_device(0).unwrap();
+    let mem = rt.malloc(64, 0).unwrap();
+    assert_eq!(rt.mem_p2p_map(mem, 64, 0, 0), Ok(()));
+    assert_eq!(
+        code(rt.mem_p2p_map(mem, 64, 1, 0)),
+        ACL_ERROR_RT_NO_PERMISSION
+    );
+    rt.set_device(1).unwrap();
+    rt.device_enable_peer_access(0, 0).unwrap();
+    assert_eq!(rt.mem_p2p_map(mem, 64, 1, 0), Ok(()));
+    assert_eq!(code(rt.mem_p2p_map(mem, 65, 1, 0)), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(code(rt.mem_p2p_map(mem, 64, 1, 2)), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(
+        code(rt.mem_p2p_map(mem, 64, 2, 0)),
+        ACL_ERROR_RT_INVALID_DEVICEID
+    );
+    let host = [0u8; 8];
+    assert_eq!(
+        code(rt.mem_p2p_map(host.as_ptr() as usize, 8, 1, 0)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    rt.free(mem).unwrap();
+    rt.reset_device(1).unwrap();
+    rt.reset_device(0).unwrap();
+}

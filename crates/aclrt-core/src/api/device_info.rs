@@ -340,6 +340,54 @@ impl Runtime {
     }
 
     /// The current device, checked against a peer id for the enable and disable calls.
+    /// `aclrtMemP2PMap`: the devices share the host's coherent memory, so once device
+    /// `dst_dev_id` may access the memory's device (`aclrtDeviceEnablePeerAccess` from it, as
+    /// the vendor's reference requires first) there is no page table to fill and the call
+    /// changes nothing. NULL `dev_ptr`, size 0 and non-zero `flags` are `100000`; an id out of
+    /// range `107001`; a range that is not live device memory `107000` (overrunning its
+    /// allocation or freed: `100000`, as a copy's check); without that peer access `207006`.
+    /// It needs a current context.
+    pub fn mem_p2p_map(
+        &self,
+        dev_ptr: usize,
+        size: usize,
+        dst_dev_id: i32,
+        flags: u64,
+    ) -> Result<()> {
+        const CALL: &str = "aclrtMemP2PMap";
+        if dev_ptr == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: devPtr is NULL");
+        }
+        if size == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: size is 0");
+        }
+        if flags != 0 {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: flags is reserved and must be 0, not {flags:#x}"
+            );
+        }
+        self.device_checked(dst_dev_id)?;
+        self.current_context()?;
+        let owner = match self.memory.place_of(dev_ptr, "the mapped memory")? {
+            Some(crate::memory::Place::Device(id)) => id,
+            _ => bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: devPtr {dev_ptr:#x} is not device memory"
+            ),
+        };
+        self.memory
+            .check_access(dev_ptr, size, "the mapped memory")?;
+        if !self.extras.peer_enabled(dst_dev_id, owner) {
+            bail!(
+                ACL_ERROR_RT_NO_PERMISSION,
+                "{CALL}: device {dst_dev_id} has no peer access to device {owner}, whose memory \
+                 devPtr is (aclrtDeviceEnablePeerAccess first)"
+            );
+        }
+        Ok(())
+    }
+
     fn peer_of_current(&self, peer_id: i32, call: &str) -> Result<i32> {
         let from = self.current_context()?.device.id;
         self.device_checked(peer_id)?;
