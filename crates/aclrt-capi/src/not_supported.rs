@@ -87,7 +87,6 @@ macro_rules! not_supported {
 // ---- C types of the rows (by-value structs below). Handles are pointers, enums are 32-bit
 // integers, callbacks are nullable C function pointers, and a struct passed only by pointer is
 // opaque here because no row ever looks inside it.
-type aclLogLevel = u32;
 type aclmdlRI = *mut c_void;
 type aclmdlRICaptureMode = u32;
 type aclmdlRICaptureStatus = u32;
@@ -156,14 +155,6 @@ pub struct aclmdlRICondTaskParams {
 
 not_supported! {
     // ---- Versions, attributes and other queries
-    /// Variadic in C (`fmt, ...`); the arguments after `fmt` are never read.
-    fn aclAppLog(
-        logLevel: aclLogLevel,
-        func: *const c_char,
-        file: *const c_char,
-        line: u32,
-        fmt: *const c_char,
-    );
     fn aclrtProfTrace(userdata: *mut c_void, length: i32, stream: aclrtStream) -> aclError;
     fn aclrtCacheLastTaskOpInfo(infoPtr: *const c_void, infoSize: usize) -> aclError;
     fn aclrtCacheLastTaskExtendInfo(extendInfoPtr: *const c_char, infoSize: usize) -> aclError;
@@ -527,6 +518,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 107);
+        assert_eq!(NOT_SUPPORTED.len(), 106);
     }
 }
