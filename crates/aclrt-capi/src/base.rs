@@ -229,33 +229,6 @@ pub unsafe extern "C" fn aclsysGetCANNVersion(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn package_version_struct_has_the_c_layout() {
-        assert_eq!(
-            std::mem::size_of::<aclCANNPackageVersion>(),
-            128 + 4 * 64 + 128
-        );
-        assert_eq!(
-            std::mem::offset_of!(aclCANNPackageVersion, patchVersion),
-            128 + 3 * 64
-        );
-    }
-
-    #[test]
-    fn fill_truncates_and_terminates() {
-        let mut small = [1 as c_char; 4];
-        fill(&mut small, "abcdef");
-        assert_eq!(small, [b'a' as c_char, b'b' as c_char, b'c' as c_char, 0]);
-        let mut big = [1 as c_char; 8];
-        fill(&mut big, "ab");
-        assert_eq!(&big[..4], &[b'a' as c_char, b'b' as c_char, 0, 1]);
-    }
-}
-
 /// The Rust side of `aclAppLog` (src/app_log.c formats the caller's message): the vendor's
 /// text, `tid func:file:line: "message"`, written as the core's application log line at
 /// `logLevel`. `message` holds the formatted message cut to the vendor's buffer, `messageLen`
@@ -321,3 +294,30 @@ static KEEP_APP_LOG: unsafe extern "C" fn(
     *const c_char,
     ...
 ) = aclAppLog;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn package_version_struct_has_the_c_layout() {
+        assert_eq!(
+            std::mem::size_of::<aclCANNPackageVersion>(),
+            128 + 4 * 64 + 128
+        );
+        assert_eq!(
+            std::mem::offset_of!(aclCANNPackageVersion, patchVersion),
+            128 + 3 * 64
+        );
+    }
+
+    #[test]
+    fn fill_truncates_and_terminates() {
+        let mut small = [1 as c_char; 4];
+        fill(&mut small, "abcdef");
+        assert_eq!(small, [b'a' as c_char, b'b' as c_char, b'c' as c_char, 0]);
+        let mut big = [1 as c_char; 8];
+        fill(&mut big, "ab");
+        assert_eq!(&big[..4], &[b'a' as c_char, b'b' as c_char, 0, 1]);
+    }
+}

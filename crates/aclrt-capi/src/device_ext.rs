@@ -397,17 +397,6 @@ pub unsafe extern "C" fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn structs_have_the_c_layout() {
-        assert_eq!(std::mem::size_of::<aclrtUtilizationInfo>(), 24);
-        assert_eq!(std::mem::size_of::<aclrtUuid>(), 16);
-    }
-}
-
 /// `aclrtDeviceGetHostAtomicCapabilities`: one capability mask per operation.
 ///
 /// # Safety
@@ -462,4 +451,15 @@ pub extern "C" fn aclrtMemP2PMap(
     entry("aclrtMemP2PMap", |rt| {
         rt.mem_p2p_map(devPtr as usize, size, dstDevId, flags)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structs_have_the_c_layout() {
+        assert_eq!(std::mem::size_of::<aclrtUtilizationInfo>(), 24);
+        assert_eq!(std::mem::size_of::<aclrtUuid>(), 16);
+    }
 }

@@ -316,17 +316,6 @@ pub unsafe extern "C" fn aclrtGetStreamAttribute(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn config_handle_has_the_c_layout() {
-        assert_eq!(std::mem::size_of::<aclrtStreamConfigHandle>(), 32);
-        assert_eq!(std::mem::offset_of!(aclrtStreamConfigHandle, priority), 24);
-    }
-}
-
 /// `aclrtDeviceStateCallback`.
 type aclrtDeviceStateCallback = Option<unsafe extern "C" fn(i32, u32, *mut c_void)>;
 
@@ -355,4 +344,15 @@ pub unsafe extern "C" fn aclrtRegDeviceStateCallback(
         });
         rt.reg_device_state_callback(&name, wrapped)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_handle_has_the_c_layout() {
+        assert_eq!(std::mem::size_of::<aclrtStreamConfigHandle>(), 32);
+        assert_eq!(std::mem::offset_of!(aclrtStreamConfigHandle, priority), 24);
+    }
 }
