@@ -7,6 +7,7 @@
 #include "check.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include "acl/acl_host_kernel.h"
 
@@ -597,6 +598,19 @@ static void function_queries(void)
     EXPECT_CODE(aclrtGetFunctionAddr(f, NULL, &aiv), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtGetFunctionAddr(f, &aic, NULL), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtGetFunctionAddr(NULL, &aic, &aiv), ACL_ERROR_INVALID_PARAM);
+    /* The code size is the ELF size of the kernel's symbol. */
+    {
+        size_t aic_size = 0, aiv_size = 99;
+        Dl_info info;
+        const ElfW(Sym) *sym = NULL;
+        EXPECT_OK(aclrtGetFunctionSize(f, &aic_size, &aiv_size));
+        CHECK(dladdr1(aic, &info, (void **)&sym, RTLD_DL_SYMENT) != 0 && sym != NULL);
+        CHECK(sym != NULL && aic_size == sym->st_size && aic_size > 0);
+        CHECK(aiv_size == 0);
+        EXPECT_CODE(aclrtGetFunctionSize(f, NULL, &aiv_size), ACL_ERROR_INVALID_PARAM);
+        EXPECT_CODE(aclrtGetFunctionSize(f, &aic_size, NULL), ACL_ERROR_INVALID_PARAM);
+        EXPECT_CODE(aclrtGetFunctionSize(NULL, &aic_size, &aiv_size), ACL_ERROR_INVALID_PARAM);
+    }
 
     EXPECT_OK(aclrtGetFunctionAttribute(f, ACL_FUNC_ATTR_KERNEL_TYPE, &value));
     CHECK(value == ACL_KERNEL_TYPE_AICORE);
@@ -641,6 +655,10 @@ static void function_queries(void)
     EXPECT_OK(aclrtBinaryUnLoad(bin));
     EXPECT_CODE(aclrtFunctionGetBinary(f, &got), ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT_CODE(aclrtGetFunctionAddr(f, &aic, &aiv), ACL_ERROR_RT_INVALID_HANDLE);
+    {
+        size_t a = 0, b = 0;
+        EXPECT_CODE(aclrtGetFunctionSize(f, &a, &b), ACL_ERROR_RT_INVALID_HANDLE);
+    }
     EXPECT_CODE(aclrtGetFunctionAttribute(f, ACL_FUNC_ATTR_KERNEL_TYPE, &value),
                 ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT_CODE(aclrtFunctionGetParamCount(f, &count), ACL_ERROR_RT_INVALID_HANDLE);
@@ -732,9 +750,30 @@ static void symbols(aclrtStream s)
                 ACL_ERROR_RT_INVALID_SYMBOL);
     CHECK(table[0] == 7);
 
+    /* aclrtBinaryGetGlobal: the same variable by name. */
+    dev = NULL;
+    size = 0;
+    EXPECT_OK(aclrtBinaryGetGlobal(bin, "table", &dev, &size));
+    CHECK(dev == (void *)table && size == 4 * sizeof(int32_t));
+    size = 0;
+    EXPECT_OK(aclrtBinaryGetGlobal(bin, "table", NULL, &size));
+    CHECK(size == 16);
+    dev = NULL;
+    EXPECT_OK(aclrtBinaryGetGlobal(bin, "table", &dev, NULL));
+    CHECK(dev == (void *)table);
+    EXPECT_CODE(aclrtBinaryGetGlobal(bin, "no_such_global", &dev, &size), ACL_ERROR_RT_SYMBOL_NOT_FOUND);
+    /* A function is no global variable. */
+    EXPECT_CODE(aclrtBinaryGetGlobal(bin, "sum_table", &dev, &size), ACL_ERROR_RT_SYMBOL_NOT_FOUND);
+    EXPECT_CODE(aclrtBinaryGetGlobal(NULL, NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtBinaryGetGlobal(bin, NULL, &dev, &size), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtBinaryGetGlobal(bin, "table", NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtBinaryGetGlobal((aclrtBinHandle)table, "table", &dev, &size),
+                ACL_ERROR_RT_INVALID_HANDLE);
+
     /* Unloaded: no longer a device variable (the test's own handle keeps it mapped). */
     EXPECT_OK(aclrtBinaryUnLoad(bin));
     EXPECT_CODE(aclrtGetSymbolAddress(table, &dev), ACL_ERROR_RT_INVALID_SYMBOL);
+    EXPECT_CODE(aclrtBinaryGetGlobal(bin, "table", &dev, &size), ACL_ERROR_RT_INVALID_HANDLE);
     EXPECT_CODE(aclrtMemcpyFromSymbol(got, sizeof got, table, 4, 0, ACL_MEMCPY_DEFAULT),
                 ACL_ERROR_RT_INVALID_SYMBOL);
     EXPECT_OK(aclrtFree(out));

@@ -485,6 +485,54 @@ pub unsafe extern "C" fn aclrtGetFunctionAddr(
     })
 }
 
+/// `aclrtGetFunctionSize`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetFunctionSize(
+    funcHandle: *mut c_void,
+    aicSize: *mut usize,
+    aivSize: *mut usize,
+) -> aclError {
+    const CALL: &str = "aclrtGetFunctionSize";
+    entry(CALL, |rt| {
+        not_null(aicSize, CALL, "aicSize")?;
+        not_null(aivSize, CALL, "aivSize")?;
+        let (aic, aiv) = rt.function_size(func(funcHandle))?;
+        // SAFETY: checked non-NULL.
+        unsafe {
+            put(aicSize, aic);
+            put(aivSize, aiv);
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtBinaryGetGlobal`: either output may be NULL, not both.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtBinaryGetGlobal(
+    binHandle: *mut c_void,
+    name: *const c_char,
+    dptr: *mut *mut c_void,
+    size: *mut usize,
+) -> aclError {
+    const CALL: &str = "aclrtBinaryGetGlobal";
+    entry(CALL, |rt| {
+        // SAFETY: NULL or a C string (C contract).
+        let name = (!name.is_null()).then(|| unsafe { CStr::from_ptr(name) }.to_string_lossy());
+        let outputs = !dptr.is_null() || !size.is_null();
+        let (address, bytes) = rt.binary_get_global(bin(binHandle), name.as_deref(), outputs)?;
+        // SAFETY: each is NULL or valid for a write (C contract).
+        unsafe {
+            if !dptr.is_null() {
+                put(dptr, address as *mut c_void);
+            }
+            if !size.is_null() {
+                put(size, bytes);
+            }
+        }
+        Ok(())
+    })
+}
+
 /// `aclrtGetFunctionAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtGetFunctionAttribute(

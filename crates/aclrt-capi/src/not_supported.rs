@@ -292,18 +292,7 @@ not_supported! {
         funcEntry: u64,
         funcHandle: *mut aclrtFuncHandle,
     ) -> aclError;
-    fn aclrtBinaryGetGlobal(
-        binHandle: aclrtBinHandle,
-        name: *const c_char,
-        dptr: *mut *mut c_void,
-        size: *mut usize,
-    ) -> aclError;
     fn aclrtGetFuncBySymbol(symbol: *const c_void, funcHandle: *mut aclrtFuncHandle) -> aclError;
-    fn aclrtGetFunctionSize(
-        funcHandle: aclrtFuncHandle,
-        aicSize: *mut usize,
-        aivSize: *mut usize,
-    ) -> aclError;
     fn aclrtRegisterCpuFunc(
         handle: aclrtBinHandle,
         funcName: *const c_char,
@@ -518,6 +507,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 106);
+        assert_eq!(NOT_SUPPORTED.len(), 104);
     }
 }

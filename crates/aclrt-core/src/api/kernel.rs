@@ -862,6 +862,52 @@ impl Runtime {
         Ok((f.entry as usize, 0))
     }
 
+    /// `aclrtGetFunctionSize`: the size of the kernel's code, the ELF size of its exported
+    /// symbol (0 when the library does not record one), as the AI Core size; the vector core
+    /// size is 0 (the kernel does not run there).
+    pub fn function_size(&self, func: FuncHandle) -> Result<(usize, usize)> {
+        let f = self.function(func, "aclrtGetFunctionSize")?;
+        Ok((crate::hostlib::symbol_size(f.entry as usize), 0))
+    }
+
+    /// `aclrtBinaryGetGlobal`: the address and size of the binary's exported data object
+    /// `name` (a device variable, see `api/symbol.rs`). In the vendor's order: a NULL handle,
+    /// a NULL name (`None`) and no output asked for (`outputs` false) are `100000`; a stale
+    /// handle `107017`; without a current context `107002`; a name the library does not
+    /// export as a data object `107042`.
+    pub fn binary_get_global(
+        &self,
+        bin: BinHandle,
+        name: Option<&str>,
+        outputs: bool,
+    ) -> Result<(usize, usize)> {
+        const CALL: &str = "aclrtBinaryGetGlobal";
+        null_check(bin.as_raw(), CALL, "binHandle")?;
+        let Some(name) = name else {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: name is NULL");
+        };
+        if !outputs {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: dptr and size are both NULL"
+            );
+        }
+        let binary = self.binary(bin, CALL)?;
+        self.current_context()?;
+        // Looked up with no lock held: a lookup may run the library's own code.
+        let found = binary
+            .library
+            .symbol(name)
+            .map(|p| p as usize)
+            .and_then(|address| Some((address, binary.library.object_at(address)?)));
+        found.ok_or_else(|| {
+            crate::error::Error::new(
+                ACL_ERROR_RT_SYMBOL_NOT_FOUND,
+                format!("{CALL}: the binary exports no global variable {name:?}"),
+            )
+        })
+    }
+
     /// `aclrtGetFunctionAttribute`: a host kernel is an AI Core kernel
     /// (`ACL_KERNEL_TYPE_AICORE`) of the normal schedule mode (0); it has no cube/vector ratio
     /// (`207000`, as the vendor answers on chips without mixed kernels). Other attributes are
@@ -1520,5 +1566,52 @@ mod tests {
             unsafe { rt.launch_kernel_with_args_array(f, 0, StreamHandle::NULL, std::ptr::null()) };
         assert_eq!(zero.unwrap_err().code(), ACL_ERROR_INVALID_PARAM);
         rt.binary_unload(bin).unwrap();
+    }
+
+    #[test]
+    fn globals_and_code_sizes_come_from_the_symbol_table() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        let (code, vector) = rt.function_size(f).unwrap();
+        assert!(
+            code > 0,
+            "getpid has a size in the C library's symbol table"
+        );
+        assert_eq!(vector, 0);
+        let code_of = |r: Result<(usize, usize)>| r.unwrap_err().code();
+        assert_eq!(
+            code_of(rt.binary_get_global(BinHandle::NULL, None, false)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            code_of(rt.binary_get_global(bin, None, true)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            code_of(rt.binary_get_global(bin, Some("stdout"), false)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // No current context yet.
+        assert_eq!(
+            code_of(rt.binary_get_global(bin, Some("stdout"), true)),
+            ACL_ERROR_RT_CONTEXT_NULL
+        );
+        rt.set_device(0).unwrap();
+        let (address, size) = rt.binary_get_global(bin, Some("stdout"), true).unwrap();
+        assert_eq!(size, std::mem::size_of::<usize>());
+        let function = rt.function(f, "test").unwrap();
+        assert_eq!(
+            function.library.symbol("stdout"),
+            Some(address as *mut c_void)
+        );
+        assert_eq!(
+            code_of(rt.binary_get_global(bin, Some("getpid"), true)),
+            ACL_ERROR_RT_SYMBOL_NOT_FOUND
+        );
+        drop(function);
+        rt.binary_unload(bin).unwrap();
+        assert_eq!(code_of(rt.function_size(f)), ACL_ERROR_RT_INVALID_HANDLE);
+        rt.reset_device(0).unwrap();
     }
 }
