@@ -43,8 +43,8 @@ static void stubs(void)
     expect_noted("aclrtMemMapSelectedLink");
     EXPECT_CODE(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), NS);
     expect_noted("aclmdlRICaptureBegin");
-    EXPECT_CODE(aclrtBinaryGetGlobal(garbage, "x", (void **)garbage, (size_t *)garbage), NS);
-    expect_noted("aclrtBinaryGetGlobal");
+    EXPECT_CODE(aclrtGetFuncBySymbol(garbage, (aclrtFuncHandle *)garbage), NS);
+    expect_noted("aclrtGetFuncBySymbol");
     EXPECT_CODE(aclrtSnapShotProcessLock(1, garbage), NS);
     expect_noted("aclrtSnapShotProcessLock");
     EXPECT_CODE(aclrtBinaryGetDevAddress(garbage, (void **)garbage, (size_t *)garbage), NS);
