@@ -27,9 +27,11 @@ pub(crate) enum Rank {
     Check = 4,
     /// The checker's stack walking (no thread inside the `backtrace` crate at the fork).
     Unwinding = 5,
+    /// The init and finalize callbacks' list (a leaf, also used before any `aclInit`).
+    Callbacks = 6,
 }
 
-const RANKS: usize = 6;
+const RANKS: usize = 7;
 
 /// What one participant does around a fork.
 struct Participant {

@@ -266,11 +266,22 @@ fn unregister<F>(list: &mut Vec<Registered<F>>, kind: u32, key: usize, call: &st
     Ok(())
 }
 
+/// Holds the callbacks' list across `fork()`, so a child never inherits it half-taken (it is
+/// used before any `aclInit` too, so registering a callback sets this up as well).
+fn watch_callbacks_fork() {
+    crate::fork::watch(
+        crate::fork::Rank::Callbacks,
+        || CALLBACKS.lock().unwrap_or_else(|e| e.into_inner()),
+        drop,
+    );
+}
+
 /// `aclInitCallbackRegister`: works with or without a runtime; registered while one is
 /// initialised, the callback is called at once with the configuration text (its return is
 /// ignored, as the vendor's).
 pub fn init_callback_register(kind: u32, key: usize, callback: Option<InitCallback>) -> Result<()> {
     const CALL: &str = "aclInitCallbackRegister";
+    watch_callbacks_fork();
     noted((|| {
         let Some(callback) = callback.filter(|_| key != 0) else {
             bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: cbFunc is NULL");
@@ -309,6 +320,7 @@ pub fn finalize_callback_register(
     callback: Option<FinalizeCallback>,
 ) -> Result<()> {
     const CALL: &str = "aclFinalizeCallbackRegister";
+    watch_callbacks_fork();
     noted((|| {
         let Some(callback) = callback.filter(|_| key != 0) else {
             bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: cbFunc is NULL");
@@ -526,6 +538,7 @@ pub(crate) fn watch_forks() {
     // stop an ACLRT_TRACE collection under it).
     crate::trace::watch_forks();
     crate::observe::watch_forks();
+    watch_callbacks_fork();
     watch(
         Rank::Installed,
         || INSTALLED.write().unwrap_or_else(|e| e.into_inner()),

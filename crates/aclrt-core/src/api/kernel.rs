@@ -780,7 +780,7 @@ impl Runtime {
             // SAFETY: `placeholders` holds `count` entries (the caller's promise).
             let p = unsafe { placeholders.add(i).read_unaligned() };
             let (slot, data) = (p.addr_offset as usize, p.data_offset as usize);
-            if slot >= args_size || slot + word > args_size {
+            if slot + word > args_size {
                 bail!(
                     ACL_ERROR_RT_PARAM_INVALID,
                     "{CALL}: placeHolderArray[{i}].addrOffset {slot} leaves no room for a \
