@@ -391,7 +391,7 @@ fn install() -> Result<()> {
 /// readable that is not a directory (`ACL_ERROR_INVALID_FILE` otherwise: a mistyped path or a
 /// directory fails here as it would on hardware; `/dev/null`, an empty configuration, is
 /// accepted). The file's settings (dump, profiling, …) mean nothing to the emulated
-/// device, so its content is not read.
+/// device, so its content is only handed to the init callbacks.
 pub fn init_with_config_file(path: Option<&str>) -> Result<()> {
     let Some(path) = path.filter(|p| !p.is_empty()) else {
         return init_with_text(None);
