@@ -30,6 +30,11 @@
  * aclrtFunctionGetParamInfo read it (parameter i starts where parameter i - 1 ends: packed
  * without padding, as an args handle packs them), and aclrtLaunchKernelWithArgsArray packs
  * args[i] by it; without it those calls are ACL_ERROR_RT_PARAM_INVALID (107000).
+ *
+ * An exported variable of the library is a device variable: its address is the `symbol` of
+ * aclrtGetSymbolAddress / aclrtGetSymbolSize / aclrtMemcpyToSymbol / aclrtMemcpyFromSymbol
+ * (while the binary is loaded), and aclrtBinaryGetGlobal finds it by name. Kernels read and
+ * write it where it is.
  */
 #ifndef ACLRT_ACL_HOST_KERNEL_H_
 #define ACLRT_ACL_HOST_KERNEL_H_
