@@ -23,6 +23,18 @@
  * (called again with room for all when that is more). Without it, every pointer-sized,
  * pointer-aligned word of the arguments that points into a live runtime allocation counts as a
  * read and a write of that whole allocation.
+ *
+ * A kernel may also declare its parameters' sizes, in order, with ACL_HOST_KERNEL_PARAMS(name,
+ * sizeof(a), sizeof(b), ...): an exported size_t array ended by a 0 (so
+ * ACL_HOST_KERNEL_PARAMS(name, 0) declares none). aclrtFunctionGetParamCount and
+ * aclrtFunctionGetParamInfo read it (parameter i starts where parameter i - 1 ends: packed
+ * without padding, as an args handle packs them), and aclrtLaunchKernelWithArgsArray packs
+ * args[i] by it; without it those calls are ACL_ERROR_RT_PARAM_INVALID (107000).
+ *
+ * An exported variable of the library is a device variable: its address is the `symbol` of
+ * aclrtGetSymbolAddress / aclrtGetSymbolSize / aclrtMemcpyToSymbol / aclrtMemcpyFromSymbol
+ * (while the binary is loaded), and aclrtBinaryGetGlobal finds it by name. Kernels read and
+ * write it where it is.
  */
 #ifndef ACLRT_ACL_HOST_KERNEL_H_
 #define ACLRT_ACL_HOST_KERNEL_H_
@@ -35,8 +47,10 @@
 
 #ifdef __cplusplus
 #define ACL_HOST_KERNEL_LINKAGE extern "C"
+#define ACL_HOST_KERNEL_DATA_LINKAGE extern "C"
 #else
 #define ACL_HOST_KERNEL_LINKAGE
+#define ACL_HOST_KERNEL_DATA_LINKAGE extern
 #endif
 
 /* A kernel's entry point. */
@@ -52,6 +66,16 @@ typedef aclError (*aclHostKernel)(uint32_t numBlocks, void *args, size_t argsSiz
  * size_t capacity) { ... return count; } */
 #define ACL_HOST_KERNEL_ACCESSES(name) \
     ACL_HOST_KERNEL_LINKAGE __attribute__((visibility("default"))) size_t aclHostKernelAccesses_##name
+
+/* Defines the exported parameter declaration of kernel `name`: the sizes of its parameters in
+ * order, ended by a 0 the macro adds. */
+#define ACL_HOST_KERNEL_PARAMS(name, ...)                                                        \
+    ACL_HOST_KERNEL_DATA_LINKAGE __attribute__((visibility("default"))) const size_t             \
+        aclHostKernelParams_##name[];                                                            \
+    const size_t aclHostKernelParams_##name[] = {__VA_ARGS__, 0}
+
+/* The prefix of the parameter declaration's symbol. */
+#define ACL_HOST_KERNEL_PARAMS_PREFIX "aclHostKernelParams_"
 
 /* The prefix of the access declaration's symbol. */
 #define ACL_HOST_KERNEL_ACCESSES_PREFIX "aclHostKernelAccesses_"

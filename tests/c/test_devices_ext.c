@@ -1,6 +1,7 @@
 /* Devices through the C ABI: aclrtResetDeviceForce and its mixing rules with aclrtResetDevice,
  * the SoC name, attributes and capabilities, status, utilisation, priority range, UUID, and peer
- * access between two emulated devices with device-to-device copies checked byte for byte. */
+ * access between two emulated devices with device-to-device copies checked byte for byte, and
+ * the device state callbacks. */
 #include "check.h"
 
 #define RELEASED ACL_ERROR_RT_CONTEXT_RELEASE_ERROR
@@ -207,11 +208,109 @@ static void peer_copies(void)
     EXPECT_OK(aclrtDeviceDisablePeerAccess(1));
     EXPECT_CODE(aclrtDeviceDisablePeerAccess(1), ACL_ERROR_RT_PARAM_INVALID);
     EXPECT_CODE(aclrtMemcpy(dev0, N, dev1, N, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_RT_NO_PERMISSION);
+
+    /* aclrtMemP2PMap: device 1 still has access to device 0's memory, device 0 no longer to
+     * device 1's. */
+    EXPECT_OK(aclrtMemP2PMap(dev0, N, 1, 0));
+    EXPECT_OK(aclrtMemP2PMap((char *)dev0 + 10, 20, 0, 0));
+    EXPECT_CODE(aclrtMemP2PMap(dev1, N, 0, 0), ACL_ERROR_RT_NO_PERMISSION);
+    CHECK(strstr(aclGetRecentErrMsg(), "aclrtDeviceEnablePeerAccess") != NULL);
+    EXPECT_CODE(aclrtMemP2PMap(NULL, N, 1, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemP2PMap(dev0, 0, 1, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemP2PMap(dev0, N, 1, 1), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemP2PMap(dev0, N, 5, 0), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtMemP2PMap(pattern, N, 1, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtMemP2PMap(dev0, N + 1, 1, 0), ACL_ERROR_INVALID_PARAM);
     EXPECT_OK(aclrtDestroyStream(s));
     EXPECT_OK(aclrtFree(dev0));
     EXPECT_OK(aclrtFree(dev1));
     EXPECT_OK(aclrtResetDeviceForce(0));
     EXPECT_OK(aclrtResetDeviceForce(1));
+}
+
+/* aclrtRegDeviceStateCallback: SET_POST after every aclrtSetDevice; RESET_PRE and RESET_POST
+ * around the reset that releases the device (aclrtResetDevice at count zero, or
+ * aclrtResetDeviceForce), in registration order. */
+static char g_states[256];
+
+static void on_device_state(int32_t deviceId, aclrtDeviceState state, void *args)
+{
+    char one[32];
+    snprintf(one, sizeof one, "%s%d:%d;", (const char *)args, deviceId, (int)state);
+    strncat(g_states, one, sizeof g_states - strlen(g_states) - 1);
+}
+
+static void device_state_callbacks(void)
+{
+    EXPECT_CODE(aclrtRegDeviceStateCallback(NULL, on_device_state, "a"), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtRegDeviceStateCallback("", on_device_state, "a"), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtRegDeviceStateCallback("first", on_device_state, "a"));
+    EXPECT_OK(aclrtRegDeviceStateCallback("second", on_device_state, "b"));
+    EXPECT_CODE(aclrtRegDeviceStateCallback("first", on_device_state, "c"),
+                ACL_ERROR_RT_PARAM_INVALID);
+    g_states[0] = 0;
+    EXPECT_OK(aclrtSetDevice(1));
+    EXPECT_OK(aclrtSetDevice(1));
+    CHECK(strcmp(g_states, "a1:1;b1:1;a1:1;b1:1;") == 0);
+    g_states[0] = 0;
+    EXPECT_OK(aclrtResetDevice(1));
+    CHECK(strcmp(g_states, "") == 0);
+    EXPECT_OK(aclrtResetDevice(1));
+    CHECK(strcmp(g_states, "a1:2;b1:2;a1:3;b1:3;") == 0);
+    /* A failed set or reset tells nothing. */
+    g_states[0] = 0;
+    EXPECT_CODE(aclrtSetDevice(99), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtResetDevice(1), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    CHECK(strcmp(g_states, "") == 0);
+    /* Unregistering (an unknown name is fine); the forced reset is one release. */
+    EXPECT_OK(aclrtRegDeviceStateCallback("first", NULL, NULL));
+    EXPECT_OK(aclrtRegDeviceStateCallback("never", NULL, NULL));
+    EXPECT_OK(aclrtSetDevice(0));
+    EXPECT_OK(aclrtSetDevice(0));
+    EXPECT_OK(aclrtResetDeviceForce(0));
+    CHECK(strcmp(g_states, "b0:1;b0:1;b0:2;b0:3;") == 0);
+    EXPECT_OK(aclrtRegDeviceStateCallback("second", NULL, NULL));
+    g_states[0] = 0;
+    EXPECT_OK(aclrtSetDevice(0));
+    EXPECT_OK(aclrtResetDevice(0));
+    CHECK(strcmp(g_states, "") == 0);
+}
+
+/* Atomic capabilities: none between a device and the host (an A2's PCIe link); between two
+ * devices the A2's DMA add/min/max on signed 8-, 16- and 32-bit scalars. */
+static void atomic_capabilities(void)
+{
+    const uint32_t dma = ACL_RT_ATOMIC_CAPABILITY_SIGNED | ACL_RT_ATOMIC_CAPABILITY_SCALAR8 |
+                         ACL_RT_ATOMIC_CAPABILITY_SCALAR16 | ACL_RT_ATOMIC_CAPABILITY_SCALAR32;
+    aclrtAtomicOperation ops[6] = {ACL_RT_ATOMIC_OPERATION_INTEGER_ADD, ACL_RT_ATOMIC_OPERATION_DMA_ADD,
+                                   ACL_RT_ATOMIC_OPERATION_DMA_MIN, ACL_RT_ATOMIC_OPERATION_DMA_MAX,
+                                   ACL_RT_ATOMIC_OPERATION_FLOAT_ADD,
+                                   ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH};
+    uint32_t caps[6];
+
+    memset(caps, 0xff, sizeof caps);
+    EXPECT_OK(aclrtDeviceGetHostAtomicCapabilities(caps, ops, 6, 0));
+    for (int i = 0; i < 6; i++) CHECK(caps[i] == 0);
+    memset(caps, 0xff, sizeof caps);
+    EXPECT_OK(aclrtDeviceGetP2PAtomicCapabilities(caps, ops, 6, 0, 1));
+    CHECK(dma == 57);
+    CHECK(caps[0] == 0 && caps[1] == dma && caps[2] == dma && caps[3] == dma);
+    CHECK(caps[4] == 0 && caps[5] == 0);
+    /* Errors, nothing written. */
+    memset(caps, 0xff, sizeof caps);
+    EXPECT_CODE(aclrtDeviceGetHostAtomicCapabilities(NULL, ops, 6, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtDeviceGetHostAtomicCapabilities(caps, NULL, 6, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtDeviceGetHostAtomicCapabilities(caps, ops, 0, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtDeviceGetHostAtomicCapabilities(caps, ops, 6, 2), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtDeviceGetP2PAtomicCapabilities(caps, ops, 6, 1, 1), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtDeviceGetP2PAtomicCapabilities(caps, ops, 6, 0, 5), ACL_ERROR_RT_INVALID_DEVICEID);
+    EXPECT_CODE(aclrtDeviceGetP2PAtomicCapabilities(caps, ops, 0, 0, 0), ACL_ERROR_RT_PARAM_INVALID);
+    ops[5] = (aclrtAtomicOperation)45;
+    EXPECT_CODE(aclrtDeviceGetP2PAtomicCapabilities(caps, ops, 6, 0, 1), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "operations[5] is 45") != NULL);
+    ops[5] = (aclrtAtomicOperation)-1;
+    EXPECT_CODE(aclrtDeviceGetHostAtomicCapabilities(caps, ops, 6, 0), ACL_ERROR_RT_PARAM_INVALID);
+    for (int i = 0; i < 6; i++) CHECK(caps[i] == 0xffffffffu);
 }
 
 int main(void)
@@ -230,6 +329,8 @@ int main(void)
     reset_rules();
     attributes();
     peer_copies();
+    device_state_callbacks();
+    atomic_capabilities();
     expect_no_live_objects();
     REQUIRE_OK(aclFinalize());
     return finish("test_devices_ext");

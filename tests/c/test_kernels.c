@@ -7,6 +7,7 @@
 #include "check.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include "acl/acl_host_kernel.h"
 
@@ -461,6 +462,325 @@ static void unload_while_queued(aclrtStream s)
     EXPECT_OK(aclrtFree(d2));
 }
 
+/* aclrtLaunchKernelWithHostArgs: the host bytes as they were at the launch, placeholder slots
+ * pointing into the runtime's copy; aclrtLaunchKernelWithArgsArray: each args[i] packed by the
+ * kernel's parameter declaration. */
+static void host_args_and_arrays(aclrtStream s)
+{
+    aclrtBinHandle bin = NULL;
+    aclrtFuncHandle f = NULL, rec = NULL, none = NULL, mul = NULL;
+    unsigned char host[24], seen[256];
+    int32_t *out = NULL, result = 0;
+    uint32_t blocks = 0;
+    aclrtPlaceHolderInfo ph[2];
+    void *slot = NULL;
+    int64_t a = 0x0102030405060708LL;
+    char b[3] = {'x', 'y', 'z'};
+    void *c = (void *)(uintptr_t)0xABCDEF;
+    int16_t d = -2;
+    void *array[4] = {&a, b, &c, &d};
+
+    REQUIRE_OK(aclrtBinaryLoadFromFile(g_path, NULL, &bin));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "multiply_placeholder", &mul));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "record", &rec));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "record_params", &f));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "no_params", &none));
+    REQUIRE_OK(aclrtMalloc((void **)&out, sizeof *out, ACL_MEM_MALLOC_HUGE_FIRST));
+
+    /* out at 0, placeholder slot at 8 pointing to the two int32 at 16. */
+    memset(host, 0, sizeof host);
+    memcpy(host, &out, sizeof out);
+    {
+        int32_t v[2] = {6, 7};
+        memcpy(host + 16, v, sizeof v);
+    }
+    ph[0].addrOffset = 8;
+    ph[0].dataOffset = 16;
+    EXPECT_OK(aclrtLaunchKernelWithHostArgs(mul, 4, s, NULL, host, sizeof host, ph, 1));
+    /* Taken at the launch: later changes to the host bytes are not seen. */
+    memset(host + 16, 0, 8);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    EXPECT_OK(aclrtMemcpy(&result, sizeof result, out, sizeof result, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(result == 42);
+    CHECK(view(&blocks, seen) == sizeof host);
+    CHECK(blocks == 4);
+    CHECK(memcmp(seen, &out, sizeof out) == 0);
+    memcpy(&slot, seen + 8, sizeof slot);
+    CHECK(slot != NULL && slot != (void *)(host + 16));
+    /* No placeholders: the bytes exactly as given. */
+    for (int i = 0; i < 24; i++) host[i] = (unsigned char)(3 * i + 1);
+    EXPECT_OK(aclrtLaunchKernelWithHostArgs(rec, 2, s, NULL, host, sizeof host, NULL, 0));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(view(&blocks, seen) == sizeof host);
+    CHECK(blocks == 2);
+    CHECK(memcmp(seen, host, sizeof host) == 0);
+    /* Errors, each before anything is queued. */
+    EXPECT_CODE(aclrtLaunchKernelWithHostArgs(NULL, 1, s, NULL, host, 8, NULL, 0),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtLaunchKernelWithHostArgs(rec, 1, s, NULL, NULL, 8, NULL, 0),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtLaunchKernelWithHostArgs((aclrtFuncHandle)host, 1, s, NULL, host, 8, NULL, 0),
+                ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtLaunchKernelWithHostArgs(rec, 1, s, NULL, host, 0, NULL, 0),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtLaunchKernelWithHostArgs(rec, 1, s, NULL, host, 24, NULL, 1),
+                ACL_ERROR_RT_PARAM_INVALID);
+    ph[1].addrOffset = 20; /* no room for a pointer before byte 24 */
+    ph[1].dataOffset = 0;
+    EXPECT_CODE(aclrtLaunchKernelWithHostArgs(rec, 1, s, NULL, host, 24, ph, 2),
+                ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "placeHolderArray[1].addrOffset 20") != NULL);
+    ph[1].addrOffset = 0;
+    ph[1].dataOffset = 24;
+    EXPECT_CODE(aclrtLaunchKernelWithHostArgs(rec, 1, s, NULL, host, 24, ph, 2),
+                ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "dataOffset 24") != NULL);
+
+    /* The args array, packed by the declaration: 8 + 3 + 8 + 2 bytes. */
+    EXPECT_OK(aclrtLaunchKernelWithArgsArray(f, 5, s, NULL, array));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(view(&blocks, seen) == 8 + 3 + sizeof(void *) + 2);
+    CHECK(blocks == 5);
+    CHECK(memcmp(seen, &a, 8) == 0);
+    CHECK(memcmp(seen + 8, b, 3) == 0);
+    CHECK(memcmp(seen + 11, &c, sizeof c) == 0);
+    CHECK(memcmp(seen + 11 + sizeof c, &d, 2) == 0);
+    /* A kernel declaring no parameters takes a NULL array. */
+    EXPECT_OK(aclrtLaunchKernelWithArgsArray(none, 1, s, NULL, NULL));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(view(&blocks, seen) == 0);
+    CHECK(blocks == 1);
+    EXPECT_CODE(aclrtLaunchKernelWithArgsArray(NULL, 1, s, NULL, array), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtLaunchKernelWithArgsArray(f, 0, s, NULL, array), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtLaunchKernelWithArgsArray((void *)host, 1, s, NULL, array),
+                ACL_ERROR_RT_INVALID_HANDLE);
+    /* No declaration: no parameter information. */
+    EXPECT_CODE(aclrtLaunchKernelWithArgsArray(rec, 1, s, NULL, array), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "no parameter information") != NULL);
+    EXPECT_CODE(aclrtLaunchKernelWithArgsArray(f, 1, s, NULL, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    array[2] = NULL;
+    EXPECT_CODE(aclrtLaunchKernelWithArgsArray(f, 1, s, NULL, array), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "args[2] is NULL") != NULL);
+    EXPECT_OK(aclrtFree(out));
+    EXPECT_OK(aclrtBinaryUnLoad(bin));
+}
+
+/* What a function handle tells: its binary, entry address, attributes, declared parameters. */
+static void function_queries(void)
+{
+    aclrtBinHandle bin = NULL, other = NULL, got = NULL;
+    aclrtFuncHandle f = NULL, rec = NULL, none = NULL;
+    void *aic = NULL, *aiv = (void *)1, *lib;
+    int64_t value = -1;
+    size_t count = 99, offset = 99, size = 99;
+
+    REQUIRE_OK(aclrtBinaryLoadFromFile(g_path, NULL, &bin));
+    REQUIRE_OK(aclrtBinaryLoadFromFile(g_path, NULL, &other));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "record_params", &f));
+    REQUIRE_OK(aclrtBinaryGetFunction(other, "record", &rec));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "no_params", &none));
+
+    EXPECT_OK(aclrtFunctionGetBinary(f, &got));
+    CHECK(got == bin);
+    EXPECT_OK(aclrtFunctionGetBinary(rec, &got));
+    CHECK(got == other);
+    EXPECT_CODE(aclrtFunctionGetBinary(f, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtFunctionGetBinary(NULL, &got), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtFunctionGetBinary(bin, &got), ACL_ERROR_RT_INVALID_HANDLE);
+
+    /* The entry address is the exported kernel's. */
+    lib = dlopen(g_path, RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(lib != NULL);
+    EXPECT_OK(aclrtGetFunctionAddr(f, &aic, &aiv));
+    CHECK(aic == dlsym(lib, "record_params"));
+    CHECK(aiv == NULL);
+    dlclose(lib);
+    EXPECT_CODE(aclrtGetFunctionAddr(f, NULL, &aiv), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtGetFunctionAddr(f, &aic, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtGetFunctionAddr(NULL, &aic, &aiv), ACL_ERROR_INVALID_PARAM);
+    /* The code size is the ELF size of the kernel's symbol. */
+    {
+        size_t aic_size = 0, aiv_size = 99;
+        Dl_info info;
+        const ElfW(Sym) *sym = NULL;
+        EXPECT_OK(aclrtGetFunctionSize(f, &aic_size, &aiv_size));
+        CHECK(dladdr1(aic, &info, (void **)&sym, RTLD_DL_SYMENT) != 0 && sym != NULL);
+        CHECK(sym != NULL && aic_size == sym->st_size && aic_size > 0);
+        CHECK(aiv_size == 0);
+        EXPECT_CODE(aclrtGetFunctionSize(f, NULL, &aiv_size), ACL_ERROR_INVALID_PARAM);
+        EXPECT_CODE(aclrtGetFunctionSize(f, &aic_size, NULL), ACL_ERROR_INVALID_PARAM);
+        EXPECT_CODE(aclrtGetFunctionSize(NULL, &aic_size, &aiv_size), ACL_ERROR_INVALID_PARAM);
+    }
+
+    EXPECT_OK(aclrtGetFunctionAttribute(f, ACL_FUNC_ATTR_KERNEL_TYPE, &value));
+    CHECK(value == ACL_KERNEL_TYPE_AICORE);
+    value = -1;
+    EXPECT_OK(aclrtGetFunctionAttribute(f, ACL_FUNC_ATTR_KERNEL_SCHED_MODE, &value));
+    CHECK(value == 0);
+    EXPECT_CODE(aclrtGetFunctionAttribute(f, ACL_FUNC_ATTR_KERNEL_RATIO, &value),
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT_CODE(aclrtGetFunctionAttribute(f, (aclrtFuncAttribute)0, &value),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtGetFunctionAttribute(f, (aclrtFuncAttribute)4, &value),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtGetFunctionAttribute(f, ACL_FUNC_ATTR_KERNEL_TYPE, NULL),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtGetFunctionAttribute(NULL, ACL_FUNC_ATTR_KERNEL_TYPE, &value),
+                ACL_ERROR_INVALID_PARAM);
+
+    EXPECT_OK(aclrtFunctionGetParamCount(f, &count));
+    CHECK(count == 4);
+    EXPECT_OK(aclrtFunctionGetParamCount(none, &count));
+    CHECK(count == 0);
+    EXPECT_CODE(aclrtFunctionGetParamCount(rec, &count), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtFunctionGetParamCount(f, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtFunctionGetParamCount(NULL, &count), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtFunctionGetParamInfo(f, 0, &offset, &size));
+    CHECK(offset == 0 && size == 8);
+    EXPECT_OK(aclrtFunctionGetParamInfo(f, 2, &offset, &size));
+    CHECK(offset == 11 && size == sizeof(void *));
+    size = 99;
+    EXPECT_OK(aclrtFunctionGetParamInfo(f, 3, &offset, NULL));
+    CHECK(offset == 11 + sizeof(void *) && size == 99);
+    EXPECT_OK(aclrtFunctionGetParamInfo(f, 1, NULL, &size));
+    CHECK(size == 3);
+    EXPECT_CODE(aclrtFunctionGetParamInfo(f, 4, &offset, &size), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "[0, 4)") != NULL);
+    EXPECT_CODE(aclrtFunctionGetParamInfo(none, 0, &offset, &size), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtFunctionGetParamInfo(rec, 0, &offset, &size), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtFunctionGetParamInfo(f, 0, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtFunctionGetParamInfo(NULL, 0, &offset, &size), ACL_ERROR_INVALID_PARAM);
+
+    /* Stale after the unload. */
+    EXPECT_OK(aclrtBinaryUnLoad(bin));
+    EXPECT_CODE(aclrtFunctionGetBinary(f, &got), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtGetFunctionAddr(f, &aic, &aiv), ACL_ERROR_RT_INVALID_HANDLE);
+    {
+        size_t a = 0, b = 0;
+        EXPECT_CODE(aclrtGetFunctionSize(f, &a, &b), ACL_ERROR_RT_INVALID_HANDLE);
+    }
+    EXPECT_CODE(aclrtGetFunctionAttribute(f, ACL_FUNC_ATTR_KERNEL_TYPE, &value),
+                ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtFunctionGetParamCount(f, &count), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtFunctionGetParamInfo(f, 0, &offset, &size), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_OK(aclrtBinaryUnLoad(other));
+}
+
+/* Device variables: exported data objects of a loaded binary, addressed by their address. */
+static void symbols(aclrtStream s)
+{
+    aclrtBinHandle bin = NULL;
+    aclrtFuncHandle sum = NULL;
+    void *lib, *dev = NULL;
+    int32_t *table, *out = NULL, *pinned = NULL, got[4] = {0}, result = 0;
+    int32_t values[2] = {10, 20};
+    size_t size = 0;
+
+    lib = dlopen(g_path, RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(lib != NULL);
+    table = (int32_t *)dlsym(lib, "table");
+    REQUIRE(table != NULL);
+    /* Not a binary yet: the library is loaded by the test only. */
+    EXPECT_CODE(aclrtGetSymbolSize(table, &size), ACL_ERROR_RT_INVALID_SYMBOL);
+    REQUIRE_OK(aclrtBinaryLoadFromFile(g_path, NULL, &bin));
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "sum_table", &sum));
+    EXPECT_OK(aclrtGetSymbolAddress(table, &dev));
+    CHECK(dev == (void *)table);
+    EXPECT_OK(aclrtGetSymbolSize(table, &size));
+    CHECK(size == 4 * sizeof(int32_t));
+
+    EXPECT_OK(aclrtMemcpyFromSymbol(got, sizeof got, table, sizeof got, 0, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(got[0] == 1 && got[1] == 2 && got[2] == 3 && got[3] == 4);
+    EXPECT_OK(aclrtMemcpyToSymbol(table, values, sizeof values, 2 * sizeof(int32_t),
+                                  ACL_MEMCPY_DEFAULT));
+    CHECK(table[2] == 10 && table[3] == 20);
+    /* A kernel reads the variable as written. */
+    REQUIRE_OK(aclrtMalloc((void **)&out, sizeof *out, ACL_MEM_MALLOC_HUGE_FIRST));
+    EXPECT_OK(aclrtLaunchKernel(sum, 1, &out, sizeof out, s));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    EXPECT_OK(aclrtMemcpy(&result, sizeof result, out, sizeof result, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(result == 1 + 2 + 10 + 20);
+    /* Asynchronous, in stream order: from page-locked memory queued, from pageable memory
+     * done when the call returns. */
+    REQUIRE_OK(aclrtMallocHost((void **)&pinned, 4 * sizeof(int32_t)));
+    pinned[0] = 7;
+    EXPECT_OK(aclrtMemcpyToSymbolAsync(table, pinned, sizeof(int32_t), 0, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    EXPECT_OK(aclrtMemcpyFromSymbolAsync(pinned + 1, 3 * sizeof(int32_t), table, sizeof(int32_t), 0,
+                                         ACL_MEMCPY_DEFAULT, s));
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(pinned[1] == 7);
+    values[0] = 99;
+    EXPECT_OK(aclrtMemcpyToSymbolAsync(table, values, sizeof(int32_t), sizeof(int32_t),
+                                       ACL_MEMCPY_DEFAULT, s));
+    CHECK(table[1] == 99);
+    memset(got, 0, sizeof got);
+    EXPECT_OK(aclrtMemcpyFromSymbolAsync(got, sizeof got, table, sizeof got, 0,
+                                         ACL_MEMCPY_DEVICE_TO_HOST, s));
+    CHECK(got[0] == 7 && got[1] == 99 && got[2] == 10 && got[3] == 20);
+
+    /* Errors, in the vendor's order: a count of 0 succeeds before anything is checked. */
+    EXPECT_OK(aclrtMemcpyFromSymbol(NULL, 0, NULL, 0, 0, 99));
+    EXPECT_OK(aclrtMemcpyToSymbolAsync(NULL, NULL, 0, 0, 99, s));
+    EXPECT_CODE(aclrtGetSymbolAddress(NULL, &dev), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtGetSymbolAddress(table, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtGetSymbolSize(table, NULL), ACL_ERROR_INVALID_PARAM);
+    /* Inside the object, an object of the test program, a function of the binary. */
+    EXPECT_CODE(aclrtGetSymbolSize(table + 1, &size), ACL_ERROR_RT_INVALID_SYMBOL);
+    EXPECT_CODE(aclrtGetSymbolSize(&g_checks, &size), ACL_ERROR_RT_INVALID_SYMBOL);
+    EXPECT_CODE(aclrtGetSymbolSize(dlsym(lib, "sum_table"), &size), ACL_ERROR_RT_INVALID_SYMBOL);
+    CHECK(strstr(aclGetRecentErrMsg(), "not the address of an exported data object") != NULL);
+    EXPECT_CODE(aclrtMemcpyFromSymbol(got, sizeof got, NULL, 4, 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyFromSymbol(NULL, sizeof got, table, 4, 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyFromSymbol(got, 4, table, 8, 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyFromSymbol(got, sizeof got, table, 4, 0, ACL_MEMCPY_HOST_TO_DEVICE),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyToSymbol(table, values, 4, 0, ACL_MEMCPY_DEVICE_TO_HOST),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyToSymbol(table, NULL, 4, 0, ACL_MEMCPY_DEFAULT), ACL_ERROR_INVALID_PARAM);
+    /* offset + count past the variable's 16 bytes, or overflowing. */
+    EXPECT_CODE(aclrtMemcpyToSymbol(table, values, 8, 12, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_INVALID_PARAM);
+    CHECK(strstr(aclGetRecentErrMsg(), "symbol's 16 bytes") != NULL);
+    EXPECT_CODE(aclrtMemcpyFromSymbolAsync(got, sizeof got, table, 4, SIZE_MAX, ACL_MEMCPY_DEFAULT, s),
+                ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtMemcpyToSymbol(&g_checks, values, 4, 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_RT_INVALID_SYMBOL);
+    CHECK(table[0] == 7);
+
+    /* aclrtBinaryGetGlobal: the same variable by name. */
+    dev = NULL;
+    size = 0;
+    EXPECT_OK(aclrtBinaryGetGlobal(bin, "table", &dev, &size));
+    CHECK(dev == (void *)table && size == 4 * sizeof(int32_t));
+    size = 0;
+    EXPECT_OK(aclrtBinaryGetGlobal(bin, "table", NULL, &size));
+    CHECK(size == 16);
+    dev = NULL;
+    EXPECT_OK(aclrtBinaryGetGlobal(bin, "table", &dev, NULL));
+    CHECK(dev == (void *)table);
+    EXPECT_CODE(aclrtBinaryGetGlobal(bin, "no_such_global", &dev, &size), ACL_ERROR_RT_SYMBOL_NOT_FOUND);
+    /* A function is no global variable. */
+    EXPECT_CODE(aclrtBinaryGetGlobal(bin, "sum_table", &dev, &size), ACL_ERROR_RT_SYMBOL_NOT_FOUND);
+    EXPECT_CODE(aclrtBinaryGetGlobal(NULL, NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtBinaryGetGlobal(bin, NULL, &dev, &size), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtBinaryGetGlobal(bin, "table", NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT_CODE(aclrtBinaryGetGlobal((aclrtBinHandle)table, "table", &dev, &size),
+                ACL_ERROR_RT_INVALID_HANDLE);
+
+    /* Unloaded: no longer a device variable (the test's own handle keeps it mapped). */
+    EXPECT_OK(aclrtBinaryUnLoad(bin));
+    EXPECT_CODE(aclrtGetSymbolAddress(table, &dev), ACL_ERROR_RT_INVALID_SYMBOL);
+    EXPECT_CODE(aclrtBinaryGetGlobal(bin, "table", &dev, &size), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT_CODE(aclrtMemcpyFromSymbol(got, sizeof got, table, 4, 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_RT_INVALID_SYMBOL);
+    EXPECT_OK(aclrtFree(out));
+    EXPECT_OK(aclrtFreeHost(pinned));
+    dlclose(lib);
+}
+
 int main(void)
 {
     aclrtStream s = NULL;
@@ -489,6 +809,9 @@ int main(void)
     failures(s);
     exception_infos(s);
     unload_while_queued(s);
+    host_args_and_arrays(s);
+    function_queries();
+    symbols(s);
     EXPECT_OK(aclrtDestroyStream(s));
     EXPECT_OK(aclrtResetDevice(0));
     EXPECT_OK(aclFinalize());

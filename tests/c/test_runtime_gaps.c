@@ -1,7 +1,7 @@
 /* Runtime functions of the device, memory and exception chapters that an emulated device can
  * honour: the topology between devices, a device-wide task abort memory for the task scheduler,
  * the choice of task scheduler, the deprecated conditional asynchronous copy, copies through
- * descriptors, cache maintenance tasks, the user / physical device id mappings, the device task
+ * descriptors and through base addresses in device memory, cache maintenance tasks, the user / physical device id mappings, the device task
  * abort callbacks and the host memory mapping capabilities. Every value and every
  * documented error code. */
 #include "check.h"
@@ -638,6 +638,158 @@ static void host_mem_map_capabilities(void)
     EXPECT_OK(aclrtResetDeviceForce(0));
 }
 
+/* aclrtMemcpyAsyncWithOffset: the base addresses are words in device memory, read by the task
+ * when it runs. */
+static void memcpy_with_offset(void)
+{
+    enum { N = 512 };
+    aclrtStream s = NULL;
+    gate_t gate = GATE_INIT;
+    unsigned char *src = NULL, *dst = NULL, *other = NULL, *bases = NULL;
+    unsigned char pattern[N], pattern2[N], back[N];
+    void *words[2];
+    void *host_word = NULL;
+
+    REQUIRE_OK(aclrtSetDevice(0));
+    REQUIRE_OK(aclrtCreateStream(&s));
+    REQUIRE_OK(aclrtMalloc((void **)&src, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&dst, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&other, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&bases, 16, ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int i = 0; i < N; i++) {
+        pattern[i] = (unsigned char)(i * 7 + 1);
+        pattern2[i] = (unsigned char)(i * 11 + 3);
+    }
+    REQUIRE_OK(aclrtMemcpy(src, N, pattern, N, ACL_MEMCPY_HOST_TO_DEVICE));
+    REQUIRE_OK(aclrtMemcpy(other, N, pattern2, N, ACL_MEMCPY_HOST_TO_DEVICE));
+    REQUIRE_OK(aclrtMemset(dst, N, 0, N));
+    words[0] = dst;
+    words[1] = src;
+    REQUIRE_OK(aclrtMemcpy(bases, 16, words, 16, ACL_MEMCPY_HOST_TO_DEVICE));
+
+    /* Queued behind a gate; the source base is rewritten before the task runs: it copies from
+     * the base it reads when it runs. */
+    REQUIRE_OK(aclxLaunchHostKernel(s, gate_kernel, &gate, "gate"));
+    EXPECT_OK(aclrtMemcpyAsyncWithOffset((void **)bases, N, 100, (const void **)(bases + 8), 200, 50,
+                                         ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    words[1] = other;
+    EXPECT_OK(aclrtMemcpy(bases + 8, 8, &words[1], 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    gate_open(&gate);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    EXPECT_OK(aclrtMemcpy(back, N, dst, N, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(back + 100, pattern2 + 50, 200) == 0);
+    CHECK(back[99] == 0 && back[300] == 0);
+
+    /* A count of 0 succeeds before anything is checked; then the vendor's checks, all 107000. */
+    EXPECT_OK(aclrtMemcpyAsyncWithOffset(NULL, 0, 0, NULL, 0, 0, (aclrtMemcpyKind)99, s));
+    EXPECT_CODE(aclrtMemcpyAsyncWithOffset((void **)bases, N, 0, (const void **)(bases + 8), 8, 0,
+                                           ACL_MEMCPY_DEVICE_TO_DEVICE, s),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtMemcpyAsyncWithOffset(NULL, N, 0, (const void **)(bases + 8), 8, 0,
+                                           ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtMemcpyAsyncWithOffset((void **)bases, 8, 0, (const void **)(bases + 8), 9, 0,
+                                           ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtMemcpyAsyncWithOffset((void **)bases, N, N, (const void **)(bases + 8), 8, 0,
+                                           ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtMemcpyAsyncWithOffset((void **)bases, N, N - 4, (const void **)(bases + 8), 8, 0,
+                                           ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtMemcpyAsyncWithOffset((void **)bases, N, 0, (const void **)(bases + 8), 8,
+                                           (size_t)1 << 48, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s),
+                ACL_ERROR_RT_PARAM_INVALID);
+    /* The base addresses must be words of device memory. */
+    host_word = dst;
+    EXPECT_CODE(aclrtMemcpyAsyncWithOffset(&host_word, N, 0, (const void **)(bases + 8), 8, 0,
+                                           ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s),
+                ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "not device memory holding a base address") != NULL);
+    /* A base that does not lead to device memory fails the task when it runs. */
+    words[1] = pattern;
+    EXPECT_OK(aclrtMemcpy(bases + 8, 8, &words[1], 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    EXPECT_OK(aclrtMemcpyAsyncWithOffset((void **)bases, N, 0, (const void **)(bases + 8), 8, 0,
+                                         ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    EXPECT_CODE(aclrtSynchronizeStream(s), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_OK(aclrtDestroyStream(s));
+    EXPECT_OK(aclrtFree(src));
+    EXPECT_OK(aclrtFree(dst));
+    EXPECT_OK(aclrtFree(other));
+    EXPECT_OK(aclrtFree(bases));
+    EXPECT_OK(aclrtResetDeviceForce(0));
+}
+
+/* Cache operations through a descriptor in device memory, read by the task when it runs. */
+static void cmo_desc(void)
+{
+    enum { N = 256 };
+    aclrtStream s = NULL;
+    gate_t gate = GATE_INIT, gate2 = GATE_INIT;
+    unsigned char *dev = NULL, *desc = NULL, *later = NULL, raw[32], host[32];
+    size_t size = 0;
+    uint32_t len = 0;
+    uint64_t a = 0;
+    int after = 0;
+
+    REQUIRE_OK(aclrtSetDevice(0));
+    REQUIRE_OK(aclrtCreateStream(&s));
+    EXPECT_OK(aclrtCmoGetDescSize(&size));
+    CHECK(size == 32);
+    EXPECT_CODE(aclrtCmoGetDescSize(NULL), ACL_ERROR_RT_PARAM_INVALID);
+    REQUIRE_OK(aclrtMalloc((void **)&dev, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&later, N, ACL_MEM_MALLOC_HUGE_FIRST));
+    REQUIRE_OK(aclrtMalloc((void **)&desc, size, ACL_MEM_MALLOC_HUGE_FIRST));
+
+    /* The vendor's A2 layout: the length at byte 12, the address at 16, the rest 0. */
+    REQUIRE_OK(aclrtMemset(desc, 32, 0xab, 32));
+    EXPECT_OK(aclrtCmoSetDesc(desc, dev, N));
+    EXPECT_OK(aclrtMemcpy(raw, sizeof raw, desc, 32, ACL_MEMCPY_DEVICE_TO_HOST));
+    memcpy(&len, raw + 12, 4);
+    memcpy(&a, raw + 16, 8);
+    CHECK(len == N && a == (uint64_t)(uintptr_t)dev);
+    CHECK(raw[0] == 0 && raw[8] == 0 && raw[24] == 0 && raw[31] == 0);
+
+    /* Ordered behind a gate; work after it waits for it. */
+    REQUIRE_OK(aclxLaunchHostKernel(s, gate_kernel, &gate, "gate"));
+    EXPECT_OK(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_PREFETCH, s, NULL));
+    EXPECT_OK(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_FLUSH, s, NULL));
+    REQUIRE_OK(aclxLaunchHostKernel(s, count_kernel, &after, "after"));
+    CHECK(__atomic_load_n(&after, __ATOMIC_SEQ_CST) == 0);
+    gate_open(&gate);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(after == 1);
+    EXPECT_OK(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_WRITEBACK, NULL, NULL));
+    EXPECT_OK(aclrtSynchronizeStream(NULL));
+
+    /* The vendor's checks, all 107000. */
+    EXPECT_CODE(aclrtCmoSetDesc(NULL, dev, N), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoSetDesc(desc, NULL, N), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoSetDesc(desc, dev, 0), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoSetDesc(host, dev, N), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_PREFETCH, s, desc),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoAsyncWithDesc(NULL, ACL_RT_CMO_TYPE_PREFETCH, s, NULL),
+                ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoAsyncWithDesc(desc, (aclrtCmoType)4, s, NULL), ACL_ERROR_RT_PARAM_INVALID);
+    EXPECT_CODE(aclrtCmoAsyncWithDesc(host, ACL_RT_CMO_TYPE_PREFETCH, s, NULL),
+                ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "not device memory") != NULL);
+    /* The task reads the descriptor when it runs: rewritten by then to a range overrunning
+     * its allocation, it fails the task. */
+    EXPECT_OK(aclrtCmoSetDesc(desc, later, N));
+    REQUIRE_OK(aclxLaunchHostKernel(s, gate_kernel, &gate2, "gate"));
+    EXPECT_OK(aclrtCmoAsyncWithDesc(desc, ACL_RT_CMO_TYPE_INVALID, s, NULL));
+    EXPECT_OK(aclrtCmoSetDesc(desc, later + N - 8, 64));
+    gate_open(&gate2);
+    EXPECT_CODE(aclrtSynchronizeStream(s), ACL_ERROR_INVALID_PARAM);
+    EXPECT_OK(aclrtFree(later));
+    EXPECT_OK(aclrtDestroyStream(s));
+    EXPECT_OK(aclrtFree(dev));
+    EXPECT_OK(aclrtFree(desc));
+    EXPECT_OK(aclrtResetDeviceForce(0));
+}
+
 int main(void)
 {
     uint64_t value = 0;
@@ -657,7 +809,9 @@ int main(void)
     set_ts_device();
     memcpy_async_with_condition();
     memcpy_desc();
+    memcpy_with_offset();
     cmo_async();
+    cmo_desc();
     user_phy_ids();
     device_task_abort_callbacks();
     host_mem_map_capabilities();

@@ -78,6 +78,14 @@ def test_load_functions_and_names(library, tmp_path):
         rt.get_function_name(f)
     assert rt.binary_get_function(b, "no_such_kernel") == (0, E.ACL_ERROR_RT_SYMBOL_NOT_FOUND)
     assert "no_such_kernel" in acl.get_recent_err_msg()
+    # The kernel's entry address (the library's own symbol), no vector core address.
+    _, lib = library
+    entry = ctypes.cast(lib.record, ctypes.c_void_p).value
+    assert rt.get_function_addr(f) == (entry, 0, 0)
+    assert rt.get_function_addr(0) == (0, 0, E.ACL_ERROR_INVALID_PARAM)
+    assert rt.get_function_addr(b) == (0, 0, E.ACL_ERROR_RT_INVALID_HANDLE)
+    with pytest.raises(TypeError, match=r"^acl\.rt\.get_function_addr args parse failed$"):
+        rt.get_function_addr()
     assert rt.binary_get_function(0, "record") == (0, E.ACL_ERROR_INVALID_PARAM)
     args, ret = rt.kernel_args_init(f)
     assert ret == 0
@@ -326,11 +334,12 @@ def test_launch_configuration_errors(binary, stream):
 
 def test_calls_pyacl_does_not_bind_have_no_name():
     """pyACL's kernel chapter has no binding for these C calls, so `acl.rt` has none either;
-    get_function_addr and register_cpu_func are pyACL's, but their C calls are not supported
-    here, so they are left out rather than answering with a made-up value."""
+    register_cpu_func is pyACL's, but its C call is not supported here (no AI CPU), so it is
+    left out rather than answering with a made-up value."""
     for name in ("launch_kernel_v2", "launch_kernel_with_host_args",
+                 "launch_kernel_with_args_array", "function_get_param_count",
                  "get_func_handle_from_exception_info", "get_args_from_exception_info",
-                 "binary_get_function_by_entry", "get_function_addr", "register_cpu_func"):
+                 "binary_get_function_by_entry", "register_cpu_func"):
         assert not hasattr(rt, name), name
 
 

@@ -2,7 +2,7 @@
 //! float16 conversion, data buffers, CANN attributes, `aclsysGet*Version*`. The logic is in
 //! `aclrt::base`; this module only translates C types. None of them needs `aclInit`.
 
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr};
 
 use aclrt::base::{self, DataBuffer};
 use aclrt::vendor_consts::{ACL_PKG_VERSION_MAX_SIZE, ACL_PKG_VERSION_PARTS_MAX_SIZE};
@@ -228,6 +228,72 @@ pub unsafe extern "C" fn aclsysGetCANNVersion(
         Ok(())
     })
 }
+
+/// The Rust side of `aclAppLog` (src/app_log.c formats the caller's message): the vendor's
+/// text, `tid func:file:line: "message"`, written as the core's application log line at
+/// `logLevel`. `message` holds the formatted message cut to the vendor's buffer, `messageLen`
+/// its full length; `formatOk` 0 means the format was refused, which the vendor's logs as an
+/// error of its own.
+///
+/// # Safety
+/// `func` and `file` are C strings; `message` holds at least
+/// `min(messageLen, MAX_LOG_STRING - 1)` bytes (src/app_log.c's buffer).
+#[no_mangle]
+pub unsafe extern "C" fn ascendcl_app_log_formatted(
+    logLevel: u32,
+    func: *const c_char,
+    file: *const c_char,
+    line: u32,
+    message: *const c_char,
+    messageLen: usize,
+    formatOk: c_int,
+) {
+    let _ = std::panic::catch_unwind(|| {
+        if formatOk == 0 {
+            base::app_log(
+                aclrt::vendor_consts::ACL_ERROR,
+                "aclAppLog format string is invalid",
+            );
+            return;
+        }
+        // SAFETY: C strings (the C side checked them non-NULL).
+        let (func, file) = unsafe {
+            (
+                CStr::from_ptr(func).to_string_lossy(),
+                CStr::from_ptr(file).to_string_lossy(),
+            )
+        };
+        let held = messageLen.min(base::MAX_LOG_STRING - 1);
+        // SAFETY: the C side's buffer holds `held` formatted bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(message.cast::<u8>(), held) };
+        let text = base::app_log_text(&func, &file, line, bytes, messageLen);
+        base::app_log(i64::from(logLevel as i32), &text);
+    });
+}
+
+extern "C" {
+    /// `aclAppLog`, defined in src/app_log.c.
+    fn aclAppLog(
+        logLevel: u32,
+        func: *const c_char,
+        file: *const c_char,
+        line: u32,
+        fmt: *const c_char,
+        ...
+    );
+}
+
+/// Keeps src/app_log.c's object in the library: nothing in Rust calls `aclAppLog`, and the
+/// linker takes an archive's object only for a symbol something refers to.
+#[used]
+static KEEP_APP_LOG: unsafe extern "C" fn(
+    u32,
+    *const c_char,
+    *const c_char,
+    u32,
+    *const c_char,
+    ...
+) = aclAppLog;
 
 #[cfg(test)]
 mod tests {

@@ -397,6 +397,62 @@ pub unsafe extern "C" fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError {
     }
 }
 
+/// `aclrtDeviceGetHostAtomicCapabilities`: one capability mask per operation.
+///
+/// # Safety
+/// `capabilities` and `operations` are NULL or hold `count` entries.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtDeviceGetHostAtomicCapabilities(
+    capabilities: *mut u32,
+    operations: *const u32,
+    count: u32,
+    deviceId: i32,
+) -> aclError {
+    entry("aclrtDeviceGetHostAtomicCapabilities", |rt| {
+        // SAFETY: forwarded C contract.
+        unsafe { rt.device_get_host_atomic_capabilities(capabilities, operations, count, deviceId) }
+    })
+}
+
+/// `aclrtDeviceGetP2PAtomicCapabilities`: one capability mask per operation.
+///
+/// # Safety
+/// As [`aclrtDeviceGetHostAtomicCapabilities`].
+#[no_mangle]
+pub unsafe extern "C" fn aclrtDeviceGetP2PAtomicCapabilities(
+    capabilities: *mut u32,
+    operations: *const u32,
+    count: u32,
+    srcDeviceId: i32,
+    dstDeviceId: i32,
+) -> aclError {
+    entry("aclrtDeviceGetP2PAtomicCapabilities", |rt| {
+        // SAFETY: forwarded C contract.
+        unsafe {
+            rt.device_get_p2p_atomic_capabilities(
+                capabilities,
+                operations,
+                count,
+                srcDeviceId,
+                dstDeviceId,
+            )
+        }
+    })
+}
+
+/// `aclrtMemP2PMap`.
+#[no_mangle]
+pub extern "C" fn aclrtMemP2PMap(
+    devPtr: *mut std::ffi::c_void,
+    size: usize,
+    dstDevId: i32,
+    flags: u64,
+) -> aclError {
+    entry("aclrtMemP2PMap", |rt| {
+        rt.mem_p2p_map(devPtr as usize, size, dstDevId, flags)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -392,3 +392,316 @@ pub unsafe extern "C" fn aclrtLaunchKernelV2(
         }
     })
 }
+
+/// `aclrtLaunchKernelWithHostArgs`: runs the kernel with a copy of the host arguments taken
+/// now, each placeholder slot pointing into that copy; the configuration's attributes are
+/// ignored.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn aclrtLaunchKernelWithHostArgs(
+    funcHandle: *mut c_void,
+    numBlocks: u32,
+    stream: aclrtStream,
+    _cfg: *mut c_void,
+    hostArgs: *mut c_void,
+    argsSize: usize,
+    placeHolderArray: *mut aclrt::PlaceHolder,
+    placeHolderNum: usize,
+) -> aclError {
+    entry("aclrtLaunchKernelWithHostArgs", |rt| {
+        // SAFETY: C contract: hostArgs holds argsSize bytes, placeHolderArray placeHolderNum
+        // entries (`aclrtPlaceHolderInfo` has `PlaceHolder`'s layout).
+        unsafe {
+            rt.launch_kernel_with_host_args(
+                func(funcHandle),
+                numBlocks,
+                stream_handle(stream),
+                hostArgs.cast_const().cast(),
+                argsSize,
+                placeHolderArray.cast_const(),
+                placeHolderNum,
+            )
+        }
+    })
+}
+
+/// `aclrtLaunchKernelWithArgsArray`: runs the kernel (a function handle) with its declared
+/// parameters copied now from `args`; the configuration's attributes are ignored.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtLaunchKernelWithArgsArray(
+    func_: *mut c_void,
+    numBlocks: u32,
+    stream: aclrtStream,
+    _cfg: *mut c_void,
+    args: *mut *mut c_void,
+) -> aclError {
+    entry("aclrtLaunchKernelWithArgsArray", |rt| {
+        // SAFETY: C contract: args holds one pointer per parameter of the kernel, each to
+        // that parameter's bytes.
+        unsafe {
+            rt.launch_kernel_with_args_array(
+                func(func_),
+                numBlocks,
+                stream_handle(stream),
+                args.cast_const().cast(),
+            )
+        }
+    })
+}
+
+/// `aclrtFunctionGetBinary`: the binary the kernel was looked up in.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtFunctionGetBinary(
+    funcHandle: *const c_void,
+    binHandle: *mut *mut c_void,
+) -> aclError {
+    // SAFETY: forwarded C contract.
+    unsafe {
+        produce("aclrtFunctionGetBinary", binHandle, "binHandle", |rt| {
+            rt.function_get_binary(func(funcHandle))
+                .map(|h| as_ptr(h.as_raw()))
+        })
+    }
+}
+
+/// `aclrtGetFunctionAddr`: the kernel's entry address (AI Core), NULL for the vector core.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetFunctionAddr(
+    funcHandle: *mut c_void,
+    aicAddr: *mut *mut c_void,
+    aivAddr: *mut *mut c_void,
+) -> aclError {
+    const CALL: &str = "aclrtGetFunctionAddr";
+    entry(CALL, |rt| {
+        not_null(aicAddr, CALL, "aicAddr")?;
+        not_null(aivAddr, CALL, "aivAddr")?;
+        let (aic, aiv) = rt.function_addr(func(funcHandle))?;
+        // SAFETY: checked non-NULL.
+        unsafe {
+            put(aicAddr, aic as *mut c_void);
+            put(aivAddr, aiv as *mut c_void);
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtGetFunctionSize`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetFunctionSize(
+    funcHandle: *mut c_void,
+    aicSize: *mut usize,
+    aivSize: *mut usize,
+) -> aclError {
+    const CALL: &str = "aclrtGetFunctionSize";
+    entry(CALL, |rt| {
+        not_null(aicSize, CALL, "aicSize")?;
+        not_null(aivSize, CALL, "aivSize")?;
+        let (aic, aiv) = rt.function_size(func(funcHandle))?;
+        // SAFETY: checked non-NULL.
+        unsafe {
+            put(aicSize, aic);
+            put(aivSize, aiv);
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtBinaryGetGlobal`: either output may be NULL, not both.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtBinaryGetGlobal(
+    binHandle: *mut c_void,
+    name: *const c_char,
+    dptr: *mut *mut c_void,
+    size: *mut usize,
+) -> aclError {
+    const CALL: &str = "aclrtBinaryGetGlobal";
+    entry(CALL, |rt| {
+        // SAFETY: NULL or a C string (C contract).
+        let name = (!name.is_null()).then(|| unsafe { CStr::from_ptr(name) }.to_string_lossy());
+        let outputs = !dptr.is_null() || !size.is_null();
+        let (address, bytes) = rt.binary_get_global(bin(binHandle), name.as_deref(), outputs)?;
+        // SAFETY: each is NULL or valid for a write (C contract).
+        unsafe {
+            if !dptr.is_null() {
+                put(dptr, address as *mut c_void);
+            }
+            if !size.is_null() {
+                put(size, bytes);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `aclrtGetFunctionAttribute`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetFunctionAttribute(
+    funcHandle: *mut c_void,
+    attrType: u32,
+    attrValue: *mut i64,
+) -> aclError {
+    // SAFETY: forwarded C contract.
+    unsafe {
+        produce("aclrtGetFunctionAttribute", attrValue, "attrValue", |rt| {
+            rt.function_attribute(func(funcHandle), attrType)
+        })
+    }
+}
+
+/// `aclrtFunctionGetParamCount`: from the kernel's parameter declaration.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtFunctionGetParamCount(
+    func_: *const c_void,
+    paramCount: *mut usize,
+) -> aclError {
+    // SAFETY: forwarded C contract.
+    unsafe {
+        produce(
+            "aclrtFunctionGetParamCount",
+            paramCount,
+            "paramCount",
+            |rt| rt.function_param_count(func(func_)),
+        )
+    }
+}
+
+/// `aclrtFunctionGetParamInfo`: either output may be NULL, not both.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtFunctionGetParamInfo(
+    func_: *const c_void,
+    paramIndex: usize,
+    paramOffset: *mut usize,
+    paramSize: *mut usize,
+) -> aclError {
+    const CALL: &str = "aclrtFunctionGetParamInfo";
+    entry(CALL, |rt| {
+        if paramOffset.is_null() && paramSize.is_null() {
+            return Err(aclrt::Error::new(
+                aclrt::codes::ACL_ERROR_INVALID_PARAM,
+                format!("{CALL}: paramOffset and paramSize are both NULL"),
+            ));
+        }
+        let (offset, size) = rt.function_param_info(func(func_), paramIndex)?;
+        // SAFETY: each is NULL or valid for a write (C contract).
+        unsafe {
+            if !paramOffset.is_null() {
+                put(paramOffset, offset);
+            }
+            if !paramSize.is_null() {
+                put(paramSize, size);
+            }
+        }
+        Ok(())
+    })
+}
+
+// ---- Device variables of kernel binaries (exported data objects of a loaded binary).
+
+/// `aclrtGetSymbolAddress`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetSymbolAddress(
+    symbol: *const c_void,
+    devPtr: *mut *mut c_void,
+) -> aclError {
+    // SAFETY: forwarded C contract.
+    unsafe {
+        produce("aclrtGetSymbolAddress", devPtr, "devPtr", |rt| {
+            rt.get_symbol_address(symbol as usize)
+                .map(|a| a as *mut c_void)
+        })
+    }
+}
+
+/// `aclrtGetSymbolSize`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtGetSymbolSize(symbol: *const c_void, size: *mut usize) -> aclError {
+    // SAFETY: forwarded C contract.
+    unsafe {
+        produce("aclrtGetSymbolSize", size, "size", |rt| {
+            rt.get_symbol_size(symbol as usize)
+        })
+    }
+}
+
+/// `aclrtMemcpyFromSymbol`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyFromSymbol(
+    dst: *mut c_void,
+    dstMax: usize,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: u32,
+) -> aclError {
+    entry("aclrtMemcpyFromSymbol", |rt| {
+        // SAFETY: C contract: dst is writable for count bytes.
+        unsafe { rt.memcpy_from_symbol(dst as usize, dstMax, symbol as usize, count, offset, kind) }
+    })
+}
+
+/// `aclrtMemcpyFromSymbolAsync`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyFromSymbolAsync(
+    dst: *mut c_void,
+    dstMax: usize,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: u32,
+    stream: aclrtStream,
+) -> aclError {
+    entry("aclrtMemcpyFromSymbolAsync", |rt| {
+        // SAFETY: C contract: dst is writable for count bytes until the copy ran.
+        unsafe {
+            rt.memcpy_from_symbol_async(
+                dst as usize,
+                dstMax,
+                symbol as usize,
+                count,
+                offset,
+                kind,
+                stream_handle(stream),
+            )
+        }
+    })
+}
+
+/// `aclrtMemcpyToSymbol`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyToSymbol(
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: u32,
+) -> aclError {
+    entry("aclrtMemcpyToSymbol", |rt| {
+        // SAFETY: C contract: src is readable for count bytes.
+        unsafe { rt.memcpy_to_symbol(symbol as usize, src as usize, count, offset, kind) }
+    })
+}
+
+/// `aclrtMemcpyToSymbolAsync`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtMemcpyToSymbolAsync(
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: u32,
+    stream: aclrtStream,
+) -> aclError {
+    entry("aclrtMemcpyToSymbolAsync", |rt| {
+        // SAFETY: C contract: src is readable for count bytes until the copy ran.
+        unsafe {
+            rt.memcpy_to_symbol_async(
+                symbol as usize,
+                src as usize,
+                count,
+                offset,
+                kind,
+                stream_handle(stream),
+            )
+        }
+    })
+}

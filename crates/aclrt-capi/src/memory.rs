@@ -151,6 +151,34 @@ pub extern "C" fn aclrtMemcpyAsyncWithDesc(
     })
 }
 
+/// `aclrtMemcpyAsyncWithOffset`: `dst` and `src` are the device addresses of the base
+/// addresses, read by the task.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn aclrtMemcpyAsyncWithOffset(
+    dst: *mut *mut c_void,
+    destMax: usize,
+    dstDataOffset: usize,
+    src: *mut *const c_void,
+    count: usize,
+    srcDataOffset: usize,
+    kind: u32,
+    stream: aclrtStream,
+) -> aclError {
+    entry("aclrtMemcpyAsyncWithOffset", |rt| {
+        rt.memcpy_async_with_offset(
+            dst as usize,
+            destMax,
+            dstDataOffset,
+            src as usize,
+            count,
+            srcDataOffset,
+            kind,
+            stream_handle(stream),
+        )
+    })
+}
+
 /// `aclrtCmoAsync`.
 #[no_mangle]
 pub extern "C" fn aclrtCmoAsync(
@@ -161,6 +189,43 @@ pub extern "C" fn aclrtCmoAsync(
 ) -> aclError {
     entry("aclrtCmoAsync", |rt| {
         rt.cmo_async(src as usize, size, cmoType, stream_handle(stream))
+    })
+}
+
+/// `aclrtCmoGetDescSize`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtCmoGetDescSize(size: *mut usize) -> aclError {
+    entry("aclrtCmoGetDescSize", |rt| {
+        let value = rt.cmo_get_desc_size(!size.is_null())?;
+        // SAFETY: non-NULL (the core refused NULL), writable by the C contract.
+        unsafe { size.write(value) };
+        Ok(())
+    })
+}
+
+/// `aclrtCmoSetDesc`.
+#[no_mangle]
+pub extern "C" fn aclrtCmoSetDesc(cmoDesc: *mut c_void, src: *mut c_void, size: usize) -> aclError {
+    entry("aclrtCmoSetDesc", |rt| {
+        rt.cmo_set_desc(cmoDesc as usize, src as usize, size)
+    })
+}
+
+/// `aclrtCmoAsyncWithDesc`.
+#[no_mangle]
+pub extern "C" fn aclrtCmoAsyncWithDesc(
+    cmoDesc: *mut c_void,
+    cmoType: u32,
+    stream: aclrtStream,
+    reserve: *const c_void,
+) -> aclError {
+    entry("aclrtCmoAsyncWithDesc", |rt| {
+        rt.cmo_async_with_desc(
+            cmoDesc as usize,
+            cmoType,
+            stream_handle(stream),
+            !reserve.is_null(),
+        )
     })
 }
 

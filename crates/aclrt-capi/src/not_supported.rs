@@ -87,11 +87,6 @@ macro_rules! not_supported {
 // ---- C types of the rows (by-value structs below). Handles are pointers, enums are 32-bit
 // integers, callbacks are nullable C function pointers, and a struct passed only by pointer is
 // opaque here because no row ever looks inside it.
-type aclFinalizeCallbackFunc = Option<unsafe extern "C" fn(*mut c_void) -> aclError>;
-type aclInitCallbackFunc =
-    Option<unsafe extern "C" fn(*const c_char, usize, *mut c_void) -> aclError>;
-type aclLogLevel = u32;
-type aclRegisterCallbackType = u32;
 type aclmdlRI = *mut c_void;
 type aclmdlRICaptureMode = u32;
 type aclmdlRICaptureStatus = u32;
@@ -100,19 +95,15 @@ type aclmdlRICondHandleFlag = u32;
 type aclmdlRITask = *mut c_void;
 type aclmdlRITaskParams = c_void;
 type aclmdlRITaskType = u32;
-type aclrtAtomicOperation = u32;
 type aclrtBarrierTaskInfo = c_void;
 type aclrtBinHandle = *mut c_void;
 type aclrtCallback = Option<unsafe extern "C" fn(*mut c_void)>;
 type aclrtCmoType = u32;
 type aclrtCompareDataType = u32;
 type aclrtCondition = u32;
-type aclrtDeviceState = u32;
-type aclrtDeviceStateCallback = Option<unsafe extern "C" fn(i32, aclrtDeviceState, *mut c_void)>;
 type aclrtDrvMemHandle = *mut c_void;
 type aclrtErrorInfo = c_void;
 type aclrtExceptionInfo = c_void;
-type aclrtFuncAttribute = u32;
 type aclrtFuncHandle = *mut c_void;
 type aclrtGroupAttr = u32;
 type aclrtGroupInfo = c_void;
@@ -125,7 +116,6 @@ type aclrtLaunchKernelCfg = c_void;
 type aclrtMbuf = *mut c_void;
 type aclrtMemLinkType = u32;
 type aclrtMemUceInfo = c_void;
-type aclrtMemcpyKind = u32;
 type aclrtNotify = *mut c_void;
 type aclrtOpExceptionCallback = Option<unsafe extern "C" fn(*mut aclrtExceptionInfo, *mut c_void)>;
 type aclrtPlaceHolderInfo = c_void;
@@ -164,35 +154,7 @@ pub struct aclmdlRICondTaskParams {
 }
 
 not_supported! {
-    // ---- Initialisation and finalisation
-    fn aclInitCallbackRegister(
-        r#type: aclRegisterCallbackType,
-        cbFunc: aclInitCallbackFunc,
-        userData: *mut c_void,
-    ) -> aclError;
-    fn aclInitCallbackUnRegister(
-        r#type: aclRegisterCallbackType,
-        cbFunc: aclInitCallbackFunc,
-    ) -> aclError;
-    fn aclFinalizeCallbackRegister(
-        r#type: aclRegisterCallbackType,
-        cbFunc: aclFinalizeCallbackFunc,
-        userData: *mut c_void,
-    ) -> aclError;
-    fn aclFinalizeCallbackUnRegister(
-        r#type: aclRegisterCallbackType,
-        cbFunc: aclFinalizeCallbackFunc,
-    ) -> aclError;
-
     // ---- Versions, attributes and other queries
-    /// Variadic in C (`fmt, ...`); the arguments after `fmt` are never read.
-    fn aclAppLog(
-        logLevel: aclLogLevel,
-        func: *const c_char,
-        file: *const c_char,
-        line: u32,
-        fmt: *const c_char,
-    );
     fn aclrtProfTrace(userdata: *mut c_void, length: i32, stream: aclrtStream) -> aclError;
     fn aclrtCacheLastTaskOpInfo(infoPtr: *const c_void, infoSize: usize) -> aclError;
     fn aclrtCacheLastTaskExtendInfo(extendInfoPtr: *const c_char, infoSize: usize) -> aclError;
@@ -216,24 +178,6 @@ not_supported! {
     // ---- Devices
     fn aclrtDeviceGetPCIBusId(deviceId: i32, pciBusId: *mut c_char, len: i32) -> aclError;
     fn aclrtDeviceGetByPCIBusId(pciBusId: *const c_char, deviceId: *mut i32) -> aclError;
-    fn aclrtDeviceGetHostAtomicCapabilities(
-        capabilities: *mut u32,
-        operations: *const aclrtAtomicOperation,
-        count: u32,
-        deviceId: i32,
-    ) -> aclError;
-    fn aclrtDeviceGetP2PAtomicCapabilities(
-        capabilities: *mut u32,
-        operations: *const aclrtAtomicOperation,
-        count: u32,
-        srcDeviceId: i32,
-        dstDeviceId: i32,
-    ) -> aclError;
-    fn aclrtRegDeviceStateCallback(
-        regName: *const c_char,
-        callback: aclrtDeviceStateCallback,
-        args: *mut c_void,
-    ) -> aclError;
 
     // ---- Contexts
     fn aclrtCtxGetFloatOverflowAddr(overflowAddr: *mut *mut c_void) -> aclError;
@@ -290,16 +234,6 @@ not_supported! {
     // ---- Host memory
 
     // ---- Memory copy and set
-    fn aclrtMemcpyAsyncWithOffset(
-        dst: *mut *mut c_void,
-        destMax: usize,
-        dstDataOffset: usize,
-        src: *mut *const c_void,
-        count: usize,
-        srcDataOffset: usize,
-        kind: aclrtMemcpyKind,
-        stream: aclrtStream,
-    ) -> aclError;
 
     // ---- Virtual memory
     fn aclrtReserveMemAddressNoUCMemory(
@@ -317,7 +251,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Unified addressing
-    fn aclrtMemP2PMap(devPtr: *mut c_void, size: usize, dstDevId: i32, flags: u64) -> aclError;
 
     // ---- Cache maintenance operations
     fn aclrtCmoAsyncWithBarrier(
@@ -332,14 +265,6 @@ not_supported! {
         stream: aclrtStream,
         flag: u32,
     ) -> aclError;
-    fn aclrtCmoGetDescSize(size: *mut usize) -> aclError;
-    fn aclrtCmoSetDesc(cmoDesc: *mut c_void, src: *mut c_void, size: usize) -> aclError;
-    fn aclrtCmoAsyncWithDesc(
-        cmoDesc: *mut c_void,
-        cmoType: aclrtCmoType,
-        stream: aclrtStream,
-        reserve: *const c_void,
-    ) -> aclError;
 
     // ---- Memory shared between processes
     fn aclrtIpcMemSetAttr(key: *const c_char, r#type: aclrtIpcMemAttrType, attr: u64) -> aclError;
@@ -350,42 +275,6 @@ not_supported! {
     ) -> aclError;
 
     // ---- Stream memory operations
-
-    // ---- Device variables (symbols)
-    fn aclrtGetSymbolAddress(symbol: *const c_void, devPtr: *mut *mut c_void) -> aclError;
-    fn aclrtGetSymbolSize(symbol: *const c_void, size: *mut usize) -> aclError;
-    fn aclrtMemcpyFromSymbol(
-        dst: *mut c_void,
-        dstMax: usize,
-        symbol: *const c_void,
-        count: usize,
-        offset: usize,
-        kind: aclrtMemcpyKind,
-    ) -> aclError;
-    fn aclrtMemcpyFromSymbolAsync(
-        dst: *mut c_void,
-        dstMax: usize,
-        symbol: *const c_void,
-        count: usize,
-        offset: usize,
-        kind: aclrtMemcpyKind,
-        stream: aclrtStream,
-    ) -> aclError;
-    fn aclrtMemcpyToSymbol(
-        symbol: *const c_void,
-        src: *const c_void,
-        count: usize,
-        offset: usize,
-        kind: aclrtMemcpyKind,
-    ) -> aclError;
-    fn aclrtMemcpyToSymbolAsync(
-        symbol: *const c_void,
-        src: *const c_void,
-        count: usize,
-        offset: usize,
-        kind: aclrtMemcpyKind,
-        stream: aclrtStream,
-    ) -> aclError;
 
     // ---- Kernel binaries, arguments and launches
     fn aclrtBinarySetExceptionCallback(
@@ -403,45 +292,12 @@ not_supported! {
         funcEntry: u64,
         funcHandle: *mut aclrtFuncHandle,
     ) -> aclError;
-    fn aclrtBinaryGetGlobal(
-        binHandle: aclrtBinHandle,
-        name: *const c_char,
-        dptr: *mut *mut c_void,
-        size: *mut usize,
-    ) -> aclError;
     fn aclrtGetFuncBySymbol(symbol: *const c_void, funcHandle: *mut aclrtFuncHandle) -> aclError;
-    fn aclrtGetFunctionAddr(
-        funcHandle: aclrtFuncHandle,
-        aicAddr: *mut *mut c_void,
-        aivAddr: *mut *mut c_void,
-    ) -> aclError;
-    fn aclrtGetFunctionSize(
-        funcHandle: aclrtFuncHandle,
-        aicSize: *mut usize,
-        aivSize: *mut usize,
-    ) -> aclError;
     fn aclrtRegisterCpuFunc(
         handle: aclrtBinHandle,
         funcName: *const c_char,
         kernelName: *const c_char,
         funcHandle: *mut aclrtFuncHandle,
-    ) -> aclError;
-    fn aclrtLaunchKernelWithHostArgs(
-        funcHandle: aclrtFuncHandle,
-        numBlocks: u32,
-        stream: aclrtStream,
-        cfg: *mut aclrtLaunchKernelCfg,
-        hostArgs: *mut c_void,
-        argsSize: usize,
-        placeHolderArray: *mut aclrtPlaceHolderInfo,
-        placeHolderNum: usize,
-    ) -> aclError;
-    fn aclrtLaunchKernelWithArgsArray(
-        func: *mut c_void,
-        numBlocks: u32,
-        stream: aclrtStream,
-        cfg: *mut aclrtLaunchKernelCfg,
-        args: *mut *mut c_void,
     ) -> aclError;
     fn aclrtLaunchSIMTKernelWithArgsArray(
         func: *mut c_void,
@@ -465,22 +321,6 @@ not_supported! {
         placeHolderNum: usize,
     ) -> aclError;
     fn aclrtGetHardwareSyncAddr(addr: *mut *mut c_void) -> aclError;
-    fn aclrtGetFunctionAttribute(
-        funcHandle: aclrtFuncHandle,
-        attrType: aclrtFuncAttribute,
-        attrValue: *mut i64,
-    ) -> aclError;
-    fn aclrtFunctionGetBinary(
-        funcHandle: aclrtFuncHandle,
-        binHandle: *mut aclrtBinHandle,
-    ) -> aclError;
-    fn aclrtFunctionGetParamCount(func: *const c_void, paramCount: *mut usize) -> aclError;
-    fn aclrtFunctionGetParamInfo(
-        func: *const c_void,
-        paramIndex: usize,
-        paramOffset: *mut usize,
-        paramSize: *mut usize,
-    ) -> aclError;
     fn aclrtFunctionGetAvailDynUbufPerBlock(
         func: *mut c_void,
         flags: u32,
@@ -667,6 +507,6 @@ mod tests {
         assert!(api::get_recent_err_msg()
             .unwrap()
             .contains("aclrtCreateGroupInfo"));
-        assert_eq!(NOT_SUPPORTED.len(), 132);
+        assert_eq!(NOT_SUPPORTED.len(), 104);
     }
 }

@@ -1,12 +1,13 @@
 //! Process-level calls: init/finalize, error reporting, version.
 
 use std::cell::RefCell;
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::sync::Arc;
 
 use aclrt::api;
 use aclrt::consts::{ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION};
 
-use crate::{aclError, guard, guard_value, not_null, put};
+use crate::{aclError, guard, guard_value, not_null, put, SendPtr};
 
 /// `aclInit`: the configuration path rule is the core's ([`api::init_with_config_file`]).
 #[no_mangle]
@@ -97,5 +98,82 @@ pub unsafe extern "C" fn aclrtGetVersion(
             put(patchVersion, ACL_PATCH_VERSION as i32);
         }
         Ok(())
+    })
+}
+
+/// `aclInitCallbackFunc`.
+type aclInitCallbackFunc =
+    Option<unsafe extern "C" fn(*const c_char, usize, *mut c_void) -> aclError>;
+/// `aclFinalizeCallbackFunc`.
+type aclFinalizeCallbackFunc = Option<unsafe extern "C" fn(*mut c_void) -> aclError>;
+
+/// `aclInitCallbackRegister`: the callback gets the configuration text NUL-terminated, with
+/// its length.
+///
+/// # Safety
+/// `cbFunc` is NULL or a function of the declared type that stays callable, with `userData`,
+/// until it is unregistered.
+#[no_mangle]
+pub unsafe extern "C" fn aclInitCallbackRegister(
+    r#type: u32,
+    cbFunc: aclInitCallbackFunc,
+    userData: *mut c_void,
+) -> aclError {
+    guard("aclInitCallbackRegister", || {
+        let data = SendPtr(userData);
+        let key = cbFunc.map_or(0, |f| f as usize);
+        let wrapped = cbFunc.map(|f| {
+            Arc::new(move |text: &[u8]| {
+                let mut terminated = Vec::with_capacity(text.len() + 1);
+                terminated.extend_from_slice(text);
+                terminated.push(0);
+                // SAFETY: the function and its argument the program registered; the text is
+                // NUL-terminated and lives for the call.
+                unsafe { f(terminated.as_ptr().cast(), text.len(), data.get()) }
+            }) as api::InitCallback
+        });
+        api::init_callback_register(r#type, key, wrapped)
+    })
+}
+
+/// `aclInitCallbackUnRegister`.
+#[no_mangle]
+pub extern "C" fn aclInitCallbackUnRegister(r#type: u32, cbFunc: aclInitCallbackFunc) -> aclError {
+    guard("aclInitCallbackUnRegister", || {
+        api::init_callback_unregister(r#type, cbFunc.map_or(0, |f| f as usize))
+    })
+}
+
+/// `aclFinalizeCallbackRegister`.
+///
+/// # Safety
+/// As [`aclInitCallbackRegister`].
+#[no_mangle]
+pub unsafe extern "C" fn aclFinalizeCallbackRegister(
+    r#type: u32,
+    cbFunc: aclFinalizeCallbackFunc,
+    userData: *mut c_void,
+) -> aclError {
+    guard("aclFinalizeCallbackRegister", || {
+        let data = SendPtr(userData);
+        let key = cbFunc.map_or(0, |f| f as usize);
+        let wrapped = cbFunc.map(|f| {
+            Arc::new(move || {
+                // SAFETY: the function and its argument the program registered.
+                unsafe { f(data.get()) }
+            }) as api::FinalizeCallback
+        });
+        api::finalize_callback_register(r#type, key, wrapped)
+    })
+}
+
+/// `aclFinalizeCallbackUnRegister`.
+#[no_mangle]
+pub extern "C" fn aclFinalizeCallbackUnRegister(
+    r#type: u32,
+    cbFunc: aclFinalizeCallbackFunc,
+) -> aclError {
+    guard("aclFinalizeCallbackUnRegister", || {
+        api::finalize_callback_unregister(r#type, cbFunc.map_or(0, |f| f as usize))
     })
 }

@@ -316,6 +316,36 @@ pub unsafe extern "C" fn aclrtGetStreamAttribute(
     })
 }
 
+/// `aclrtDeviceStateCallback`.
+type aclrtDeviceStateCallback = Option<unsafe extern "C" fn(i32, u32, *mut c_void)>;
+
+/// `aclrtRegDeviceStateCallback`: NULL `callback` removes the registration `regName`.
+///
+/// # Safety
+/// `regName` is NULL or a NUL-terminated string; the callback is NULL or a function of the
+/// declared type that stays callable, with `args`, until it is unregistered or `aclFinalize`.
+#[no_mangle]
+pub unsafe extern "C" fn aclrtRegDeviceStateCallback(
+    regName: *const c_char,
+    callback: aclrtDeviceStateCallback,
+    args: *mut c_void,
+) -> aclError {
+    entry("aclrtRegDeviceStateCallback", |rt| {
+        not_null(regName, "aclrtRegDeviceStateCallback", "regName")?;
+        // SAFETY: non-NULL and NUL-terminated by the C caller's contract.
+        let name = unsafe { CStr::from_ptr(regName) }.to_string_lossy();
+        let data = SendPtr(args);
+        let wrapped = callback.map(|f| {
+            Arc::new(move |device: i32, state: u32| {
+                // SAFETY: the function and its argument the program registered, valid until
+                // it unregisters them.
+                unsafe { f(device, state, data.get()) }
+            }) as aclrt::DeviceStateCallback
+        });
+        rt.reg_device_state_callback(&name, wrapped)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

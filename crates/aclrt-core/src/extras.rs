@@ -17,6 +17,11 @@ use crate::sync::{lock, WaitList};
 /// `aclrtStreamState` value (`ACL_RT_STREAM_STATE_CREATE_POST` or `..._DESTROY_PRE`).
 pub type StreamStateCallback = Arc<dyn Fn(StreamHandle, u32) + Send + Sync>;
 
+/// A device state callback (`aclrtRegDeviceStateCallback`): the device id and the
+/// `aclrtDeviceState` value (`ACL_RT_DEVICE_STATE_SET_POST`, `..._RESET_PRE` or
+/// `..._RESET_POST`).
+pub type DeviceStateCallback = Arc<dyn Fn(i32, u32) + Send + Sync>;
+
 /// A device task abort callback (`aclrtSetDeviceTaskAbortCallback`): the device id, the stage
 /// (`ACL_RT_DEVICE_TASK_ABORT_PRE` or `..._POST`) and the milliseconds left of the abort's
 /// timeout (0: no limit); a non-zero return fails the abort.
@@ -41,6 +46,8 @@ pub(crate) struct Extras {
     pub(crate) cnt_notify_counts: Mutex<Vec<usize>>,
     /// Registered stream state callbacks, by registration name, in registration order.
     pub(crate) stream_state: RwLock<Vec<(String, StreamStateCallback)>>,
+    /// Registered device state callbacks, by registration name, in registration order.
+    pub(crate) device_state: RwLock<Vec<(String, DeviceStateCallback)>>,
     /// Registered device task abort callbacks (a leaf lock: released before any is called).
     pub(crate) task_abort: Mutex<TaskAbortCallbacks>,
     /// Streams stopped by `aclrtStreamStop` (raw handles): an abort does not restart them.
@@ -65,6 +72,7 @@ impl Default for Extras {
             cnt_notifies: HandleTable::new(CntNotifyHandle::TAG),
             cnt_notify_counts: Mutex::new(Vec::new()),
             stream_state: RwLock::new(Vec::new()),
+            device_state: RwLock::new(Vec::new()),
             task_abort: Mutex::default(),
             halted: Mutex::new(BTreeSet::new()),
             value_writes: Arc::new(WaitList::new()),

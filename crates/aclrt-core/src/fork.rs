@@ -29,9 +29,11 @@ pub(crate) enum Rank {
     Unwinding = 5,
     /// The writers' gate of device memory (a leaf).
     Writers = 6,
+    /// The init and finalize callbacks' list (a leaf, also used before any `aclInit`).
+    Callbacks = 7,
 }
 
-const RANKS: usize = 7;
+const RANKS: usize = 8;
 
 /// What one participant does around a fork.
 struct Participant {

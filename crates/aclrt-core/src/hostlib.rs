@@ -139,11 +139,85 @@ impl HostLibrary {
         (!p.is_null()).then_some(p)
     }
 
+    /// The size of the exported data object (an ELF `STT_OBJECT` of non-zero size) of this
+    /// library that starts at `address`, if there is one.
+    pub fn object_at(&self, address: usize) -> Option<usize> {
+        const RTLD_DL_SYMENT: libc::c_int = 1;
+        const RTLD_DL_LINKMAP: libc::c_int = 2;
+        const STT_OBJECT: u8 = 1;
+        // SAFETY: dlinfo writes the library's link map pointer for a live handle; dladdr1
+        // fills the zeroed info and writes the link map (or symbol table entry) of the object
+        // containing `address`, or fails; the entry is read only when one was given.
+        unsafe {
+            let mut own: *mut c_void = std::ptr::null_mut();
+            if libc::dlinfo(
+                self.handle,
+                libc::RTLD_DI_LINKMAP,
+                (&mut own as *mut *mut c_void).cast(),
+            ) != 0
+            {
+                return None;
+            }
+            let mut info: libc::Dl_info = std::mem::zeroed();
+            let mut map: *mut c_void = std::ptr::null_mut();
+            if libc::dladdr1(
+                address as *const c_void,
+                &mut info,
+                &mut map,
+                RTLD_DL_LINKMAP,
+            ) == 0
+                || map.is_null()
+                || map != own
+            {
+                return None;
+            }
+            let mut sym: *mut c_void = std::ptr::null_mut();
+            if libc::dladdr1(
+                address as *const c_void,
+                &mut info,
+                &mut sym,
+                RTLD_DL_SYMENT,
+            ) == 0
+                || sym.is_null()
+                || info.dli_saddr as usize != address
+            {
+                return None;
+            }
+            let entry = &*(sym as *const libc::Elf64_Sym);
+            let size = entry.st_size as usize;
+            (entry.st_info & 0xf == STT_OBJECT && size > 0).then_some(size)
+        }
+    }
+
     /// Gives up ownership: the caller closes the returned handle with `dlclose`.
     pub fn into_raw(self) -> *mut c_void {
         let handle = self.handle;
         std::mem::forget(self);
         handle
+    }
+}
+
+/// The size of the ELF symbol at `address` of a loaded library (0 when the loader does not
+/// know it, or no symbol starts there).
+pub fn symbol_size(address: usize) -> usize {
+    const RTLD_DL_SYMENT: libc::c_int = 1;
+    // SAFETY: dladdr1 fills the zeroed info and, with RTLD_DL_SYMENT, points `sym` at the
+    // symbol table entry of the library it found (or leaves it NULL).
+    unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        let mut sym: *mut c_void = std::ptr::null_mut();
+        if libc::dladdr1(
+            address as *const c_void,
+            &mut info,
+            &mut sym,
+            RTLD_DL_SYMENT,
+        ) == 0
+            || sym.is_null()
+            || info.dli_saddr as usize != address
+        {
+            return 0;
+        }
+        (*(sym as *const libc::Elf64_Sym)).st_size as usize
     }
 }
 

@@ -51,6 +51,17 @@ pub(crate) struct DeclaredAccess {
     pub(crate) mode: u32,
 }
 
+/// `aclrtPlaceHolderInfo`: where a placeholder's pointer slot is in the host arguments, and
+/// where the data it points to starts, both as byte offsets into them.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlaceHolder {
+    /// `addrOffset`.
+    pub addr_offset: u32,
+    /// `dataOffset`.
+    pub data_offset: u32,
+}
+
 /// `ACL_HOST_KERNEL_ACCESSES(name)`: the memory a launch with these arguments touches.
 pub(crate) type AccessDeclaration = unsafe extern "C" fn(
     args: *const c_void,
@@ -61,6 +72,14 @@ pub(crate) type AccessDeclaration = unsafe extern "C" fn(
 
 /// The prefix of a kernel's access declaration symbol.
 pub(crate) const ACCESSES_PREFIX: &str = "aclHostKernelAccesses_";
+
+/// The prefix of a kernel's parameter declaration: an exported `size_t` array of the
+/// parameters' sizes, ended by a 0 (`ACL_HOST_KERNEL_PARAMS`).
+pub(crate) const PARAMS_PREFIX: &str = "aclHostKernelParams_";
+
+/// The most parameters a declaration may give; one whose terminating 0 is not among its first
+/// `MAX_PARAMS + 1` entries (or within its symbol's size) is refused when used.
+pub(crate) const MAX_PARAMS: usize = 1024;
 
 /// Bytes of an args handle placed in the caller's memory (`aclrtKernelArgsGetHandleMemSize`);
 /// such a handle must be aligned to it.
@@ -123,11 +142,45 @@ pub(crate) struct BinaryFunctions {
 /// One kernel of a binary.
 pub(crate) struct Function {
     pub(crate) handle: FuncHandle,
+    /// The binary it was looked up in.
+    pub(crate) binary: BinHandle,
     pub(crate) library: Arc<HostLibrary>,
     pub(crate) entry: HostKernel,
     pub(crate) accesses: Option<AccessDeclaration>,
     pub(crate) name: String,
+    /// The parameters' sizes from its declaration, packed back to back in this order; why
+    /// there are none known when the library declares none or a malformed list.
+    pub(crate) params: std::result::Result<Vec<usize>, String>,
     pub(crate) args: Mutex<FunctionArgs>,
+}
+
+/// The parameter sizes the declaration at `address` gives: entries up to the first 0, read
+/// within the symbol's size when the loader knows it, and at most [`MAX_PARAMS`] of them.
+///
+/// # Safety
+/// `address` is the exported `aclHostKernelParams_` array of a library that stays open during
+/// the call, readable up to its terminating 0 (the declaration's contract) or its symbol size.
+pub(crate) unsafe fn read_params(address: *const usize) -> std::result::Result<Vec<usize>, String> {
+    let symbol_entries =
+        crate::hostlib::symbol_size(address as usize) / std::mem::size_of::<usize>();
+    let limit = if symbol_entries == 0 {
+        MAX_PARAMS + 1
+    } else {
+        symbol_entries.min(MAX_PARAMS + 1)
+    };
+    let mut sizes = Vec::new();
+    for i in 0..limit {
+        // SAFETY: within the symbol (or up to the terminator the contract promises).
+        let size = unsafe { address.add(i).read_unaligned() };
+        if size == 0 {
+            return Ok(sizes);
+        }
+        sizes.push(size);
+    }
+    Err(format!(
+        "its parameter declaration has no terminating 0 within {limit} entries (at most \
+         {MAX_PARAMS} parameters)"
+    ))
 }
 
 /// The args handles made for a function, removed with it.

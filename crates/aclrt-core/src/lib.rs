@@ -74,12 +74,12 @@ pub use device::{MAX_STREAMS_PER_DEVICE, MAX_SYNC_EVENTS_PER_DEVICE};
 pub use error::Failure;
 pub use error::{AclError, Error, Result};
 pub use exception::{ExceptionCallback, ExceptionInfo, ACL_ERROR_INVALID_EXCEPTION_INFO};
-pub use extras::{DeviceTaskAbortCallback, StreamStateCallback};
+pub use extras::{DeviceStateCallback, DeviceTaskAbortCallback, StreamStateCallback};
 pub use handle::{
     ArgsHandle, BinHandle, BinaryImageHandle, CntNotifyHandle, ContextHandle, EventHandle,
     FuncHandle, MemPoolHandle, NotifyHandle, StreamHandle,
 };
-pub use kernel::FailedKernel;
+pub use kernel::{FailedKernel, PlaceHolder};
 pub use memory::ALIGNMENT;
 pub use runtime::Runtime;
 pub use task_info::{HostFn, KernelFn, MemRange, TaskKind, TaskMeta};

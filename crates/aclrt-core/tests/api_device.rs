@@ -357,3 +357,33 @@ fn last_error_levels() {
     assert_eq!(api::last_error_at(0, true), ACL_ERROR_RT_INVALID_HANDLE);
     assert_eq!(api::last_error_at(0, true), 0);
 }
+
+#[test]
+fn device_state_callbacks_see_sets_and_releases() {
+    let rt = aclrt::Runtime::new(&Config::default());
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let callback: aclrt::DeviceStateCallback =
+        Arc::new(move |device, state| log.lock().unwrap().push((device, state)));
+    rt.reg_device_state_callback("log", Some(callback.clone()))
+        .unwrap();
+    let again = rt
+        .reg_device_state_callback("log", Some(callback))
+        .unwrap_err();
+    assert_eq!(again.code(), ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(
+        rt.reg_device_state_callback("", None).unwrap_err().code(),
+        ACL_ERROR_INVALID_PARAM
+    );
+    rt.set_device(0).unwrap();
+    rt.set_device(0).unwrap();
+    rt.reset_device(0).unwrap();
+    assert_eq!(*seen.lock().unwrap(), [(0, 1), (0, 1)]);
+    rt.reset_device(0).unwrap();
+    assert_eq!(*seen.lock().unwrap(), [(0, 1), (0, 1), (0, 2), (0, 3)]);
+    rt.reg_device_state_callback("log", None).unwrap();
+    rt.reg_device_state_callback("log", None).unwrap();
+    rt.set_device(0).unwrap();
+    rt.reset_device(0).unwrap();
+    assert_eq!(seen.lock().unwrap().len(), 4);
+}

@@ -485,3 +485,79 @@ fn core_limits_of_devices_streams_and_threads() {
     api::reset_device(0).unwrap();
     api::finalize().unwrap();
 }
+
+#[test]
+fn atomic_capabilities_are_the_a2s() {
+    let rt = aclrt::Runtime::new(&Config {
+        device_count: 2,
+        ..Config::default()
+    });
+    let ops = [0u32, 30, 31, 32, 12, 44];
+    let mut caps = [u32::MAX; 6];
+    // SAFETY: both arrays hold 6 entries.
+    unsafe {
+        rt.device_get_host_atomic_capabilities(caps.as_mut_ptr(), ops.as_ptr(), 6, 1)
+            .unwrap()
+    };
+    assert_eq!(caps, [0; 6]);
+    // SAFETY: as above.
+    unsafe {
+        rt.device_get_p2p_atomic_capabilities(caps.as_mut_ptr(), ops.as_ptr(), 6, 1, 0)
+            .unwrap()
+    };
+    assert_eq!(caps, [0, 57, 57, 57, 0, 0]);
+    let bad = [0u32, 45];
+    let mut untouched = [7u32; 2];
+    // SAFETY: both arrays hold 2 entries.
+    let e = unsafe {
+        rt.device_get_p2p_atomic_capabilities(untouched.as_mut_ptr(), bad.as_ptr(), 2, 0, 1)
+    }
+    .unwrap_err();
+    assert_eq!(e.code(), ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(untouched, [7, 7]);
+    // SAFETY: NULL arrays are refused before they are read.
+    let null =
+        unsafe { rt.device_get_host_atomic_capabilities(std::ptr::null_mut(), ops.as_ptr(), 6, 0) };
+    assert_eq!(null.unwrap_err().code(), ACL_ERROR_RT_PARAM_INVALID);
+    // SAFETY: as above.
+    let same =
+        unsafe { rt.device_get_p2p_atomic_capabilities(caps.as_mut_ptr(), ops.as_ptr(), 6, 1, 1) };
+    assert_eq!(same.unwrap_err().code(), ACL_ERROR_RT_INVALID_DEVICEID);
+}
+
+#[test]
+fn p2p_mapping_needs_peer_access_to_the_memorys_device() {
+    let rt = aclrt::Runtime::new(&Config {
+        device_count: 2,
+        ..Config::default()
+    });
+    let code = |r: aclrt::Result<()>| r.unwrap_err().code();
+    assert_eq!(
+        code(rt.mem_p2p_map(0x1000, 8, 1, 0)),
+        ACL_ERROR_RT_CONTEXT_NULL
+    );
+    rt.set_device(0).unwrap();
+    let mem = rt.malloc(64, 0).unwrap();
+    assert_eq!(rt.mem_p2p_map(mem, 64, 0, 0), Ok(()));
+    assert_eq!(
+        code(rt.mem_p2p_map(mem, 64, 1, 0)),
+        ACL_ERROR_RT_NO_PERMISSION
+    );
+    rt.set_device(1).unwrap();
+    rt.device_enable_peer_access(0, 0).unwrap();
+    assert_eq!(rt.mem_p2p_map(mem, 64, 1, 0), Ok(()));
+    assert_eq!(code(rt.mem_p2p_map(mem, 65, 1, 0)), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(code(rt.mem_p2p_map(mem, 64, 1, 2)), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(
+        code(rt.mem_p2p_map(mem, 64, 2, 0)),
+        ACL_ERROR_RT_INVALID_DEVICEID
+    );
+    let host = [0u8; 8];
+    assert_eq!(
+        code(rt.mem_p2p_map(host.as_ptr() as usize, 8, 1, 0)),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    rt.free(mem).unwrap();
+    rt.reset_device(1).unwrap();
+    rt.reset_device(0).unwrap();
+}

@@ -4,7 +4,6 @@
 
 use aclrt::base::{self, DataBuffer};
 use aclrt::consts::{ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION};
-use aclrt::vendor_consts::{ACL_DEBUG, ACL_ERROR, ACL_INFO, ACL_WARNING};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -12,79 +11,15 @@ use crate::args::*;
 
 type Any<'py> = Bound<'py, PyAny>;
 
-/// Environment variable holding the least level `app_log` writes, as on the vendor's
-/// installation: 0 debug, 1 info, 2 warning, 3 error (the default), 4 nothing.
-pub const ENV_LOG_LEVEL: &str = "ASCEND_GLOBAL_LOG_LEVEL";
-
-fn level_name(level: i64) -> Option<&'static str> {
-    match level {
-        ACL_DEBUG => Some("DEBUG"),
-        ACL_INFO => Some("INFO"),
-        ACL_WARNING => Some("WARNING"),
-        ACL_ERROR => Some("ERROR"),
-        _ => None,
-    }
-}
-
-/// The least level written: [`ENV_LOG_LEVEL`] when it holds 0–4, else error.
-fn threshold() -> i64 {
-    std::env::var(ENV_LOG_LEVEL)
-        .ok()
-        .and_then(|v| v.trim().parse::<i64>().ok())
-        .filter(|l| (0..=4).contains(l))
-        .unwrap_or(ACL_ERROR)
-}
-
-/// Local time as the vendor's logs print it: `2024-05-01-13:45:02.123.456`.
-fn timestamp() -> String {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
-    // SAFETY: an all-zero `tm` is a valid value for localtime_r to overwrite.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    // SAFETY: both pointers are to live locals; localtime_r is the thread-safe variant.
-    unsafe { libc::localtime_r(&ts.tv_sec, &mut tm) };
-    let micros = ts.tv_nsec / 1000;
-    format!(
-        "{:04}-{:02}-{:02}-{:02}:{:02}:{:02}.{:03}.{:03}",
-        tm.tm_year + 1900,
-        tm.tm_mon + 1,
-        tm.tm_mday,
-        tm.tm_hour,
-        tm.tm_min,
-        tm.tm_sec,
-        micros / 1000,
-        micros % 1000
-    )
-}
-
-fn process_name() -> String {
-    std::fs::read_to_string("/proc/self/comm")
-        .map(|s| s.trim_end().to_owned())
-        .unwrap_or_else(|_| "python".to_owned())
-}
-
-/// `acl.app_log(log_level, message)`: one line on `sys.stderr`,
-/// `[LEVEL] APP(pid,process):timestamp message`, when `log_level` (0 debug … 3 error) is at
-/// least [`ENV_LOG_LEVEL`]; other levels write nothing. Returns `None`, as pyACL does.
+/// `acl.app_log(log_level, message)`: the core's application log line
+/// (`[LEVEL] APP(pid,process):timestamp message`) on `sys.stderr`, when `log_level` (0 debug …
+/// 3 error) is written (`aclrt::base::app_log_line`). Returns `None`, as pyACL does.
 #[pyfunction]
 fn app_log(py: Python<'_>, log_level: &Any, message: &str) -> PyResult<()> {
     let level = i64::from(i32_arg(log_level, "log_level")?);
-    let Some(name) = level_name(level) else {
+    let Some(line) = base::app_log_line(level, message) else {
         return Ok(());
     };
-    if level < threshold() {
-        return Ok(());
-    }
-    let line = format!(
-        "[{name}] APP({},{}):{} {message}\n",
-        std::process::id(),
-        process_name(),
-        timestamp()
-    );
     let stderr = py.import("sys")?.getattr("stderr")?;
     if stderr.is_none() {
         eprint!("{line}");

@@ -211,6 +211,15 @@ fn get_function_name(func_handle: &Any, max_len: &Any) -> PyResult<(String, i32)
     ))
 }
 
+/// `aic_addr, aiv_addr, ret = acl.rt.get_function_addr(func_handle)` (`aclrtGetFunctionAddr`):
+/// the kernel's entry address and 0 (no vector core address); `(0, 0, ret)` on failure.
+#[pyfunction]
+fn get_function_addr(func_handle: &Any) -> PyResult<(usize, usize, i32)> {
+    let f = func_arg(func_handle)?;
+    let ((aic, aiv), code) = value(api::acl(|rt| rt.function_addr(f)), (0, 0));
+    Ok((aic, aiv, code))
+}
+
 /// `mem_size, ret = acl.rt.kernel_args_get_handle_mem_size(func_handle)`
 /// (`aclrtKernelArgsGetHandleMemSize`).
 #[pyfunction]
@@ -442,6 +451,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             binary_unload,
             binary_get_function,
             get_function_name,
+            get_function_addr,
             kernel_args_get_handle_mem_size,
             kernel_args_get_mem_size,
             kernel_args_init,

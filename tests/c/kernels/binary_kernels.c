@@ -162,3 +162,44 @@ ACL_HOST_KERNEL_ACCESSES(huge_declaration)(const void *args, size_t argsSize,
     (void)capacity;
     return SIZE_MAX;
 }
+
+/* record with declared parameters: int64_t, char[3], a pointer, int16_t (packed: 8 + 3 + 8 + 2
+ * bytes). */
+ACL_HOST_KERNEL(record_params)(uint32_t numBlocks, void *args, size_t argsSize)
+{
+    return record(numBlocks, args, argsSize);
+}
+ACL_HOST_KERNEL_PARAMS(record_params, sizeof(int64_t), 3, sizeof(void *), sizeof(int16_t));
+
+/* A kernel declaring no parameters. */
+ACL_HOST_KERNEL(no_params)(uint32_t numBlocks, void *args, size_t argsSize)
+{
+    return record(numBlocks, args, argsSize);
+}
+ACL_HOST_KERNEL_PARAMS(no_params, 0);
+
+/* args: int32_t *out at offset 0, a pointer at offset 8 to int32_t[2] inside the arguments.
+ * Writes p[0] * p[1] to *out and records the arguments. */
+ACL_HOST_KERNEL(multiply_placeholder)(uint32_t numBlocks, void *args, size_t argsSize)
+{
+    int32_t *out, *p;
+    if (argsSize < 16) return 507001;
+    memcpy(&out, args, sizeof out);
+    memcpy(&p, (char *)args + 8, sizeof p);
+    *out = p[0] * p[1];
+    return record(numBlocks, args, argsSize);
+}
+
+/* A device variable: an exported data object of the binary. */
+__attribute__((visibility("default"))) int32_t table[4] = {1, 2, 3, 4};
+
+/* args: int32_t *out. Writes the sum of table to *out. */
+ACL_HOST_KERNEL(sum_table)(uint32_t numBlocks, void *args, size_t argsSize)
+{
+    int32_t *out;
+    (void)numBlocks;
+    if (argsSize != sizeof out) return 507001;
+    memcpy(&out, args, sizeof out);
+    *out = table[0] + table[1] + table[2] + table[3];
+    return ACL_SUCCESS;
+}

@@ -14,6 +14,7 @@ use crate::stream::Context;
 use crate::stream::Stream;
 use crate::sync::lock;
 use crate::thread_state;
+use crate::vendor_consts as vc;
 
 /// Objects alive in the runtime, for leak checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -243,6 +244,7 @@ impl Runtime {
             // Stream state callbacks are user code: told after the binding is released.
             self.default_stream_created(&ctx);
         }
+        self.device_state_changed(id, vc::ACL_RT_DEVICE_STATE_SET_POST);
         Ok(())
     }
 
@@ -269,8 +271,10 @@ impl Runtime {
             }
         };
         if let Some(ctx) = released {
+            self.device_state_changed(id, vc::ACL_RT_DEVICE_STATE_RESET_PRE);
             self.destroy_context_now(&ctx, true);
             self.release_core_limits_if_unused(&device);
+            self.device_state_changed(id, vc::ACL_RT_DEVICE_STATE_RESET_POST);
         }
         drop(teardown);
         Ok(())

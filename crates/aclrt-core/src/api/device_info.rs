@@ -232,6 +232,68 @@ impl Runtime {
         Ok(vc::ACL_RT_DEVS_TOPOLOGY_HCCS as u64)
     }
 
+    /// `aclrtDeviceGetHostAtomicCapabilities`: the emulated chip is an A2, whose host link is
+    /// PCIe, not the UB link the vendor's runtime needs for atomic operations between a device
+    /// and the host, so every capability is 0.
+    ///
+    /// # Safety
+    /// `capabilities` and `operations` are NULL or hold `count` entries.
+    pub unsafe fn device_get_host_atomic_capabilities(
+        &self,
+        capabilities: *mut u32,
+        operations: *const u32,
+        count: u32,
+        device_id: i32,
+    ) -> Result<()> {
+        const CALL: &str = "aclrtDeviceGetHostAtomicCapabilities";
+        // SAFETY: the caller's promise.
+        let ops = unsafe { atomic_query(capabilities, operations, count, CALL) }?;
+        self.device_checked(device_id)?;
+        // SAFETY: as above.
+        unsafe { answer_atomic_query(capabilities, &ops, CALL, |_| 0) }
+    }
+
+    /// `aclrtDeviceGetP2PAtomicCapabilities`: between two emulated devices (linked by HCCS, see
+    /// [`Runtime::get_devices_topo`]) the A2's table: `ACL_RT_ATOMIC_OPERATION_DMA_ADD`,
+    /// `..._DMA_MIN` and `..._DMA_MAX` on signed 8-, 16- and 32-bit scalars; every other
+    /// operation 0. The same device twice is `107001`, as the vendor's.
+    ///
+    /// # Safety
+    /// As [`Runtime::device_get_host_atomic_capabilities`].
+    pub unsafe fn device_get_p2p_atomic_capabilities(
+        &self,
+        capabilities: *mut u32,
+        operations: *const u32,
+        count: u32,
+        src_device_id: i32,
+        dst_device_id: i32,
+    ) -> Result<()> {
+        const CALL: &str = "aclrtDeviceGetP2PAtomicCapabilities";
+        // SAFETY: the caller's promise.
+        let ops = unsafe { atomic_query(capabilities, operations, count, CALL) }?;
+        if src_device_id == dst_device_id {
+            bail!(
+                ACL_ERROR_RT_INVALID_DEVICEID,
+                "{CALL}: srcDeviceId must be different from dstDeviceId ({src_device_id})"
+            );
+        }
+        self.device_checked(src_device_id)?;
+        self.device_checked(dst_device_id)?;
+        let dma = (vc::ACL_RT_ATOMIC_CAPABILITY_SIGNED
+            | vc::ACL_RT_ATOMIC_CAPABILITY_SCALAR8
+            | vc::ACL_RT_ATOMIC_CAPABILITY_SCALAR16
+            | vc::ACL_RT_ATOMIC_CAPABILITY_SCALAR32) as u32;
+        // SAFETY: as above.
+        unsafe {
+            answer_atomic_query(capabilities, &ops, CALL, |op| match i64::from(op) {
+                vc::ACL_RT_ATOMIC_OPERATION_DMA_ADD
+                | vc::ACL_RT_ATOMIC_OPERATION_DMA_MIN
+                | vc::ACL_RT_ATOMIC_OPERATION_DMA_MAX => dma,
+                _ => 0,
+            })
+        }
+    }
+
     /// `aclrtDeviceEnablePeerAccess`: lets the current device access `peer_id`'s memory (one
     /// direction). `flags` must be 0; the peer must be another device; enabling twice is fine.
     pub fn device_enable_peer_access(&self, peer_id: i32, flags: u32) -> Result<()> {
@@ -278,6 +340,54 @@ impl Runtime {
     }
 
     /// The current device, checked against a peer id for the enable and disable calls.
+    /// `aclrtMemP2PMap`: the devices share the host's coherent memory, so once device
+    /// `dst_dev_id` may access the memory's device (`aclrtDeviceEnablePeerAccess` from it, as
+    /// the vendor's reference requires first) there is no page table to fill and the call
+    /// changes nothing. NULL `dev_ptr`, size 0 and non-zero `flags` are `100000`; an id out of
+    /// range `107001`; a range that is not live device memory `107000` (overrunning its
+    /// allocation or freed: `100000`, as a copy's check); without that peer access `207006`.
+    /// It needs a current context.
+    pub fn mem_p2p_map(
+        &self,
+        dev_ptr: usize,
+        size: usize,
+        dst_dev_id: i32,
+        flags: u64,
+    ) -> Result<()> {
+        const CALL: &str = "aclrtMemP2PMap";
+        if dev_ptr == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: devPtr is NULL");
+        }
+        if size == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: size is 0");
+        }
+        if flags != 0 {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: flags is reserved and must be 0, not {flags:#x}"
+            );
+        }
+        self.device_checked(dst_dev_id)?;
+        self.current_context()?;
+        let owner = match self.memory.place_of(dev_ptr, "the mapped memory")? {
+            Some(crate::memory::Place::Device(id)) => id,
+            _ => bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: devPtr {dev_ptr:#x} is not device memory"
+            ),
+        };
+        self.memory
+            .check_access(dev_ptr, size, "the mapped memory")?;
+        if !self.extras.peer_enabled(dst_dev_id, owner) {
+            bail!(
+                ACL_ERROR_RT_NO_PERMISSION,
+                "{CALL}: device {dst_dev_id} has no peer access to device {owner}, whose memory \
+                 devPtr is (aclrtDeviceEnablePeerAccess first)"
+            );
+        }
+        Ok(())
+    }
+
     fn peer_of_current(&self, peer_id: i32, call: &str) -> Result<i32> {
         let from = self.current_context()?.device.id;
         self.device_checked(peer_id)?;
@@ -387,4 +497,60 @@ impl Runtime {
     pub fn device_get_bare_tgid(&self) -> Result<i32> {
         Ok(std::process::id() as i32)
     }
+}
+
+/// The checks of an atomic capability query that come before the devices' (NULL arrays and a
+/// count of 0 are `107000`, as the vendor's); the operations asked about.
+///
+/// # Safety
+/// `operations` is NULL or holds `count` entries.
+unsafe fn atomic_query(
+    capabilities: *mut u32,
+    operations: *const u32,
+    count: u32,
+    call: &str,
+) -> Result<Vec<u32>> {
+    if capabilities.is_null() || operations.is_null() {
+        bail!(
+            ACL_ERROR_RT_PARAM_INVALID,
+            "{call}: {} is NULL",
+            if capabilities.is_null() {
+                "capabilities"
+            } else {
+                "operations"
+            }
+        );
+    }
+    if count == 0 {
+        bail!(ACL_ERROR_RT_PARAM_INVALID, "{call}: count is 0");
+    }
+    // SAFETY: non-NULL, `count` entries (the caller's promise).
+    Ok(unsafe { std::slice::from_raw_parts(operations, count as usize) }.to_vec())
+}
+
+/// Checks every operation (an `aclrtAtomicOperation` from `ACL_RT_ATOMIC_OPERATION_INTEGER_ADD`
+/// to `..._SIMD_SCALAR_EXCH`, else `107000` with nothing written), then writes each one's
+/// capability mask.
+///
+/// # Safety
+/// `capabilities` holds `ops.len()` writable entries.
+unsafe fn answer_atomic_query(
+    capabilities: *mut u32,
+    ops: &[u32],
+    call: &str,
+    mask: impl Fn(u32) -> u32,
+) -> Result<()> {
+    let last = vc::ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH as u32;
+    if let Some((i, op)) = ops.iter().enumerate().find(|(_, &op)| op > last) {
+        bail!(
+            ACL_ERROR_RT_PARAM_INVALID,
+            "{call}: operations[{i}] is {}, not in [0, {last}]",
+            *op as i32
+        );
+    }
+    for (i, &op) in ops.iter().enumerate() {
+        // SAFETY: `capabilities` holds `ops.len()` entries (the caller's promise).
+        unsafe { capabilities.add(i).write(mask(op)) };
+    }
+    Ok(())
 }

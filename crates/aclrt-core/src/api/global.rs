@@ -37,6 +37,43 @@ static FINALIZED: std::sync::OnceLock<WaitList> = std::sync::OnceLock::new();
 fn finalized() -> &'static WaitList {
     FINALIZED.get_or_init(WaitList::new)
 }
+/// An init callback (`aclInitCallbackRegister`): called with the text of the configuration
+/// `aclInit` was given (empty without one); a non-zero return fails the `aclInit`.
+pub type InitCallback = Arc<dyn Fn(&[u8]) -> i32 + Send + Sync>;
+/// A finalize callback (`aclFinalizeCallbackRegister`); a non-zero return fails the
+/// `aclFinalize`.
+pub type FinalizeCallback = Arc<dyn Fn() -> i32 + Send + Sync>;
+
+/// `ACL_REG_TYPE_OTHER`: the one registration type that takes more than one callback.
+pub const REG_TYPE_OTHER: u32 = 0xFFFF;
+/// The registration types whose init callbacks `aclInit` calls, in its order (the second,
+/// `ACL_REG_TYPE_ACL_OP_EXECUTOR`, only when a configuration path is given).
+const INIT_ORDER: [u32; 4] = [0, 1, 6, REG_TYPE_OTHER];
+/// The registration types whose finalize callbacks `aclFinalize` calls, in its order
+/// (`ACL_REG_TYPE_ACL_OP_COMPILER`, `..._ACL_MODEL`, `..._ACL_DVPP`, `ACL_REG_TYPE_OTHER`).
+const FINALIZE_ORDER: [u32; 4] = [3, 0, 6, REG_TYPE_OTHER];
+
+/// One registration: its type, the identity it is unregistered by (the C function's
+/// address), and the callback.
+struct Registered<F> {
+    kind: u32,
+    key: usize,
+    callback: F,
+}
+
+/// The init and finalize callbacks, in registration order, and the configuration text the
+/// last `aclInit` read (for an init callback registered after it). Kept across init and
+/// finalize cycles, as the vendor's are; never held while a callback runs.
+#[derive(Default)]
+struct LifecycleCallbacks {
+    init: Vec<Registered<InitCallback>>,
+    finalize: Vec<Registered<FinalizeCallback>>,
+    config_text: Arc<[u8]>,
+}
+
+static CALLBACKS: std::sync::LazyLock<Mutex<LifecycleCallbacks>> =
+    std::sync::LazyLock::new(Default::default);
+
 /// The installed runtime.
 static INSTALLED: RwLock<Option<Arc<Runtime>>> = RwLock::new(None);
 /// Serial of the installed runtime; 0 while there is none.
@@ -136,6 +173,181 @@ pub fn configure(config: Config) -> Result<()> {
 /// an `aclFinalize` is under way it waits for it to finish, except from a callback or host
 /// kernel (which the finalize may be waiting for): there it fails at once with `107000`.
 pub fn init() -> Result<()> {
+    init_with_text(None)
+}
+
+/// [`init`], then the registered init callbacks with the configuration `text` (`None`: no
+/// configuration path was given), by type in the vendor's order, each type's in registration
+/// order, with no lock held; the runtime is installed when they run. The first that fails
+/// fails the `aclInit` with its code and the runtime is torn down again (the init count back
+/// at 0, as if it had not been made).
+fn init_with_text(text: Option<Vec<u8>>) -> Result<()> {
+    install()?;
+    let serial = INSTALLED_SERIAL.load(Ordering::Acquire);
+    let with_path = text.is_some();
+    let text: Arc<[u8]> = text.unwrap_or_default().into();
+    lock(&CALLBACKS).config_text = text.clone();
+    for kind in INIT_ORDER {
+        if kind == 1 && !with_path {
+            continue;
+        }
+        let due: Vec<InitCallback> = lock(&CALLBACKS)
+            .init
+            .iter()
+            .filter(|r| r.kind == kind)
+            .map(|r| r.callback.clone())
+            .collect();
+        for callback in due {
+            let code = callback(&text);
+            if code != ACL_SUCCESS {
+                let life = lock(&LIFECYCLE);
+                if INSTALLED_SERIAL.load(Ordering::Acquire) == serial && life.init_count > 0 {
+                    tear_down(life);
+                }
+                return noted(err(
+                    code,
+                    format!("aclInit: an init callback of type {kind:#x} returned {code}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The finalize callbacks, by type in the vendor's order, with no lock held; the first
+/// failure's code.
+fn run_finalize_callbacks(call: &str) -> Result<()> {
+    for kind in FINALIZE_ORDER {
+        let due: Vec<FinalizeCallback> = lock(&CALLBACKS)
+            .finalize
+            .iter()
+            .filter(|r| r.kind == kind)
+            .map(|r| r.callback.clone())
+            .collect();
+        for callback in due {
+            let code = callback();
+            if code != ACL_SUCCESS {
+                return err(
+                    code,
+                    format!("{call}: a finalize callback of type {kind:#x} returned {code}"),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A registration type that holds at most one callback and has one already: `500000`, as
+/// the vendor's.
+fn refuse_second<F>(list: &[Registered<F>], kind: u32, call: &str) -> Result<()> {
+    if kind != REG_TYPE_OTHER && list.iter().any(|r| r.kind == kind) {
+        bail!(
+            ACL_ERROR_INTERNAL_ERROR,
+            "{call}: type {kind:#x} has a callback already (only ACL_REG_TYPE_OTHER takes more \
+             than one)"
+        );
+    }
+    Ok(())
+}
+
+/// Removes the registration of `key` under `kind`: `500000` when there is none, as the
+/// vendor's.
+fn unregister<F>(list: &mut Vec<Registered<F>>, kind: u32, key: usize, call: &str) -> Result<()> {
+    if key == 0 {
+        bail!(ACL_ERROR_INVALID_PARAM, "{call}: cbFunc is NULL");
+    }
+    let Some(i) = list.iter().position(|r| r.kind == kind && r.key == key) else {
+        bail!(
+            ACL_ERROR_INTERNAL_ERROR,
+            "{call}: no such callback is registered for type {kind:#x}"
+        );
+    };
+    list.remove(i);
+    Ok(())
+}
+
+/// Holds the callbacks' list across `fork()`, so a child never inherits it half-taken (it is
+/// used before any `aclInit` too, so registering a callback sets this up as well).
+fn watch_callbacks_fork() {
+    crate::fork::watch(
+        crate::fork::Rank::Callbacks,
+        || CALLBACKS.lock().unwrap_or_else(|e| e.into_inner()),
+        drop,
+    );
+}
+
+/// `aclInitCallbackRegister`: works with or without a runtime; registered while one is
+/// initialised, the callback is called at once with the configuration text (its return is
+/// ignored, as the vendor's).
+pub fn init_callback_register(kind: u32, key: usize, callback: Option<InitCallback>) -> Result<()> {
+    const CALL: &str = "aclInitCallbackRegister";
+    watch_callbacks_fork();
+    noted((|| {
+        let Some(callback) = callback.filter(|_| key != 0) else {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: cbFunc is NULL");
+        };
+        let text = {
+            let mut callbacks = lock(&CALLBACKS);
+            refuse_second(&callbacks.init, kind, CALL)?;
+            callbacks.init.push(Registered {
+                kind,
+                key,
+                callback: callback.clone(),
+            });
+            callbacks.config_text.clone()
+        };
+        if INSTALLED_SERIAL.load(Ordering::Acquire) != 0 {
+            let _ = callback(&text);
+        }
+        Ok(())
+    })())
+}
+
+/// `aclInitCallbackUnRegister`.
+pub fn init_callback_unregister(kind: u32, key: usize) -> Result<()> {
+    noted(unregister(
+        &mut lock(&CALLBACKS).init,
+        kind,
+        key,
+        "aclInitCallbackUnRegister",
+    ))
+}
+
+/// `aclFinalizeCallbackRegister`: works with or without a runtime.
+pub fn finalize_callback_register(
+    kind: u32,
+    key: usize,
+    callback: Option<FinalizeCallback>,
+) -> Result<()> {
+    const CALL: &str = "aclFinalizeCallbackRegister";
+    watch_callbacks_fork();
+    noted((|| {
+        let Some(callback) = callback.filter(|_| key != 0) else {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: cbFunc is NULL");
+        };
+        let mut callbacks = lock(&CALLBACKS);
+        refuse_second(&callbacks.finalize, kind, CALL)?;
+        callbacks.finalize.push(Registered {
+            kind,
+            key,
+            callback,
+        });
+        Ok(())
+    })())
+}
+
+/// `aclFinalizeCallbackUnRegister`.
+pub fn finalize_callback_unregister(kind: u32, key: usize) -> Result<()> {
+    noted(unregister(
+        &mut lock(&CALLBACKS).finalize,
+        kind,
+        key,
+        "aclFinalizeCallbackUnRegister",
+    ))
+}
+
+/// Makes and installs the runtime (the body of `aclInit` before its callbacks).
+fn install() -> Result<()> {
     noted((|| {
         let mut life = lock(&LIFECYCLE);
         while FINALIZING.load(Ordering::SeqCst) {
@@ -179,19 +391,27 @@ pub fn init() -> Result<()> {
 /// readable that is not a directory (`ACL_ERROR_INVALID_FILE` otherwise: a mistyped path or a
 /// directory fails here as it would on hardware; `/dev/null`, an empty configuration, is
 /// accepted). The file's settings (dump, profiling, …) mean nothing to the emulated
-/// device, so its content is not read.
+/// device, so its content is only handed to the init callbacks.
 pub fn init_with_config_file(path: Option<&str>) -> Result<()> {
-    if let Some(path) = path.filter(|p| !p.is_empty()) {
-        let readable_file =
-            std::fs::metadata(path).is_ok_and(|m| !m.is_dir()) && std::fs::File::open(path).is_ok();
-        if !readable_file {
-            return noted(err(
-                ACL_ERROR_INVALID_FILE,
-                format!("aclInit: the configuration file {path:?} is not a readable file"),
-            ));
-        }
+    let Some(path) = path.filter(|p| !p.is_empty()) else {
+        return init_with_text(None);
+    };
+    let readable_file =
+        std::fs::metadata(path).is_ok_and(|m| !m.is_dir()) && std::fs::File::open(path).is_ok();
+    if !readable_file {
+        return noted(err(
+            ACL_ERROR_INVALID_FILE,
+            format!("aclInit: the configuration file {path:?} is not a readable file"),
+        ));
     }
-    init()
+    // The text init callbacks get: a regular file's content; anything else (a device such as
+    // /dev/null) reads as empty, never read to an end it may not have.
+    let text = if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        std::fs::read(path).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    init_with_text(Some(text))
 }
 
 /// `aclFinalize`: tears everything down whatever the init count. Queued work is discarded; a
@@ -199,12 +419,21 @@ pub fn init_with_config_file(path: Option<&str>) -> Result<()> {
 pub fn finalize() -> Result<()> {
     noted((|| {
         not_in_callback("aclFinalize")?;
-        let life = lock(&LIFECYCLE);
-        if life.init_count == 0 {
-            return err(
+        let unmatched = || {
+            err(
                 ACL_ERROR_REPEAT_FINALIZE,
                 "aclFinalize without a matching aclInit",
-            );
+            )
+        };
+        if lock(&LIFECYCLE).init_count == 0 {
+            return unmatched();
+        }
+        // The finalize callbacks run first, with no lock held; one failing leaves the runtime
+        // initialised, as the vendor's aclFinalize does.
+        run_finalize_callbacks("aclFinalize")?;
+        let life = lock(&LIFECYCLE);
+        if life.init_count == 0 {
+            return unmatched();
         }
         tear_down(life);
         Ok(())
@@ -230,6 +459,24 @@ pub fn finalize_reference() -> (u64, Result<()>) {
                 ACL_ERROR_REPEAT_FINALIZE,
                 "aclFinalizeReference without an aclInit left to take back",
             );
+        }
+        // The last reference: the finalize callbacks first, with no lock held (one failing
+        // keeps the runtime and its count).
+        drop(life);
+        run_finalize_callbacks("aclFinalizeReference")?;
+        let life = lock(&LIFECYCLE);
+        if life.init_count == 0 {
+            return err(
+                ACL_ERROR_REPEAT_FINALIZE,
+                "aclFinalizeReference without an aclInit left to take back",
+            );
+        }
+        if life.init_count > 1 {
+            // Another aclInit came meanwhile: it is the one taken back.
+            let mut life = life;
+            life.init_count -= 1;
+            left = u64::from(life.init_count);
+            return Ok(());
         }
         tear_down(life);
         Ok(())
@@ -291,6 +538,7 @@ pub(crate) fn watch_forks() {
     // stop an ACLRT_TRACE collection under it).
     crate::trace::watch_forks();
     crate::observe::watch_forks();
+    watch_callbacks_fork();
     watch(
         Rank::Installed,
         || INSTALLED.write().unwrap_or_else(|e| e.into_inner()),

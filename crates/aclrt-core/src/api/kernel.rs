@@ -289,15 +289,25 @@ impl Runtime {
             // SAFETY: only a cast; the declaration's signature is the caller's contract, as
             // the kernel's is.
             .map(|p| unsafe { std::mem::transmute::<*mut c_void, AccessDeclaration>(p) });
+        let params = match binary.library.symbol(&format!("{PARAMS_PREFIX}{name}")) {
+            // SAFETY: the library is open (`binary` holds it); that the symbol is a parameter
+            // declaration of the shape acl_host_kernel.h gives is the caller's contract.
+            Some(p) => unsafe { read_params(p.cast_const().cast()) },
+            None => Err(format!(
+                "it has no parameter declaration (ACL_HOST_KERNEL_PARAMS({name}, ...))"
+            )),
+        };
         // Made before the lock is taken (the handle table's lock is never taken under it),
         // then listed, or taken back if the binary was unloaded or the name listed meanwhile.
         let function = self.kernels.functions.insert_with(|raw| {
             Arc::new(Function {
                 handle: FuncHandle::from_raw(raw),
+                binary: bin,
                 library: binary.library.clone(),
                 entry,
                 accesses,
                 name: name.to_owned(),
+                params,
                 args: Default::default(),
             })
         });
@@ -642,10 +652,40 @@ impl Runtime {
         extra: Vec<Words>,
         from: Option<usize>,
     ) -> Result<()> {
+        self.launch_relocated(f, num_blocks, bytes, &[], stream, extra, from)
+    }
+
+    /// [`Runtime::launch_function`], with each `(slot, data)` of `relocations` writing the
+    /// address of the copy's byte `data` into the pointer-sized slot at byte `slot` of the
+    /// copy (both checked in range by the caller).
+    #[allow(clippy::too_many_arguments)]
+    fn launch_relocated(
+        &self,
+        f: &Function,
+        num_blocks: u32,
+        bytes: Vec<u8>,
+        relocations: &[(usize, usize)],
+        stream: StreamHandle,
+        extra: Vec<Words>,
+        from: Option<usize>,
+    ) -> Result<()> {
         // Keep the copy 8-byte aligned: kernels read packed arguments in place.
         let len = bytes.len();
         // SAFETY: `bytes` holds `len` bytes.
         let words = unsafe { Words::copy_of(bytes.as_ptr(), len) };
+        for &(slot, data) in relocations {
+            let address = words.addr() as usize + data;
+            debug_assert!(slot + std::mem::size_of::<usize>() <= len && data < len);
+            // SAFETY: the slot lies within the copy's `len` bytes (checked by the caller); the
+            // copy is only read through its address, as here.
+            unsafe {
+                words
+                    .addr()
+                    .add(slot)
+                    .cast::<usize>()
+                    .write_unaligned(address)
+            };
+        }
         let mut access = match f.accesses {
             Some(declare) => declared_accesses(declare, &words)?,
             None => self.pointer_accesses(&bytes),
@@ -688,6 +728,224 @@ impl Runtime {
             .map(|_| ())
     }
 
+    /// `aclrtLaunchKernelWithHostArgs`: runs the kernel with a copy of the `args_size` bytes at
+    /// `host_args` taken now; each placeholder's pointer slot (`addrOffset`) gets the address
+    /// of the copy's byte `dataOffset`, as the vendor's runtime points it at the device copy
+    /// of the data area. The configuration's attributes are ignored.
+    ///
+    /// # Safety
+    /// `host_args` is NULL or holds `args_size` readable bytes; `placeholders` is NULL or holds
+    /// `count` entries.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn launch_kernel_with_host_args(
+        &self,
+        func: FuncHandle,
+        num_blocks: u32,
+        stream: StreamHandle,
+        host_args: *const u8,
+        args_size: usize,
+        placeholders: *const PlaceHolder,
+        count: usize,
+    ) -> Result<()> {
+        const CALL: &str = "aclrtLaunchKernelWithHostArgs";
+        null_check(func.as_raw(), CALL, "funcHandle")?;
+        null_check(host_args as u64, CALL, "hostArgs")?;
+        let f = self.function(func, CALL)?;
+        if args_size == 0 {
+            bail!(ACL_ERROR_RT_PARAM_INVALID, "{CALL}: argsSize is 0");
+        }
+        if count != 0 && placeholders.is_null() {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: placeHolderArray is NULL with placeHolderNum {count}"
+            );
+        }
+        let word = std::mem::size_of::<usize>();
+        let mut relocations = Vec::new();
+        for i in 0..count {
+            // SAFETY: `placeholders` holds `count` entries (the caller's promise).
+            let p = unsafe { placeholders.add(i).read_unaligned() };
+            let (slot, data) = (p.addr_offset as usize, p.data_offset as usize);
+            if slot + word > args_size {
+                bail!(
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    "{CALL}: placeHolderArray[{i}].addrOffset {slot} leaves no room for a \
+                     pointer in argsSize {args_size}"
+                );
+            }
+            if data >= args_size {
+                bail!(
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    "{CALL}: placeHolderArray[{i}].dataOffset {data} is not less than argsSize \
+                     {args_size}"
+                );
+            }
+            relocations.push((slot, data));
+        }
+        // SAFETY: the caller's promise.
+        let bytes = unsafe { std::slice::from_raw_parts(host_args, args_size) }.to_vec();
+        self.launch_relocated(
+            &f,
+            num_blocks,
+            bytes,
+            &relocations,
+            stream,
+            Vec::new(),
+            None,
+        )
+    }
+
+    /// `aclrtLaunchKernelWithArgsArray`: runs the kernel with its parameters copied now from
+    /// `args[i]`, each of the size the kernel's parameter declaration gives, packed back to
+    /// back. The configuration's attributes are ignored.
+    ///
+    /// # Safety
+    /// `args` is NULL or holds one pointer per declared parameter, each NULL or readable for
+    /// that parameter's size.
+    pub unsafe fn launch_kernel_with_args_array(
+        &self,
+        func: FuncHandle,
+        num_blocks: u32,
+        stream: StreamHandle,
+        args: *const *const u8,
+    ) -> Result<()> {
+        const CALL: &str = "aclrtLaunchKernelWithArgsArray";
+        null_check(func.as_raw(), CALL, "func")?;
+        if num_blocks == 0 {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: numBlocks is 0");
+        }
+        let f = self.function(func, CALL)?;
+        let sizes = declared_params(&f, CALL)?;
+        if !sizes.is_empty() && args.is_null() {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: args is NULL for a kernel of {} parameters",
+                sizes.len()
+            );
+        }
+        let mut bytes = Vec::with_capacity(sizes.iter().sum());
+        for (i, &size) in sizes.iter().enumerate() {
+            // SAFETY: `args` holds one pointer per parameter (the caller's promise).
+            let p = unsafe { args.add(i).read() };
+            if p.is_null() {
+                bail!(ACL_ERROR_RT_PARAM_INVALID, "{CALL}: args[{i}] is NULL");
+            }
+            // SAFETY: `p` is readable for the parameter's size (the caller's promise).
+            bytes.extend_from_slice(unsafe { std::slice::from_raw_parts(p, size) });
+        }
+        self.launch_function(&f, num_blocks, bytes, stream, Vec::new(), None)
+    }
+
+    /// `aclrtFunctionGetBinary`: the binary the kernel was looked up in.
+    pub fn function_get_binary(&self, func: FuncHandle) -> Result<BinHandle> {
+        Ok(self.function(func, "aclrtFunctionGetBinary")?.binary)
+    }
+
+    /// `aclrtGetFunctionAddr`: the kernel's entry address as the AI Core address; no vector
+    /// core address (NULL: the kernel does not run on a vector core).
+    pub fn function_addr(&self, func: FuncHandle) -> Result<(usize, usize)> {
+        let f = self.function(func, "aclrtGetFunctionAddr")?;
+        Ok((f.entry as usize, 0))
+    }
+
+    /// `aclrtGetFunctionSize`: the size of the kernel's code, the ELF size of its exported
+    /// symbol (0 when the library does not record one), as the AI Core size; the vector core
+    /// size is 0 (the kernel does not run there).
+    pub fn function_size(&self, func: FuncHandle) -> Result<(usize, usize)> {
+        let f = self.function(func, "aclrtGetFunctionSize")?;
+        Ok((crate::hostlib::symbol_size(f.entry as usize), 0))
+    }
+
+    /// `aclrtBinaryGetGlobal`: the address and size of the binary's exported data object
+    /// `name` (a device variable, see `api/symbol.rs`). In the vendor's order: a NULL handle,
+    /// a NULL name (`None`) and no output asked for (`outputs` false) are `100000`; a stale
+    /// handle `107017`; without a current context `107002`; a name the library does not
+    /// export as a data object `107042`.
+    pub fn binary_get_global(
+        &self,
+        bin: BinHandle,
+        name: Option<&str>,
+        outputs: bool,
+    ) -> Result<(usize, usize)> {
+        const CALL: &str = "aclrtBinaryGetGlobal";
+        null_check(bin.as_raw(), CALL, "binHandle")?;
+        let Some(name) = name else {
+            bail!(ACL_ERROR_INVALID_PARAM, "{CALL}: name is NULL");
+        };
+        if !outputs {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: dptr and size are both NULL"
+            );
+        }
+        let binary = self.binary(bin, CALL)?;
+        self.current_context()?;
+        // Looked up with no lock held: a lookup may run the library's own code.
+        let found = binary
+            .library
+            .symbol(name)
+            .map(|p| p as usize)
+            .and_then(|address| Some((address, binary.library.object_at(address)?)));
+        found.ok_or_else(|| {
+            crate::error::Error::new(
+                ACL_ERROR_RT_SYMBOL_NOT_FOUND,
+                format!("{CALL}: the binary exports no global variable {name:?}"),
+            )
+        })
+    }
+
+    /// `aclrtGetFunctionAttribute`: a host kernel is an AI Core kernel
+    /// (`ACL_KERNEL_TYPE_AICORE`) of the normal schedule mode (0); it has no cube/vector ratio
+    /// (`207000`, as the vendor answers on chips without mixed kernels). Other attributes are
+    /// `107000`.
+    pub fn function_attribute(&self, func: FuncHandle, attr: u32) -> Result<i64> {
+        const CALL: &str = "aclrtGetFunctionAttribute";
+        use crate::vendor_consts::{
+            ACL_FUNC_ATTR_KERNEL_RATIO, ACL_FUNC_ATTR_KERNEL_SCHED_MODE, ACL_FUNC_ATTR_KERNEL_TYPE,
+            ACL_KERNEL_TYPE_AICORE,
+        };
+        self.function(func, CALL)?;
+        match i64::from(attr) {
+            ACL_FUNC_ATTR_KERNEL_TYPE => Ok(ACL_KERNEL_TYPE_AICORE),
+            ACL_FUNC_ATTR_KERNEL_SCHED_MODE => Ok(0),
+            ACL_FUNC_ATTR_KERNEL_RATIO => err(
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                format!(
+                    "{CALL}: ACL_FUNC_ATTR_KERNEL_RATIO: a host kernel has no cube/vector ratio"
+                ),
+            ),
+            _ => err(
+                ACL_ERROR_RT_PARAM_INVALID,
+                format!("{CALL}: attrType {attr} is not in [1, 4)"),
+            ),
+        }
+    }
+
+    /// `aclrtFunctionGetParamCount`: how many parameters the kernel's declaration gives.
+    pub fn function_param_count(&self, func: FuncHandle) -> Result<usize> {
+        const CALL: &str = "aclrtFunctionGetParamCount";
+        null_check(func.as_raw(), CALL, "func")?;
+        let f = self.function(func, CALL)?;
+        Ok(declared_params(&f, CALL)?.len())
+    }
+
+    /// `aclrtFunctionGetParamInfo`: (offset, size) of parameter `index`, the parameters packed
+    /// back to back in declaration order.
+    pub fn function_param_info(&self, func: FuncHandle, index: usize) -> Result<(usize, usize)> {
+        const CALL: &str = "aclrtFunctionGetParamInfo";
+        null_check(func.as_raw(), CALL, "func")?;
+        let f = self.function(func, CALL)?;
+        let sizes = declared_params(&f, CALL)?;
+        let Some(&size) = sizes.get(index) else {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: paramIndex {index} is not in [0, {})",
+                sizes.len()
+            );
+        };
+        Ok((sizes[..index].iter().sum(), size))
+    }
+
     /// The default declared accesses: each pointer-aligned word of the arguments that points
     /// into a live allocation reads and writes that whole allocation.
     fn pointer_accesses(&self, bytes: &[u8]) -> KernelAccess {
@@ -709,6 +967,20 @@ impl Runtime {
             writes: ranges,
         }
     }
+}
+
+/// The kernel's declared parameter sizes, or `107000` (as the vendor's runtime for a kernel
+/// without parameter information).
+fn declared_params<'a>(f: &'a Function, call: &str) -> Result<&'a [usize]> {
+    f.params.as_deref().map_err(|why| {
+        crate::error::Error::new(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!(
+                "{call}: kernel {:?} has no parameter information: {why}",
+                f.name
+            ),
+        )
+    })
 }
 
 /// The accesses the kernel's declaration gives for the arguments `words`. The
@@ -1126,5 +1398,206 @@ mod tests {
         assert!(lock(&rt.kernels.user_args).by_address.is_empty());
         assert_eq!(rt.kernels.args.live(), 0);
         assert_eq!(slot, [0]);
+    }
+
+    #[test]
+    fn parameter_declarations_end_at_a_zero_and_are_bounded() {
+        static DECLARED: [usize; 5] = [8, 3, 8, 2, 0];
+        // SAFETY: a terminated array.
+        assert_eq!(
+            unsafe { read_params(DECLARED.as_ptr()) },
+            Ok(vec![8, 3, 8, 2])
+        );
+        // No terminator among the first MAX_PARAMS + 1 entries (no symbol bounds it here).
+        let endless = vec![1usize; MAX_PARAMS + 8];
+        // SAFETY: the vector holds more than MAX_PARAMS + 1 entries.
+        let e = unsafe { read_params(endless.as_ptr()) }.unwrap_err();
+        assert!(e.contains("1025 entries"), "{e}");
+        assert!(e.contains("at most 1024 parameters"), "{e}");
+    }
+
+    #[test]
+    fn function_queries_answer_from_the_function() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        let function = rt.function(f, "test").unwrap();
+        assert_eq!(rt.function_get_binary(f), Ok(bin));
+        let entry = function.library.symbol("getpid").unwrap() as usize;
+        assert_eq!(rt.function_addr(f), Ok((entry, 0)));
+        assert_eq!(rt.function_attribute(f, 1), Ok(0));
+        assert_eq!(rt.function_attribute(f, 3), Ok(0));
+        let code = |r: Result<i64>| r.unwrap_err().code();
+        assert_eq!(
+            code(rt.function_attribute(f, 2)),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
+        assert_eq!(
+            code(rt.function_attribute(f, 0)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            code(rt.function_attribute(f, 4)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // libc declares no parameters.
+        let e = rt.function_param_count(f).unwrap_err();
+        assert_eq!(e.code(), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            e.message(),
+            "aclrtFunctionGetParamCount: kernel \"getpid\" has no parameter information: it \
+             has no parameter declaration (ACL_HOST_KERNEL_PARAMS(getpid, ...))"
+        );
+        // A function with declared parameters, packed back to back.
+        let declared = rt.kernels.functions.insert_with(|raw| {
+            Arc::new(Function {
+                handle: FuncHandle::from_raw(raw),
+                binary: bin,
+                library: function.library.clone(),
+                entry: function.entry,
+                accesses: None,
+                name: "declared".into(),
+                params: Ok(vec![8, 3, 8, 2]),
+                args: Default::default(),
+            })
+        });
+        let d = declared.handle;
+        assert_eq!(rt.function_param_count(d), Ok(4));
+        assert_eq!(rt.function_param_info(d, 0), Ok((0, 8)));
+        assert_eq!(rt.function_param_info(d, 2), Ok((11, 8)));
+        assert_eq!(rt.function_param_info(d, 3), Ok((19, 2)));
+        let e = rt.function_param_info(d, 4).unwrap_err();
+        assert_eq!(e.code(), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            e.message(),
+            "aclrtFunctionGetParamInfo: paramIndex 4 is not in [0, 4)"
+        );
+        let null = rt.function_param_count(FuncHandle::NULL).unwrap_err();
+        assert_eq!(null.code(), ACL_ERROR_INVALID_PARAM);
+        rt.kernels.functions.remove(d.as_raw());
+        drop(declared);
+        rt.binary_unload(bin).unwrap();
+        assert_eq!(
+            rt.function_get_binary(f).unwrap_err().code(),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+        assert_eq!(
+            code(rt.function_attribute(f, 1)),
+            ACL_ERROR_RT_INVALID_HANDLE
+        );
+    }
+
+    #[test]
+    fn host_args_are_checked_before_anything_is_queued() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        let bytes = [0u8; 24];
+        let launch = |size: usize, ph: &[PlaceHolder], count: usize| {
+            let array = if ph.is_empty() {
+                std::ptr::null()
+            } else {
+                ph.as_ptr()
+            };
+            // SAFETY: `bytes` holds 24 bytes, `ph` its entries.
+            unsafe {
+                rt.launch_kernel_with_host_args(
+                    f,
+                    1,
+                    StreamHandle::NULL,
+                    bytes.as_ptr(),
+                    size,
+                    array,
+                    count,
+                )
+            }
+            .unwrap_err()
+        };
+        assert_eq!(launch(0, &[], 0).code(), ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(launch(24, &[], 1).code(), ACL_ERROR_RT_PARAM_INVALID);
+        let slot_overruns = [PlaceHolder {
+            addr_offset: 17,
+            data_offset: 0,
+        }];
+        let e = launch(24, &slot_overruns, 1);
+        assert_eq!(e.code(), ACL_ERROR_RT_PARAM_INVALID);
+        assert!(e.message().contains("addrOffset 17"), "{}", e.message());
+        let data_outside = [PlaceHolder {
+            addr_offset: 16,
+            data_offset: 24,
+        }];
+        let e = launch(24, &data_outside, 1);
+        assert_eq!(e.code(), ACL_ERROR_RT_PARAM_INVALID);
+        assert!(e.message().contains("dataOffset 24"), "{}", e.message());
+        // SAFETY: a NULL hostArgs is refused before it is read.
+        let null = unsafe {
+            rt.launch_kernel_with_host_args(
+                f,
+                1,
+                StreamHandle::NULL,
+                std::ptr::null(),
+                8,
+                std::ptr::null(),
+                0,
+            )
+        };
+        assert_eq!(null.unwrap_err().code(), ACL_ERROR_INVALID_PARAM);
+        // No parameter information: the args array is refused before it is read.
+        // SAFETY: as above.
+        let array =
+            unsafe { rt.launch_kernel_with_args_array(f, 1, StreamHandle::NULL, std::ptr::null()) };
+        assert_eq!(array.unwrap_err().code(), ACL_ERROR_RT_PARAM_INVALID);
+        // SAFETY: as above.
+        let zero =
+            unsafe { rt.launch_kernel_with_args_array(f, 0, StreamHandle::NULL, std::ptr::null()) };
+        assert_eq!(zero.unwrap_err().code(), ACL_ERROR_INVALID_PARAM);
+        rt.binary_unload(bin).unwrap();
+    }
+
+    #[test]
+    fn globals_and_code_sizes_come_from_the_symbol_table() {
+        let rt = Runtime::new(&crate::Config::default());
+        let bin = rt.binary_load_from_file(&libc_path()).unwrap();
+        let f = rt.binary_get_function(bin, "getpid").unwrap();
+        let (code, vector) = rt.function_size(f).unwrap();
+        assert!(
+            code > 0,
+            "getpid has a size in the C library's symbol table"
+        );
+        assert_eq!(vector, 0);
+        let code_of = |r: Result<(usize, usize)>| r.unwrap_err().code();
+        assert_eq!(
+            code_of(rt.binary_get_global(BinHandle::NULL, None, false)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            code_of(rt.binary_get_global(bin, None, true)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        assert_eq!(
+            code_of(rt.binary_get_global(bin, Some("stdout"), false)),
+            ACL_ERROR_INVALID_PARAM
+        );
+        // No current context yet.
+        assert_eq!(
+            code_of(rt.binary_get_global(bin, Some("stdout"), true)),
+            ACL_ERROR_RT_CONTEXT_NULL
+        );
+        rt.set_device(0).unwrap();
+        let (address, size) = rt.binary_get_global(bin, Some("stdout"), true).unwrap();
+        assert_eq!(size, std::mem::size_of::<usize>());
+        let function = rt.function(f, "test").unwrap();
+        assert_eq!(
+            function.library.symbol("stdout"),
+            Some(address as *mut c_void)
+        );
+        assert_eq!(
+            code_of(rt.binary_get_global(bin, Some("getpid"), true)),
+            ACL_ERROR_RT_SYMBOL_NOT_FOUND
+        );
+        drop(function);
+        rt.binary_unload(bin).unwrap();
+        assert_eq!(code_of(rt.function_size(f)), ACL_ERROR_RT_INVALID_HANDLE);
+        rt.reset_device(0).unwrap();
     }
 }

@@ -1,5 +1,6 @@
 //! Copies through a descriptor in device memory (`aclrtGetMemcpyDescSize`,
-//! `aclrtSetMemcpyDesc`, `aclrtMemcpyAsyncWithDesc`).
+//! `aclrtSetMemcpyDesc`, `aclrtMemcpyAsyncWithDesc`), and through base addresses kept in
+//! device memory (`aclrtMemcpyAsyncWithOffset`).
 //!
 //! A descriptor is [`MEMCPY_DESC_SIZE`] bytes of device memory laid out as the vendor's
 //! runtime writes it: three reserved 32-bit words, the length as a 32-bit word, then the source
@@ -24,6 +25,9 @@ pub const MEMCPY_DESC_SIZE: usize = 32;
 pub const MEMCPY_DESC_MAX_COUNT: usize = 4 << 30;
 /// `aclrtMemcpyKind` values run past the last one (`ACL_MEMCPY_INTER_DEVICE_TO_DEVICE`).
 const MEMCPY_KIND_END: u32 = 8;
+
+/// The largest offset `aclrtMemcpyAsyncWithOffset` takes (48 bits, as the vendor's).
+const MAX_ADDR_OFFSET: usize = 0xFFFF_FFFF_FFFF;
 
 const LEN_OFFSET: usize = 12;
 const SRC_OFFSET: usize = 16;
@@ -234,5 +238,177 @@ impl Runtime {
         };
         self.submit(&s, TaskKind::Memcpy, Work::Kernel(kernel), meta)
             .map(|_| ())
+    }
+
+    /// `aclrtMemcpyAsyncWithOffset`: `dst` and `src` are device memory holding the base
+    /// addresses (64-bit words); the task reads them when it runs, as the device does, and
+    /// copies `count` bytes from source base + `src_offset` to destination base + `dst_offset`.
+    /// A count of 0 succeeds before anything is checked; then, as the vendor's, a kind other
+    /// than `ACL_MEMCPY_INNER_DEVICE_TO_DEVICE`, NULL addresses, `count` above `dest_max` or
+    /// 4 GiB, an offset above 48 bits, `dst_offset` not below `dest_max` and `count` above
+    /// `dest_max - dst_offset` are `107000`; so are base address words that are not device
+    /// memory (checked at the call). When the task runs, ranges that are not live device
+    /// memory of one device fail it with `107000`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn memcpy_async_with_offset(
+        &self,
+        dst: usize,
+        dest_max: usize,
+        dst_offset: usize,
+        src: usize,
+        count: usize,
+        src_offset: usize,
+        kind: u32,
+        stream: StreamHandle,
+    ) -> Result<()> {
+        const CALL: &str = "aclrtMemcpyAsyncWithOffset";
+        if count == 0 {
+            return Ok(());
+        }
+        if kind != ACL_MEMCPY_INNER_DEVICE_TO_DEVICE {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: kind {kind} is not ACL_MEMCPY_INNER_DEVICE_TO_DEVICE"
+            );
+        }
+        if dst == 0 || src == 0 {
+            let which = if dst == 0 { "dst" } else { "src" };
+            bail!(ACL_ERROR_RT_PARAM_INVALID, "{CALL}: {which} is NULL");
+        }
+        if count > dest_max || count > MEMCPY_DESC_MAX_COUNT {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: count {count} is beyond (0, {}]",
+                dest_max.min(MEMCPY_DESC_MAX_COUNT)
+            );
+        }
+        for (offset, name) in [(src_offset, "srcDataOffset"), (dst_offset, "dstDataOffset")] {
+            if offset > MAX_ADDR_OFFSET {
+                bail!(
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    "{CALL}: {name} {offset:#x} is above {MAX_ADDR_OFFSET:#x}"
+                );
+            }
+        }
+        if dst_offset >= dest_max || count > dest_max - dst_offset {
+            bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "{CALL}: dstDataOffset {dst_offset} and count {count} do not fit in destMax \
+                 {dest_max}"
+            );
+        }
+        let word = std::mem::size_of::<u64>();
+        for (at, what) in [(dst, "dst"), (src, "src")] {
+            if device_of(&self.memory, at, word, "a copy base address")?.is_none() {
+                bail!(
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    "{CALL}: {what} {at:#x} is not device memory holding a base address"
+                );
+            }
+        }
+        self.current_context()?;
+        let s = self.stream_for_work(self.lookup_stream(stream)?, CALL)?;
+        let memory = self.memory.clone();
+        let kernel: KernelFn = Box::new(move || {
+            let run = || -> Result<()> {
+                let base = |at: usize, what: &str| -> Result<usize> {
+                    memory.check_access(at, word, what)?;
+                    // SAFETY: eight bytes of live runtime memory, checked just above.
+                    Ok(unsafe { (at as *const u64).read_unaligned() } as usize)
+                };
+                let d = Described {
+                    len: count,
+                    src: base(src, "the source base address")?.wrapping_add(src_offset),
+                    dst: base(dst, "the destination base address")?.wrapping_add(dst_offset),
+                };
+                check_described(&memory, &d, CALL)?;
+                // SAFETY: both ranges are live device memory, checked just above.
+                unsafe { std::ptr::copy(d.src as *const u8, d.dst as *mut u8, d.len) };
+                Ok(())
+            };
+            run().map_err(|e| e.code())
+        });
+        let meta = TaskMeta {
+            name: Some(std::sync::Arc::from(CALL)),
+            reads: vec![
+                MemRange {
+                    start: dst,
+                    len: word,
+                },
+                MemRange {
+                    start: src,
+                    len: word,
+                },
+            ],
+            submitter_thread: os_thread_id(),
+            ..TaskMeta::default()
+        };
+        self.submit(&s, TaskKind::Memcpy, Work::Kernel(kernel), meta)
+            .map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_with_offset_check_in_the_vendors_order() {
+        let rt = Runtime::new(&crate::Config::default());
+        let kind = ACL_MEMCPY_INNER_DEVICE_TO_DEVICE;
+        let s = StreamHandle::NULL;
+        let code = |r: Result<()>| r.unwrap_err().code();
+        // A count of 0 before anything else, even without a context.
+        assert_eq!(rt.memcpy_async_with_offset(0, 0, 0, 0, 0, 0, 99, s), Ok(()));
+        assert_eq!(
+            code(rt.memcpy_async_with_offset(8, 64, 0, 8, 8, 0, 99, s)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            code(rt.memcpy_async_with_offset(0, 64, 0, 8, 8, 0, kind, s)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        assert_eq!(
+            code(rt.memcpy_async_with_offset(8, 4, 0, 8, 8, 0, kind, s)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        let e = rt
+            .memcpy_async_with_offset(8, 64, 60, 8, 8, 0, kind, s)
+            .unwrap_err();
+        assert_eq!(e.code(), ACL_ERROR_RT_PARAM_INVALID);
+        assert!(
+            e.message().contains("do not fit in destMax 64"),
+            "{}",
+            e.message()
+        );
+        assert_eq!(
+            code(rt.memcpy_async_with_offset(8, 64, 0, 8, 8, 1 << 48, kind, s)),
+            ACL_ERROR_RT_PARAM_INVALID
+        );
+        // Base address words outside device memory.
+        let word = [0u64; 2];
+        let host = word.as_ptr() as usize;
+        rt.set_device(0).unwrap();
+        let e = rt
+            .memcpy_async_with_offset(host, 64, 0, host + 8, 8, 0, kind, s)
+            .unwrap_err();
+        assert_eq!(e.code(), ACL_ERROR_RT_PARAM_INVALID);
+        assert!(e.message().contains("dst"), "{}", e.message());
+        let bases = rt.malloc(16, 0).unwrap();
+        let data = rt.malloc(64, 0).unwrap();
+        // SAFETY: 16 bytes of live device memory.
+        unsafe {
+            (bases as *mut u64).write(data as u64);
+            ((bases + 8) as *mut u64).write(data as u64 + 32);
+            (data as *mut u8).add(40).write(7);
+        }
+        rt.memcpy_async_with_offset(bases, 64, 1, bases + 8, 4, 8, kind, s)
+            .unwrap();
+        rt.synchronize_stream(s).unwrap();
+        // SAFETY: as above.
+        assert_eq!(unsafe { (data as *const u8).add(1).read() }, 7);
+        rt.free(bases).unwrap();
+        rt.free(data).unwrap();
+        rt.reset_device(0).unwrap();
     }
 }

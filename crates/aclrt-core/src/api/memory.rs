@@ -249,7 +249,7 @@ impl Runtime {
     }
 
     /// Host memory the runtime neither allocated nor has registered.
-    fn is_pageable(&self, ptr: usize, what: &str) -> Result<bool> {
+    pub(crate) fn is_pageable(&self, ptr: usize, what: &str) -> Result<bool> {
         if self.memory.place_of(ptr, what)?.is_some() {
             return Ok(false);
         }
@@ -265,7 +265,7 @@ impl Runtime {
     /// # Safety
     /// As [`memcpy`], for as long as the task is pending.
     #[allow(clippy::too_many_arguments)]
-    unsafe fn queue_copy(
+    pub(crate) unsafe fn queue_copy(
         &self,
         dst: usize,
         dest_max: usize,

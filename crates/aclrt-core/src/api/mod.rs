@@ -40,6 +40,7 @@ mod res_limit;
 mod stream;
 mod stream_attr;
 mod stream_ext;
+mod symbol;
 mod vmm;
 
 pub use crate::memory::managed::Location as ManagedLocation;

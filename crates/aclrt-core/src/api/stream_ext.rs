@@ -333,6 +333,61 @@ impl Runtime {
         Ok(())
     }
 
+    /// `aclrtRegDeviceStateCallback`: registers `callback` under `name` (empty: `100000`; a
+    /// name registered already: `107000`, as the vendor's), or with `None` removes the registration (none
+    /// is fine). The callbacks are told of every `aclrtSetDevice` after it bound the thread
+    /// (`ACL_RT_DEVICE_STATE_SET_POST`) and of the reset that releases the device's default
+    /// context, before and after it (`..._RESET_PRE`, `..._RESET_POST`), in registration order.
+    pub fn reg_device_state_callback(
+        &self,
+        name: &str,
+        callback: Option<crate::extras::DeviceStateCallback>,
+    ) -> Result<()> {
+        if name.is_empty() {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "aclrtRegDeviceStateCallback: the registration name is empty"
+            );
+        }
+        let mut list = self
+            .extras
+            .device_state
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        let at = list.iter().position(|(n, _)| n == name);
+        match (callback, at) {
+            (Some(_), Some(_)) => bail!(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "aclrtRegDeviceStateCallback: {name:?} is registered already and cannot be \
+                 registered again"
+            ),
+            (Some(cb), None) => list.push((name.to_owned(), cb)),
+            (None, Some(i)) => {
+                list.remove(i);
+            }
+            (None, None) => {}
+        }
+        Ok(())
+    }
+
+    /// Tells the device state callbacks that device `id` is in `state` (an
+    /// `aclrtDeviceState`); no lock is held while they run.
+    pub(crate) fn device_state_changed(&self, id: i32, state: i64) {
+        let callbacks: Vec<crate::extras::DeviceStateCallback> = self
+            .extras
+            .device_state
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(_, cb)| cb.clone())
+            .collect();
+        for callback in callbacks {
+            // A device state callback returns nothing; a panic has nobody to report to.
+            let _ =
+                crate::user_code::run(&"a device state callback", || callback(id, state as u32));
+        }
+    }
+
     /// Tells the stream state callbacks that `stream` was created (`true`) or is about to be
     /// destroyed (`false`).
     pub(crate) fn stream_state_changed(&self, stream: StreamHandle, created: bool) {

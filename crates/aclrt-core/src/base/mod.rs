@@ -17,6 +17,7 @@
 //! ```
 
 mod allocator;
+mod app_log;
 mod attributes;
 mod data_buffer;
 mod data_type;
@@ -24,6 +25,7 @@ mod fp16;
 mod version;
 
 pub use allocator::*;
+pub use app_log::*;
 pub use attributes::*;
 pub use data_buffer::*;
 pub use data_type::*;

@@ -303,28 +303,6 @@ pub fn module_get_function(module: u64, name: &str) -> CuResultOf<u64> {
     })
 }
 
-/// The size of the ELF symbol at `address` (0 if the loader does not say).
-fn symbol_size(address: usize) -> usize {
-    const RTLD_DL_SYMENT: libc::c_int = 1;
-    // SAFETY: dladdr1 fills the zeroed info and, with RTLD_DL_SYMENT, points `sym` at the
-    // symbol table entry of the library it found.
-    unsafe {
-        let mut info: libc::Dl_info = std::mem::zeroed();
-        let mut sym: *mut c_void = std::ptr::null_mut();
-        if libc::dladdr1(
-            address as *const c_void,
-            &mut info,
-            &mut sym,
-            RTLD_DL_SYMENT,
-        ) == 0
-            || sym.is_null()
-        {
-            return 0;
-        }
-        (*(sym as *const libc::Elf64_Sym)).st_size as usize
-    }
-}
-
 /// `cuModuleGetGlobal`: (address, size) of the module's exported variable `name`; the range
 /// counts as device memory from then on.
 pub fn module_get_global(module: u64, name: &str) -> CuResultOf<(u64, usize)> {
@@ -341,7 +319,7 @@ pub fn module_get_global(module: u64, name: &str) -> CuResultOf<(u64, usize)> {
                 format!("cuModuleGetGlobal: the module has no global {name:?}"),
             );
         };
-        let size = symbol_size(address);
+        let size = crate::hostlib::symbol_size(address);
         with_state(rt, |s| {
             if let Some(m) = s.modules.get_mut(&module) {
                 m.globals.insert(address, size);

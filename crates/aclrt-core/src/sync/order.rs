@@ -22,6 +22,7 @@
 /// module paths (the compiler's full type names differ between versions).
 const CLASSES: &[(&str, &str)] = &[
     ("Lifecycle", "lifecycle"),
+    ("LifecycleCallbacks", "lifecycle.callbacks"),
     ("Binding", "device.binding"),
     ("IdPool", "device.stream_ids"),
     ("Vec<Arc<Stream>>", "context.streams"),
