@@ -39,6 +39,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::CString;
+use std::os::fd::{AsRawFd, IntoRawFd};
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -373,28 +374,18 @@ impl Segment {
 
     /// A new object of `kind`, owned by this process.
     pub(crate) fn create(kind: Kind) -> Result<Self> {
-        let name = CString::new("aclrt-ipc").expect("no NUL");
-        // SAFETY: a valid C string; the fd returned is owned below.
-        let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(os_error("creating the IPC object"));
-        }
-        let len = std::mem::size_of::<Shared>();
-        // SAFETY: `fd` is ours.
-        if unsafe { libc::ftruncate(fd, len as libc::off_t) } != 0 {
-            let e = os_error("sizing the IPC object");
-            // SAFETY: ours, not used again.
-            unsafe { libc::close(fd) };
-            return Err(e);
-        }
-        let shared = match Self::map(fd) {
-            Ok(p) => p,
-            Err(e) => {
-                // SAFETY: ours, not used again.
-                unsafe { libc::close(fd) };
-                return Err(e);
-            }
-        };
+        let len = std::mem::size_of::<Shared>() as libc::off_t;
+        let file = crate::memory::pages::memory_file(c"aclrt-ipc", len).map_err(|e| {
+            let what = if e.sizing {
+                "sizing the IPC object"
+            } else {
+                "creating the IPC object"
+            };
+            Error::new(ACL_ERROR_RT_IPC_ERROR, format!("{what}: {}", e.os))
+        })?;
+        let shared = Self::map(file.as_raw_fd())?;
+        // The segment owns the descriptor from here on and closes it when dropped.
+        let fd = file.into_raw_fd();
         let me = Process::me();
         let origin = Origin {
             pid: me.pid,
