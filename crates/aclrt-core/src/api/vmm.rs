@@ -5,7 +5,7 @@
 use super::not_in_callback;
 use crate::codes::*;
 use crate::error::{bail, Result};
-use crate::memory::vmm::{granularity_of, Released};
+use crate::memory::vmm::{granularity_of, map_call, Released};
 use crate::memory::Place;
 use crate::runtime::Runtime;
 use crate::vendor_consts as vc;
@@ -153,16 +153,7 @@ impl Runtime {
                     prop.location_id
                 );
             };
-            if !dev.reserve_memory(len as u64) {
-                bail!(
-                    ACL_ERROR_RT_MEMORY_ALLOCATION,
-                    "aclrtMallocPhysical: device {id} is out of memory: {len} bytes requested, \
-                     {} of {} free",
-                    dev.memory_capacity
-                        - dev.memory_used.load(std::sync::atomic::Ordering::Acquire),
-                    dev.memory_capacity
-                );
-            }
+            super::memory::reserve_device_memory(&dev, len, "aclrtMallocPhysical: ")?;
             Place::Device(id)
         } else {
             Place::Host
@@ -217,11 +208,7 @@ impl Runtime {
         flags: u64,
         no_access: bool,
     ) -> Result<()> {
-        let call = if no_access {
-            "aclrtMemMapNoAccess"
-        } else {
-            "aclrtMapMem"
-        };
+        let call = map_call(no_access);
         if ptr == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "{call}: virPtr is NULL");
         }

@@ -400,11 +400,7 @@ impl Vmm {
         handle: u64,
         no_access: bool,
     ) -> Result<()> {
-        let call = if no_access {
-            "aclrtMemMapNoAccess"
-        } else {
-            "aclrtMapMem"
-        };
+        let call = map_call(no_access);
         let mut st = lock(&self.state);
         let (p_size, p_place, p_imported, fd, granularity) = {
             let p = live_physical(&mut st, handle, call)?;
@@ -659,6 +655,16 @@ pub(crate) fn granularity_of(mem_attr: u32) -> usize {
             GRANULARITY_1G
         }
         _ => GRANULARITY,
+    }
+}
+
+/// The call that maps: `aclrtMemMapNoAccess` when the mapping starts without access,
+/// `aclrtMapMem` otherwise.
+pub(crate) fn map_call(no_access: bool) -> &'static str {
+    if no_access {
+        "aclrtMemMapNoAccess"
+    } else {
+        "aclrtMapMem"
     }
 }
 
