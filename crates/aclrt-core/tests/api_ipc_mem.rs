@@ -317,6 +317,11 @@ fn physical_memory_mapped_in_two_processes() {
         code(api::mem_export_to_shareable_handle_v2(h2, 0, 7)),
         ACL_ERROR_RT_PARAM_INVALID
     );
+    // Only a default handle is a `uint64_t` a face reads; the call refuses every other type.
+    assert!(api::share_handle_is_u64(1));
+    assert!(!api::share_handle_is_u64(0));
+    assert!(!api::share_handle_is_u64(2));
+    assert!(!api::share_handle_is_u64(7));
 
     let mut child = Peer::spawn("import-physical");
     api::mem_set_pid_to_shareable_handle_v2(s, 1, &[child.pid()]).unwrap();

@@ -12,6 +12,13 @@ use crate::vendor_consts as vc;
 
 pub use crate::memory::vmm::{MemAccess, PhysicalMemProp};
 
+/// Whether a V2 shareable handle of `share_type` is a `uint64_t` value: only of the default
+/// type, the one share type taken. A face reads the caller's handle only then; every other
+/// type is refused by the call itself, whatever the handle.
+pub fn share_handle_is_u64(share_type: u32) -> bool {
+    location_is(share_type, vc::ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT)
+}
+
 /// The `aclrtMemAttr` values that name host (DDR) memory only.
 fn host_only_attr(attr: u32) -> bool {
     use crate::consts::*;
@@ -394,7 +401,7 @@ impl Runtime {
     /// Checks a V2 share type: the default one is taken; a fabric handle (between servers) is
     /// `207000`, anything else `107000`.
     fn check_share_type(share_type: u32, call: &str) -> Result<()> {
-        if location_is(share_type, vc::ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT) {
+        if share_handle_is_u64(share_type) {
             return Ok(());
         }
         if location_is(share_type, vc::ACL_MEM_SHARE_HANDLE_TYPE_FABRIC) {
