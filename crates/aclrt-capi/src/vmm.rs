@@ -256,6 +256,20 @@ unsafe fn pid_list<'a>(pid: *const i32, num: usize, call: &str) -> aclrt::Result
     Ok(unsafe { std::slice::from_raw_parts(pid, num) })
 }
 
+/// The value of a non-NULL V2 shareable handle: the `uint64_t` it points at when the core
+/// takes its share type as one, else 0 (the core then refuses the type).
+///
+/// # Safety
+/// `handle` must point at a readable `uint64_t` when `share_type` is the default type.
+unsafe fn shareable_value(handle: *mut c_void, share_type: u32) -> u64 {
+    if aclrt::api::share_handle_is_u64(share_type) {
+        // SAFETY: a readable `uint64_t` for this share type, the caller's contract.
+        unsafe { handle.cast::<u64>().read_unaligned() }
+    } else {
+        0
+    }
+}
+
 /// `aclrtMemSetPidToShareableHandle`.
 #[no_mangle]
 pub unsafe extern "C" fn aclrtMemSetPidToShareableHandle(
@@ -286,13 +300,8 @@ pub unsafe extern "C" fn aclrtMemSetPidToShareableHandleV2(
         )?;
         // SAFETY: as `pid_list` requires, the C caller's contract.
         let pids = unsafe { pid_list(pid, pidNum, "aclrtMemSetPidToShareableHandleV2")? };
-        let value =
-            if i64::from(shareType) == aclrt::vendor_consts::ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT {
-                // SAFETY: a default handle is a readable `uint64_t`, the C caller's contract.
-                unsafe { shareableHandle.cast::<u64>().read_unaligned() }
-            } else {
-                0
-            };
+        // SAFETY: as `shareable_value` requires, the C caller's contract.
+        let value = unsafe { shareable_value(shareableHandle, shareType) };
         rt.mem_set_pid_to_shareable_handle_v2(value, shareType, pids)
     })
 }
@@ -339,13 +348,7 @@ pub unsafe extern "C" fn aclrtMemImportFromShareableHandleV2(
                     "aclrtMemImportFromShareableHandleV2",
                     "shareableHandle",
                 )?;
-                let value = if i64::from(shareType)
-                    == aclrt::vendor_consts::ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT
-                {
-                    shareableHandle.cast::<u64>().read_unaligned()
-                } else {
-                    0
-                };
+                let value = shareable_value(shareableHandle, shareType);
                 rt.mem_import_from_shareable_handle_v2(value, shareType, flags)
                     .map(|h| h as aclrtDrvMemHandle)
             },

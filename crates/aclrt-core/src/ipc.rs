@@ -39,6 +39,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::CString;
+use std::os::fd::{AsRawFd, IntoRawFd};
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -262,11 +263,13 @@ fn futex_wake_all(word: &AtomicU32) {
 }
 
 /// The record task of each IPC event record (and the latest IPC notify record) this process
-/// ran, while tasks are observed, so
-/// that a wait of this process that a record released names it (the happens-before edge the
-/// checker and traces see; records of other processes have none here). Keyed by the object's
-/// token and the record's number; a record's entry is dropped once its slot is reused.
-pub(crate) struct Recorders(BTreeMap<(u64, u32), TaskRef>);
+/// ran, while tasks are observed, so that a wait of this process that a record released names
+/// it (the happens-before edge the checker and traces see; records of other processes have none
+/// here). Keyed by the object's token and the record's slot (`seq % SLOTS`), each entry holding
+/// the record's number and its task: a record's entry is replaced when its slot's next record
+/// of this process is noted, so an object holds at most [`SLOTS`] entries and noting one costs
+/// one insertion.
+pub(crate) struct Recorders(BTreeMap<(u64, u32), (u32, TaskRef)>);
 
 fn recorders() -> &'static Mutex<Recorders> {
     static RECORDERS: OnceLock<Mutex<Recorders>> = OnceLock::new();
@@ -278,15 +281,18 @@ pub(crate) const NOTIFY_SEQ: u32 = 0;
 
 /// Notes that `task` ran record `seq` of the object `token` names.
 pub(crate) fn note_recorder(token: u64, seq: u32, task: TaskRef) {
-    let mut r = lock(recorders());
-    let stale = seq.wrapping_sub(SLOTS as u32);
-    r.0.retain(|&(t, s), _| t != token || (s.wrapping_sub(stale) as i32) > 0);
-    r.0.insert((token, seq), task);
+    let slot = seq % SLOTS as u32;
+    lock(recorders()).0.insert((token, slot), (seq, task));
 }
 
-/// The task that ran record `seq` of the object `token` names, if this process ran it.
+/// The task that ran record `seq` of the object `token` names, if this process ran it and the
+/// record's slot has not been noted for a later record since.
 pub(crate) fn recorder_of(token: u64, seq: u32) -> Option<TaskRef> {
-    lock(recorders()).0.get(&(token, seq)).copied()
+    let slot = seq % SLOTS as u32;
+    match lock(recorders()).0.get(&(token, slot)) {
+        Some(&(noted, task)) if noted == seq => Some(task),
+        _ => None,
+    }
 }
 
 /// How a wait on shared state ended.
@@ -373,28 +379,18 @@ impl Segment {
 
     /// A new object of `kind`, owned by this process.
     pub(crate) fn create(kind: Kind) -> Result<Self> {
-        let name = CString::new("aclrt-ipc").expect("no NUL");
-        // SAFETY: a valid C string; the fd returned is owned below.
-        let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(os_error("creating the IPC object"));
-        }
-        let len = std::mem::size_of::<Shared>();
-        // SAFETY: `fd` is ours.
-        if unsafe { libc::ftruncate(fd, len as libc::off_t) } != 0 {
-            let e = os_error("sizing the IPC object");
-            // SAFETY: ours, not used again.
-            unsafe { libc::close(fd) };
-            return Err(e);
-        }
-        let shared = match Self::map(fd) {
-            Ok(p) => p,
-            Err(e) => {
-                // SAFETY: ours, not used again.
-                unsafe { libc::close(fd) };
-                return Err(e);
-            }
-        };
+        let len = std::mem::size_of::<Shared>() as libc::off_t;
+        let file = crate::memory::pages::memory_file(c"aclrt-ipc", len).map_err(|e| {
+            let what = if e.sizing {
+                "sizing the IPC object"
+            } else {
+                "creating the IPC object"
+            };
+            Error::new(ACL_ERROR_RT_IPC_ERROR, format!("{what}: {}", e.os))
+        })?;
+        let shared = Self::map(file.as_raw_fd())?;
+        // The segment owns the descriptor from here on and closes it when dropped.
+        let fd = file.into_raw_fd();
         let me = Process::me();
         let origin = Origin {
             pid: me.pid,
@@ -799,6 +795,30 @@ impl Drop for Segment {
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    #[test]
+    fn a_noted_recorder_lasts_until_its_slot_is_noted_again() {
+        let task = |task_id| TaskRef {
+            device_id: 0,
+            stream_id: 1,
+            stream: 0x10,
+            task_id,
+        };
+        // Tokens no other test notes: the table is the process's.
+        let (a, b) = (0x5107_0000_0000_0001, 0x5107_0000_0000_0002);
+        let later = 3 + SLOTS as u32;
+        note_recorder(a, 3, task(1));
+        note_recorder(a, 4, task(2));
+        note_recorder(b, later, task(3));
+        assert_eq!(recorder_of(a, 3), Some(task(1)));
+        assert_eq!(recorder_of(a, later), None, "a number never noted");
+        assert_eq!(recorder_of(b, 3), None, "another object's slot");
+        note_recorder(a, later, task(4));
+        assert_eq!(recorder_of(a, 3), None, "its slot was reused");
+        assert_eq!(recorder_of(a, later), Some(task(4)));
+        assert_eq!(recorder_of(a, 4), Some(task(2)), "other slots are kept");
+        assert_eq!(recorder_of(b, later), Some(task(3)));
+    }
 
     #[test]
     fn handles_and_keys_round_trip() {

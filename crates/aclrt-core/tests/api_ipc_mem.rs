@@ -8,58 +8,18 @@ mod common;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use aclrt::api::{self, PhysicalMemProp};
+use aclrt::api;
 use aclrt::codes::*;
 use aclrt::consts::*;
-use aclrt::vendor_consts as vc;
 use common::*;
 
 const G: usize = 2 << 20;
 const ROLE: &str = "ACLRT_TEST_ROLE";
 
-fn prop() -> PhysicalMemProp {
-    PhysicalMemProp {
-        mem_attr: ACL_HBM_MEM_NORMAL,
-        location_type: vc::ACL_MEM_LOCATION_TYPE_DEVICE as u32,
-        location_id: 0,
-        ..Default::default()
-    }
-}
-
 fn pattern(seed: u8, len: usize) -> Vec<u8> {
     (0..len)
         .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
         .collect()
-}
-
-fn write(dev: usize, bytes: &[u8]) {
-    // SAFETY: `bytes` is readable; the device range is checked by the runtime.
-    unsafe {
-        api::memcpy(
-            dev,
-            bytes.len(),
-            bytes.as_ptr() as usize,
-            bytes.len(),
-            ACL_MEMCPY_HOST_TO_DEVICE,
-        )
-    }
-    .unwrap();
-}
-
-fn read(dev: usize, len: usize) -> Vec<u8> {
-    let mut out = vec![0u8; len];
-    // SAFETY: `out` holds `len` bytes; the device range is checked by the runtime.
-    unsafe {
-        api::memcpy(
-            out.as_mut_ptr() as usize,
-            len,
-            dev,
-            len,
-            ACL_MEMCPY_DEVICE_TO_HOST,
-        )
-    }
-    .unwrap();
-    out
 }
 
 /// A child process in `role`, talking over its standard input and output.
@@ -144,12 +104,12 @@ fn child_role() {
             assert_eq!(prop.location_id, 0);
             let va = api::reserve_mem_address(G, 0, 0, 0).unwrap();
             api::map_mem(va, G, 0, h, 0).unwrap();
-            assert_eq!(read(va, G), {
+            assert_eq!(read_device(va, G), {
                 let mut want = vec![0u8; G];
                 want[4096..8192].copy_from_slice(&pattern(1, 4096));
                 want
             });
-            write(va + 8192, &pattern(2, 4096));
+            write_device(va + 8192, &pattern(2, 4096));
             let again = api::mem_import_from_shareable_handle(handle, 0);
             say(format!("again {}", code(again)));
             let e = api::mem_import_from_shareable_handle(other, 0).unwrap_err();
@@ -165,17 +125,17 @@ fn child_role() {
         }
         // Export a physical allocation to anyone, say its handle, and end without freeing.
         "export-and-end" => {
-            let h = api::malloc_physical(G, &prop(), 0).unwrap();
+            let h = api::malloc_physical(G, &device_prop(0), 0).unwrap();
             let s = api::mem_export_to_shareable_handle(h, 0, 1).unwrap();
             say(format!("{s}"));
             std::process::exit(0);
         }
         // Export mapped physical memory to anyone, say its handle, and end when told.
         "export-until-told" => {
-            let h = api::malloc_physical(G, &prop(), 0).unwrap();
+            let h = api::malloc_physical(G, &device_prop(0), 0).unwrap();
             let va = api::reserve_mem_address(G, 0, 0, 0).unwrap();
             api::map_mem(va, G, 0, h, 0).unwrap();
-            write(va, &pattern(5, 4096));
+            write_device(va, &pattern(5, 4096));
             let s = api::mem_export_to_shareable_handle(h, 0, 1).unwrap();
             say(format!("{s}"));
             let _ = lines.next();
@@ -186,9 +146,9 @@ fn child_role() {
             let key = lines.next().unwrap();
             let size: usize = lines.next().unwrap().parse().unwrap();
             let p = api::ipc_mem_import_by_key(&key, 0).unwrap();
-            assert_eq!(read(p, size), pattern(3, size));
+            assert_eq!(read_device(p, size), pattern(3, size));
             assert_eq!(api::mem_get_address_range(p + 5).unwrap(), (p, size));
-            write(p + 100, &pattern(4, 1000));
+            write_device(p + 100, &pattern(4, 1000));
             // The range ends where the exporter's allocation ends.
             let mut byte = [0u8];
             // SAFETY: `byte` is writable; the device range is checked by the runtime.
@@ -255,7 +215,7 @@ fn child_role() {
                 let p = api::ipc_mem_import_by_key(&key, 0).unwrap();
                 assert_eq!(maps(), 1 + (i as usize).min(16), "import {i}");
                 // Each import shows the exporter's bytes.
-                assert_eq!(read(p, 64), pattern(3, 64), "import {i}");
+                assert_eq!(read_device(p, 64), pattern(3, 64), "import {i}");
                 api::ipc_mem_close(&key).unwrap();
             }
             say(format!("busy {}", maps()));
@@ -273,7 +233,10 @@ fn child_role() {
             let size: usize = lines.next().unwrap().parse().unwrap();
             let seed: u8 = lines.next().unwrap().parse().unwrap();
             let p = api::ipc_mem_import_by_key(&key, 0).unwrap();
-            say(format!("same {}", read(p, size) == pattern(seed, size)));
+            say(format!(
+                "same {}",
+                read_device(p, size) == pattern(seed, size)
+            ));
             api::ipc_mem_close(&key).unwrap();
         }
         // Import a key, say so, and when told say whether it still shows a seed's pattern.
@@ -284,7 +247,10 @@ fn child_role() {
             let p = api::ipc_mem_import_by_key(&key, 0).unwrap();
             say("imported".into());
             let _ = lines.next();
-            say(format!("same {}", read(p, size) == pattern(seed, size)));
+            say(format!(
+                "same {}",
+                read_device(p, size) == pattern(seed, size)
+            ));
             api::ipc_mem_close(&key).unwrap();
         }
         // Try importing a key; report the code.
@@ -301,10 +267,10 @@ fn child_role() {
 fn physical_memory_mapped_in_two_processes() {
     let _serial = common::exclusive();
     setup();
-    let h = api::malloc_physical(G, &prop(), 0).unwrap();
+    let h = api::malloc_physical(G, &device_prop(0), 0).unwrap();
     let va = api::reserve_mem_address(G, 0, 0, 0).unwrap();
     api::map_mem(va, G, 0, h, 0).unwrap();
-    write(va + 4096, &pattern(1, 4096));
+    write_device(va + 4096, &pattern(1, 4096));
     // Export checks: handle type, flags, twice, an imported or unknown handle, same process.
     assert_eq!(
         code(api::mem_export_to_shareable_handle(h, 2, 0)),
@@ -341,7 +307,7 @@ fn physical_memory_mapped_in_two_processes() {
         ACL_ERROR_RT_INVALID_HANDLE
     );
     // A second allocation exported with validation and no pid set: the child may not import it.
-    let h2 = api::malloc_physical(G, &prop(), 0).unwrap();
+    let h2 = api::malloc_physical(G, &device_prop(0), 0).unwrap();
     let s2 = api::mem_export_to_shareable_handle_v2(h2, 0, 1).unwrap();
     assert_eq!(
         code(api::mem_export_to_shareable_handle_v2(h2, 0, 2)),
@@ -351,6 +317,11 @@ fn physical_memory_mapped_in_two_processes() {
         code(api::mem_export_to_shareable_handle_v2(h2, 0, 7)),
         ACL_ERROR_RT_PARAM_INVALID
     );
+    // Only a default handle is a `uint64_t` a face reads; the call refuses every other type.
+    assert!(api::share_handle_is_u64(1));
+    assert!(!api::share_handle_is_u64(0));
+    assert!(!api::share_handle_is_u64(2));
+    assert!(!api::share_handle_is_u64(7));
 
     let mut child = Peer::spawn("import-physical");
     api::mem_set_pid_to_shareable_handle_v2(s, 1, &[child.pid()]).unwrap();
@@ -364,8 +335,8 @@ fn physical_memory_mapped_in_two_processes() {
     assert_eq!(child.recv(), "done");
     child.finish();
     // The child's bytes, seen through this process's mapping.
-    assert_eq!(read(va + 8192, 4096), pattern(2, 4096));
-    assert_eq!(read(va + 4096, 4096), pattern(1, 4096));
+    assert_eq!(read_device(va + 8192, 4096), pattern(2, 4096));
+    assert_eq!(read_device(va + 4096, 4096), pattern(1, 4096));
 
     api::unmap_mem(va).unwrap();
     api::free_physical(h).unwrap();
@@ -395,7 +366,7 @@ fn malloc_memory_imported_by_key_in_another_process() {
     let small = api::malloc(100, 0).unwrap();
     let size = 1 << 20;
     let dev = api::malloc(size, 0).unwrap();
-    write(dev, &pattern(3, size));
+    write_device(dev, &pattern(3, size));
     // Refusals before any export.
     assert_eq!(
         code(api::ipc_mem_get_export_key(dev, size, 64, 0)),
@@ -432,7 +403,7 @@ fn malloc_memory_imported_by_key_in_another_process() {
         "exported twice"
     );
     // The exporter still uses its allocation as before.
-    assert_eq!(read(dev, size), pattern(3, size));
+    assert_eq!(read_device(dev, size), pattern(3, size));
     assert_eq!(
         code(api::ipc_mem_import_by_key(&key, 0)),
         ACL_ERROR_RT_PARAM_INVALID,
@@ -467,7 +438,7 @@ fn malloc_memory_imported_by_key_in_another_process() {
     child.finish();
     let mut want = pattern(3, size);
     want[100..1100].copy_from_slice(&pattern(4, 1000));
-    assert_eq!(read(dev, size), want, "the child's bytes, seen here");
+    assert_eq!(read_device(dev, size), want, "the child's bytes, seen here");
 
     // Closed by the exporter: no import any more.
     api::ipc_mem_close(&key).unwrap();
@@ -477,13 +448,13 @@ fn malloc_memory_imported_by_key_in_another_process() {
     assert_eq!(late.recv(), ACL_ERROR_RT_INVALID_HANDLE.to_string());
     late.finish();
     // The allocation is still the exporter's, and frees as usual.
-    assert_eq!(read(dev, 1100), want[..1100]);
+    assert_eq!(read_device(dev, 1100), want[..1100]);
     api::free(dev).unwrap();
     api::free(small).unwrap();
     api::free(small2).unwrap();
     // Freed: reused memory reads as zero.
     let again = api::malloc(size, 0).unwrap();
-    assert_eq!(read(again, size), vec![0u8; size]);
+    assert_eq!(read_device(again, size), vec![0u8; size]);
     api::free(again).unwrap();
     api::finalize().unwrap();
 }
@@ -497,14 +468,14 @@ fn memory_mapped_from_a_process_that_ends_stays_usable() {
     let h = api::mem_import_from_shareable_handle(s, 0).unwrap();
     let va = api::reserve_mem_address(G, 0, 0, 0).unwrap();
     api::map_mem(va, G, 0, h, 0).unwrap();
-    assert_eq!(read(va, 4096), pattern(5, 4096));
+    assert_eq!(read_device(va, 4096), pattern(5, 4096));
     child.send("end");
     child.finish();
     // The exporter has ended: the mapping still shows (and takes) the bytes; a new import of one of its
     // handles is refused with the documented code.
-    assert_eq!(read(va, 4096), pattern(5, 4096));
-    write(va + 4096, &pattern(6, 100));
-    assert_eq!(read(va + 4096, 100), pattern(6, 100));
+    assert_eq!(read_device(va, 4096), pattern(5, 4096));
+    write_device(va + 4096, &pattern(6, 100));
+    assert_eq!(read_device(va + 4096, 100), pattern(6, 100));
     let e = api::mem_import_from_shareable_handle(s ^ 1, 0).unwrap_err();
     assert_eq!(e.code(), ACL_ERROR_RT_INVALID_HANDLE);
     assert!(e.message().contains("has ended"), "{e}");
@@ -523,7 +494,7 @@ fn repeated_imports_and_closes_do_not_grow_the_importers_mappings() {
     setup();
     let size = 1 << 20;
     let dev = api::malloc(size, 0).unwrap();
-    write(dev, &pattern(3, size));
+    write_device(dev, &pattern(3, size));
     let key = api::ipc_mem_get_export_key(dev, size, 65, 1).unwrap();
     let mut child = Peer::spawn("cycle-key");
     child.send(&key);
@@ -597,7 +568,7 @@ fn an_import_keeps_its_bytes_after_the_exporter_frees() {
     setup();
     let size = 1 << 20;
     let dev = api::malloc(size, 0).unwrap();
-    write(dev, &pattern(31, size));
+    write_device(dev, &pattern(31, size));
     let key = api::ipc_mem_get_export_key(dev, size, 65, 1).unwrap();
     let mut child = Peer::spawn("hold-key");
     child.send(&key);
@@ -606,8 +577,8 @@ fn an_import_keeps_its_bytes_after_the_exporter_frees() {
     assert_eq!(child.recv(), "imported");
     api::free(dev).unwrap();
     let again = api::malloc(size, 0).unwrap();
-    write(again, &pattern(32, size));
-    assert_eq!(read(again, size), pattern(32, size));
+    write_device(again, &pattern(32, size));
+    assert_eq!(read_device(again, size), pattern(32, size));
     child.send("read");
     assert_eq!(child.recv(), "same true");
     child.finish();

@@ -19,23 +19,6 @@ fn host_plane() -> Vec<u8> {
     (0..SPITCH * H).map(|i| (i * 13 + 1) as u8).collect()
 }
 
-/// Reads `len` bytes of device memory.
-fn read(dev: usize, len: usize) -> Vec<u8> {
-    let mut out = vec![0u8; len];
-    // SAFETY: `out` holds `len` bytes; `dev` is a runtime allocation of at least `len`.
-    unsafe {
-        api::memcpy(
-            out.as_mut_ptr() as usize,
-            len,
-            dev,
-            len,
-            ACL_MEMCPY_DEVICE_TO_HOST,
-        )
-    }
-    .unwrap();
-    out
-}
-
 /// Checks a plane copied from `src` (rows `spitch` apart) into `dst` (rows `dpitch` apart):
 /// each row's `W` bytes equal, every byte between rows left as `untouched`.
 fn check_plane(dst: &[u8], dpitch: usize, src: &[u8], spitch: usize, untouched: u8) {
@@ -75,7 +58,7 @@ fn memcpy_2d_host_to_device_and_back_byte_for_byte() {
     }
     .unwrap();
     // New device memory reads as zero: the gaps between rows stay zero.
-    check_plane(&read(dev, DPITCH * H), DPITCH, &src, SPITCH, 0);
+    check_plane(&read_device(dev, DPITCH * H), DPITCH, &src, SPITCH, 0);
 
     // Back into a host plane with its own pitch; the gaps keep their sentinel.
     let mut back = vec![0xAAu8; SPITCH * H];
@@ -137,9 +120,9 @@ fn memcpy_2d_async_device_to_device_byte_for_byte() {
     unsafe { api::memcpy_2d_async(b, DPITCH, a, SPITCH, W, H, ACL_MEMCPY_DEVICE_TO_DEVICE, s) }
         .unwrap();
     // Queued behind the sleep: nothing copied yet.
-    assert!(read(b, DPITCH * H).iter().all(|&x| x == 0xCC));
+    assert!(read_device(b, DPITCH * H).iter().all(|&x| x == 0xCC));
     api::synchronize_stream(s).unwrap();
-    check_plane(&read(b, DPITCH * H), DPITCH, &src, SPITCH, 0xCC);
+    check_plane(&read_device(b, DPITCH * H), DPITCH, &src, SPITCH, 0xCC);
 
     // Host to device asynchronously too.
     let host_src = src.clone();
@@ -158,7 +141,7 @@ fn memcpy_2d_async_device_to_device_byte_for_byte() {
     }
     .unwrap();
     api::synchronize_stream(StreamHandle::NULL).unwrap();
-    let got = read(a, SPITCH * H);
+    let got = read_device(a, SPITCH * H);
     for row in 0..H {
         assert_eq!(
             &got[row * 12..row * 12 + W],
@@ -286,7 +269,7 @@ fn memcpy_2d_codes() {
             bad(api::memcpy_2d(dev, DPITCH, p, SPITCH, W, H + 1, h2d)),
             ACL_ERROR_INVALID_PARAM
         );
-        assert!(read(dev, DPITCH * H).iter().all(|&x| x == 0));
+        assert!(read_device(dev, DPITCH * H).iter().all(|&x| x == 0));
         assert_eq!(
             bad(api::memcpy_2d_async(
                 dev,
@@ -353,7 +336,7 @@ fn allocation_variants() {
         ],
     )
     .unwrap();
-    assert_eq!(read(m, 256), vec![0u8; 256]);
+    assert_eq!(read_device(m, 256), vec![0u8; 256]);
     api::free(m).unwrap();
     api::free(api::malloc_with_cfg(8, 0, &[]).unwrap()).unwrap();
     assert_eq!(

@@ -11,46 +11,8 @@ use common::*;
 
 const G: usize = 2 << 20;
 
-fn device_prop(id: u32) -> PhysicalMemProp {
-    PhysicalMemProp {
-        mem_attr: ACL_HBM_MEM_NORMAL,
-        location_type: vc::ACL_MEM_LOCATION_TYPE_DEVICE as u32,
-        location_id: id,
-        ..Default::default()
-    }
-}
-
 fn device_free() -> usize {
     api::get_mem_info(ACL_HBM_MEM).unwrap().0
-}
-
-fn write(dev: usize, bytes: &[u8]) {
-    // SAFETY: `bytes` is readable; the device range is checked by the runtime.
-    unsafe {
-        api::memcpy(
-            dev,
-            bytes.len(),
-            bytes.as_ptr() as usize,
-            bytes.len(),
-            ACL_MEMCPY_HOST_TO_DEVICE,
-        )
-    }
-    .unwrap();
-}
-
-fn read(dev: usize, len: usize) -> aclrt::Result<Vec<u8>> {
-    let mut out = vec![0u8; len];
-    // SAFETY: `out` holds `len` bytes; the device range is checked by the runtime.
-    unsafe {
-        api::memcpy(
-            out.as_mut_ptr() as usize,
-            len,
-            dev,
-            len,
-            ACL_MEMCPY_DEVICE_TO_HOST,
-        )
-    }?;
-    Ok(out)
 }
 
 #[test]
@@ -61,7 +23,7 @@ fn map_copy_set_and_unmap_byte_for_byte() {
     let va = api::reserve_mem_address(2 * G, 0, 0, 0).unwrap();
     assert_eq!(va % G, 0);
     // Reserved but unmapped: refused as unallocated runtime memory.
-    let e = read(va, 16).unwrap_err();
+    let e = try_read_device(va, 16).unwrap_err();
     assert_eq!(e.code(), ACL_ERROR_INVALID_PARAM);
     assert!(
         e.message().contains("reserved by aclrtReserveMemAddress"),
@@ -86,16 +48,16 @@ fn map_copy_set_and_unmap_byte_for_byte() {
 
     // The mapping is device memory of device 0, checked like an allocation.
     let pattern: Vec<u8> = (0..4096).map(|i| (i * 7 + 3) as u8).collect();
-    write(va + G + 100, &pattern);
-    assert_eq!(read(va + G + 100, 4096).unwrap(), pattern);
+    write_device(va + G + 100, &pattern);
+    assert_eq!(try_read_device(va + G + 100, 4096).unwrap(), pattern);
     assert_eq!(
-        read(va + G, 100).unwrap(),
+        try_read_device(va + G, 100).unwrap(),
         vec![0u8; 100],
         "fresh memory reads as zero"
     );
     // SAFETY: inside the mapping (checked by the runtime anyway).
     unsafe { api::memset(va + G + 10, 20, 0xAB, 20) }.unwrap();
-    let back = read(va + G, 40).unwrap();
+    let back = try_read_device(va + G, 40).unwrap();
     assert_eq!(&back[10..30], &[0xAB; 20]);
     assert_eq!(&back[..10], &[0; 10]);
     assert_eq!(api::mem_get_address_range(va + G + 5).unwrap(), (va + G, G));
@@ -103,8 +65,11 @@ fn map_copy_set_and_unmap_byte_for_byte() {
     assert_eq!(attrs.location_type, vc::ACL_MEM_LOCATION_TYPE_DEVICE as u32);
     assert_eq!(attrs.location_id, 0);
     // Past the mapping's end, and the unmapped first half, are refused.
-    assert_eq!(code(read(va + 2 * G - 8, 16)), ACL_ERROR_INVALID_PARAM);
-    assert_eq!(code(read(va, 1)), ACL_ERROR_INVALID_PARAM);
+    assert_eq!(
+        code(try_read_device(va + 2 * G - 8, 16)),
+        ACL_ERROR_INVALID_PARAM
+    );
+    assert_eq!(code(try_read_device(va, 1)), ACL_ERROR_INVALID_PARAM);
     // aclrtFree does not take a mapping.
     let e = api::free(va + G).unwrap_err();
     assert_eq!(e.code(), ACL_ERROR_RT_MEMORY_FREE);
@@ -113,11 +78,11 @@ fn map_copy_set_and_unmap_byte_for_byte() {
     // The same physical memory mapped twice shows the same bytes.
     let va2 = api::reserve_mem_address(G, 0, 0, 0).unwrap();
     api::map_mem(va2, G, 0, h, 0).unwrap();
-    assert_eq!(read(va2 + 100, 4096).unwrap(), pattern);
+    assert_eq!(try_read_device(va2 + 100, 4096).unwrap(), pattern);
 
     // Unmapping: the range is refused again, naming the unmap.
     api::unmap_mem(va + G).unwrap();
-    let e = read(va + G + 100, 4).unwrap_err();
+    let e = try_read_device(va + G + 100, 4).unwrap_err();
     assert_eq!(e.code(), ACL_ERROR_INVALID_PARAM);
     assert!(
         e.message()
@@ -127,7 +92,7 @@ fn map_copy_set_and_unmap_byte_for_byte() {
     // Freeing while still mapped at va2 keeps the memory until that unmap.
     api::free_physical(h).unwrap();
     assert_eq!(before - device_free(), G);
-    assert_eq!(read(va2 + 100, 4096).unwrap(), pattern);
+    assert_eq!(try_read_device(va2 + 100, 4096).unwrap(), pattern);
     assert_eq!(
         code(api::map_mem(va, G, 0, h, 0)),
         ACL_ERROR_RT_INVALID_HANDLE
@@ -206,6 +171,13 @@ fn refusals_carry_the_vendor_codes() {
     assert_eq!(
         code(api::malloc_physical(1 << 50, &huge, 0)),
         ACL_ERROR_RT_MEMORY_ALLOCATION
+    );
+    let msg = api::get_recent_err_msg().unwrap();
+    assert!(
+        msg.contains(
+            "aclrtMallocPhysical: device 0 is out of memory: 1125899906842624 bytes requested"
+        ),
+        "{msg}"
     );
 
     let va = api::reserve_mem_address(4 * G, 0, 0, 0).unwrap();
@@ -379,8 +351,8 @@ fn host_physical_memory_maps_as_host_memory() {
         api::pointer_get_attributes(va).unwrap().location_type,
         vc::ACL_MEM_LOCATION_TYPE_HOST as u32
     );
-    write(va + G - 3, &[1, 2, 3]);
-    assert_eq!(read(va + G - 3, 3).unwrap(), vec![1, 2, 3]);
+    write_device(va + G - 3, &[1, 2, 3]);
+    assert_eq!(try_read_device(va + G - 3, 3).unwrap(), vec![1, 2, 3]);
     api::unmap_mem(va).unwrap();
     api::free_physical(h).unwrap();
     api::release_mem_address(va).unwrap();

@@ -578,9 +578,21 @@ fn ipc_events_refuse_reset_timing_ids_and_the_old_queries() {
     let ev = api::create_event_ex_with_flag(ACL_EVENT_IPC).unwrap();
     let plain = api::create_event().unwrap();
     let ns = ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    // An IPC event is an aclrtCreateEventExWithFlag event, refused in these calls as such too;
+    // the message names the IPC restriction.
+    let ipc_refusal = |call: &str| {
+        let msg = api::get_recent_err_msg().unwrap();
+        assert!(
+            msg.contains(&format!("{call} is not supported for IPC events")),
+            "{msg}"
+        );
+    };
     assert_eq!(code(api::reset_event(ev, s)), ns);
+    ipc_refusal("aclrtResetEvent");
     assert_eq!(code(api::query_event(ev)), ns);
+    ipc_refusal("aclrtQueryEvent");
     assert_eq!(code(api::query_event_wait_status(ev)), ns);
+    ipc_refusal("aclrtQueryEventWaitStatus");
     assert_eq!(code(api::get_event_id(ev)), ns);
     assert_eq!(code(api::event_get_timestamp(ev)), ns);
     api::record_event(plain, s).unwrap();

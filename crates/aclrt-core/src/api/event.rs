@@ -330,6 +330,7 @@ impl Runtime {
     /// pending; a never-recorded event is complete.
     pub fn query_event(&self, event: EventHandle) -> Result<u32> {
         let ev = self.event_in_context(event)?;
+        // An IPC event is an Ex event too; its refusal names the IPC restriction first.
         refuse_ipc(&ev, "aclrtQueryEvent")?;
         refuse_ex(&ev, "aclrtQueryEvent")?;
         Ok(match ev.latest() {

@@ -7,6 +7,7 @@ use super::not_in_callback;
 use super::os_thread_id;
 use crate::codes::*;
 use crate::consts::*;
+use crate::device::Device;
 use crate::error::{bail, Result};
 use crate::exec::Work;
 use crate::handle::StreamHandle;
@@ -28,6 +29,24 @@ fn host_memory() -> (usize, usize) {
     (info.freeram as usize * unit, info.totalram as usize * unit)
 }
 
+/// Takes `size` bytes of `device`'s memory for an allocation; beyond its capacity
+/// `ACL_ERROR_RT_MEMORY_ALLOCATION`, with `prefix` ahead of the message.
+pub(super) fn reserve_device_memory(device: &Device, size: usize, prefix: &str) -> Result<()> {
+    if !device.reserve_memory(size as u64) {
+        bail!(
+            ACL_ERROR_RT_MEMORY_ALLOCATION,
+            "{prefix}device {} is out of memory: {size} bytes requested, {} of {} free",
+            device.id,
+            device.memory_capacity
+                - device
+                    .memory_used
+                    .load(std::sync::atomic::Ordering::Acquire),
+            device.memory_capacity
+        );
+    }
+    Ok(())
+}
+
 impl Runtime {
     /// `aclrtMalloc`: device memory, 64-byte aligned, zeroed.
     pub fn malloc(&self, size: usize, policy: u32) -> Result<usize> {
@@ -46,18 +65,7 @@ impl Runtime {
             );
         }
         let device = &ctx.device;
-        if !device.reserve_memory(size as u64) {
-            bail!(
-                ACL_ERROR_RT_MEMORY_ALLOCATION,
-                "device {} is out of memory: {size} bytes requested, {} of {} free",
-                device.id,
-                device.memory_capacity
-                    - device
-                        .memory_used
-                        .load(std::sync::atomic::Ordering::Acquire),
-                device.memory_capacity
-            );
-        }
+        reserve_device_memory(device, size, "")?;
         // An allocation of a page or more starts on a page, so it can have its pages to itself
         // when it is shared with another process (`aclrtIpcMemGetExportKey`).
         let page = crate::memory::page_size();

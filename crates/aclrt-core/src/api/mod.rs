@@ -65,7 +65,7 @@ pub use overflow::{OVERFLOW_MODE_INFNAN, OVERFLOW_STATUS_SIZE};
 pub use random::{RandomNumTask, RandomParam, RANDOM_COUNTER_SIZE, RANDOM_PARAM_AREA_SIZE};
 pub use stream::*;
 pub use stream_ext::*;
-pub use vmm::{MemAccess, PhysicalMemProp};
+pub use vmm::{share_handle_is_u64, MemAccess, PhysicalMemProp};
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

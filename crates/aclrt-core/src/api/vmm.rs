@@ -5,12 +5,19 @@
 use super::not_in_callback;
 use crate::codes::*;
 use crate::error::{bail, Result};
-use crate::memory::vmm::{granularity_of, Released};
+use crate::memory::vmm::{granularity_of, map_call, Released};
 use crate::memory::Place;
 use crate::runtime::Runtime;
 use crate::vendor_consts as vc;
 
 pub use crate::memory::vmm::{MemAccess, PhysicalMemProp};
+
+/// Whether a V2 shareable handle of `share_type` is a `uint64_t` value: only of the default
+/// type, the one share type taken. A face reads the caller's handle only then; every other
+/// type is refused by the call itself, whatever the handle.
+pub fn share_handle_is_u64(share_type: u32) -> bool {
+    location_is(share_type, vc::ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT)
+}
 
 /// The `aclrtMemAttr` values that name host (DDR) memory only.
 fn host_only_attr(attr: u32) -> bool {
@@ -153,16 +160,7 @@ impl Runtime {
                     prop.location_id
                 );
             };
-            if !dev.reserve_memory(len as u64) {
-                bail!(
-                    ACL_ERROR_RT_MEMORY_ALLOCATION,
-                    "aclrtMallocPhysical: device {id} is out of memory: {len} bytes requested, \
-                     {} of {} free",
-                    dev.memory_capacity
-                        - dev.memory_used.load(std::sync::atomic::Ordering::Acquire),
-                    dev.memory_capacity
-                );
-            }
+            super::memory::reserve_device_memory(&dev, len, "aclrtMallocPhysical: ")?;
             Place::Device(id)
         } else {
             Place::Host
@@ -217,11 +215,7 @@ impl Runtime {
         flags: u64,
         no_access: bool,
     ) -> Result<()> {
-        let call = if no_access {
-            "aclrtMemMapNoAccess"
-        } else {
-            "aclrtMapMem"
-        };
+        let call = map_call(no_access);
         if ptr == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "{call}: virPtr is NULL");
         }
@@ -407,7 +401,7 @@ impl Runtime {
     /// Checks a V2 share type: the default one is taken; a fabric handle (between servers) is
     /// `207000`, anything else `107000`.
     fn check_share_type(share_type: u32, call: &str) -> Result<()> {
-        if location_is(share_type, vc::ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT) {
+        if share_handle_is_u64(share_type) {
             return Ok(());
         }
         if location_is(share_type, vc::ACL_MEM_SHARE_HANDLE_TYPE_FABRIC) {

@@ -91,7 +91,7 @@
 mod extents;
 pub(crate) mod ipc;
 pub(crate) mod managed;
-mod pages;
+pub(crate) mod pages;
 pub(crate) mod pool;
 pub(crate) mod share;
 pub(crate) mod vmm;
@@ -536,7 +536,7 @@ impl MemoryMap {
                 inner.free.give_back(end, hi - end);
             }
         };
-        let file = match vmm::memory_file(hi - lo) {
+        let file = match vmm::memory_file("aclrtIpcMemGetExportKey", hi - lo) {
             Ok(f) => f,
             Err(e) => {
                 undo(&mut inner);

@@ -7,6 +7,8 @@
 //! never unmapped, so an address inside one stays readable and writable for the life of the
 //! process.
 
+use std::ffi::CStr;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::OnceLock;
 
 /// The size of a memory page.
@@ -17,6 +19,39 @@ pub(super) fn page_size() -> usize {
         let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
         usize::try_from(n).ok().filter(|&n| n > 0).unwrap_or(4096)
     })
+}
+
+/// Why [`memory_file`] failed: the host's error, and whether it came from sizing the file
+/// (`true`) or from creating it; callers word the two differently.
+#[derive(Debug)]
+pub(crate) struct FileError {
+    pub(crate) sizing: bool,
+    pub(crate) os: std::io::Error,
+}
+
+/// A fresh anonymous shared-memory file (`memfd_create`) of `len` bytes, all reading as zero
+/// and backed only where written, closed on exec. `name` shows only in `/proc`, for whoever
+/// looks at the process.
+pub(crate) fn memory_file(name: &CStr, len: libc::off_t) -> Result<OwnedFd, FileError> {
+    // SAFETY: memfd_create takes a NUL-terminated name and flags; it returns a new descriptor
+    // or -1.
+    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(FileError {
+            sizing: false,
+            os: std::io::Error::last_os_error(),
+        });
+    }
+    // SAFETY: `fd` was just returned to us and is owned by nothing else.
+    let file = unsafe { OwnedFd::from_raw_fd(fd) };
+    // SAFETY: ftruncate on our own descriptor.
+    if unsafe { libc::ftruncate(file.as_raw_fd(), len) } != 0 {
+        return Err(FileError {
+            sizing: true,
+            os: std::io::Error::last_os_error(),
+        });
+    }
+    Ok(file)
 }
 
 /// Rounds `n` down to a multiple of the page size.

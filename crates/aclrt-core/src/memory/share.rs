@@ -380,7 +380,7 @@ mod tests {
 
     #[test]
     fn writes_go_on_in_chunks_until_every_byte_is_written() {
-        let file = super::super::vmm::memory_file(4096).unwrap();
+        let file = super::super::vmm::memory_file("aclrtMallocPhysical", 4096).unwrap();
         let bytes: Vec<u8> = (0..10_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
         // Chunks smaller than the data, and a size that is no multiple of them.
         // SAFETY: `bytes` is readable for its length.
@@ -394,7 +394,7 @@ mod tests {
 
     #[test]
     fn headers_round_trip_and_grow_their_whitelist() {
-        let file = super::super::vmm::memory_file(4096).unwrap();
+        let file = super::super::vmm::memory_file("aclrtMallocPhysical", 4096).unwrap();
         let h = Header {
             kind: Kind::Ipc,
             flags: 0,

@@ -35,13 +35,13 @@
 //! virtual memory call.
 
 use std::collections::{BTreeMap, HashMap};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use super::{pages, share, MemoryMap, Place};
 use crate::codes::*;
-use crate::error::{bail, Result};
+use crate::error::{bail, Error, Result};
 use crate::sync::lock;
 
 /// Set in the memory-map serial of every reservation (pool serials are small counters).
@@ -222,7 +222,7 @@ impl Vmm {
     /// Creates a physical allocation of `size` bytes (a multiple of its granularity) backed by a
     /// fresh memory file; returns its handle.
     pub(crate) fn create(&self, size: usize, place: Place, prop: PhysicalMemProp) -> Result<u64> {
-        let file = memory_file(size)?;
+        let file = memory_file("aclrtMallocPhysical", size)?;
         let handle = self.token();
         lock(&self.state).physicals.insert(
             handle,
@@ -400,11 +400,7 @@ impl Vmm {
         handle: u64,
         no_access: bool,
     ) -> Result<()> {
-        let call = if no_access {
-            "aclrtMemMapNoAccess"
-        } else {
-            "aclrtMapMem"
-        };
+        let call = map_call(no_access);
         let mut st = lock(&self.state);
         let (p_size, p_place, p_imported, fd, granularity) = {
             let p = live_physical(&mut st, handle, call)?;
@@ -662,37 +658,37 @@ pub(crate) fn granularity_of(mem_attr: u32) -> usize {
     }
 }
 
+/// The call that maps: `aclrtMemMapNoAccess` when the mapping starts without access,
+/// `aclrtMapMem` otherwise.
+pub(crate) fn map_call(no_access: bool) -> &'static str {
+    if no_access {
+        "aclrtMemMapNoAccess"
+    } else {
+        "aclrtMapMem"
+    }
+}
+
 /// A fresh memory file holding [`data_offset`] + `size` bytes, all reading as zero and backed
-/// only where written.
-pub(crate) fn memory_file(size: usize) -> Result<OwnedFd> {
+/// only where written; `call` names the API call in the error messages.
+pub(crate) fn memory_file(call: &str, size: usize) -> Result<OwnedFd> {
     let total = size
         .checked_add(data_offset())
         .and_then(|t| libc::off_t::try_from(t).ok());
     let Some(total) = total else {
         bail!(
             ACL_ERROR_RT_MEMORY_ALLOCATION,
-            "aclrtMallocPhysical: cannot allocate {size} bytes"
+            "{call}: cannot allocate {size} bytes"
         );
     };
-    // SAFETY: memfd_create takes a NUL-terminated name and flags; it returns a new descriptor
-    // or -1.
-    let fd = unsafe { libc::memfd_create(c"aclrt-physical".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        bail!(
+    pages::memory_file(c"aclrt-physical", total).map_err(|e| {
+        let what = if e.sizing {
+            format!("size a memory file to {size} bytes")
+        } else {
+            "create a memory file".to_owned()
+        };
+        Error::new(
             ACL_ERROR_RT_MEMORY_ALLOCATION,
-            "aclrtMallocPhysical: the host could not create a memory file: {}",
-            std::io::Error::last_os_error()
-        );
-    }
-    // SAFETY: `fd` was just returned to us and is owned by nothing else.
-    let file = unsafe { OwnedFd::from_raw_fd(fd) };
-    // SAFETY: ftruncate on our own descriptor.
-    if unsafe { libc::ftruncate(file.as_raw_fd(), total) } != 0 {
-        bail!(
-            ACL_ERROR_RT_MEMORY_ALLOCATION,
-            "aclrtMallocPhysical: the host could not size a memory file to {size} bytes: {}",
-            std::io::Error::last_os_error()
-        );
-    }
-    Ok(file)
+            format!("{call}: the host could not {what}: {}", e.os),
+        )
+    })
 }

@@ -13,8 +13,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use aclrt::api;
+use aclrt::api::{self, PhysicalMemProp};
 use aclrt::codes::*;
+use aclrt::consts::*;
 use aclrt::KernelFn;
 
 /// Initialises the runtime (an earlier init is fine) and sets device 0 on this thread.
@@ -155,4 +156,50 @@ pub fn all_inside(streams: &[aclrt::StreamHandle]) -> usize {
     }
     let most = state.0.lock().unwrap().2;
     most
+}
+
+/// Properties of a physical allocation of normal device memory on device `id`.
+pub fn device_prop(id: u32) -> PhysicalMemProp {
+    PhysicalMemProp {
+        mem_attr: ACL_HBM_MEM_NORMAL,
+        location_type: aclrt::vendor_consts::ACL_MEM_LOCATION_TYPE_DEVICE as u32,
+        location_id: id,
+        ..Default::default()
+    }
+}
+
+/// Copies `bytes` into device memory at `dev`.
+pub fn write_device(dev: usize, bytes: &[u8]) {
+    // SAFETY: `bytes` is readable; the device range is checked by the runtime.
+    unsafe {
+        api::memcpy(
+            dev,
+            bytes.len(),
+            bytes.as_ptr() as usize,
+            bytes.len(),
+            ACL_MEMCPY_HOST_TO_DEVICE,
+        )
+    }
+    .unwrap();
+}
+
+/// Reads `len` bytes of device memory at `dev`, or the copy's refusal.
+pub fn try_read_device(dev: usize, len: usize) -> aclrt::Result<Vec<u8>> {
+    let mut out = vec![0u8; len];
+    // SAFETY: `out` holds `len` bytes; the device range is checked by the runtime.
+    unsafe {
+        api::memcpy(
+            out.as_mut_ptr() as usize,
+            len,
+            dev,
+            len,
+            ACL_MEMCPY_DEVICE_TO_HOST,
+        )
+    }?;
+    Ok(out)
+}
+
+/// Reads `len` bytes of device memory at `dev`.
+pub fn read_device(dev: usize, len: usize) -> Vec<u8> {
+    try_read_device(dev, len).unwrap()
 }
