@@ -92,6 +92,9 @@ pub(crate) struct Stream {
     announced: std::sync::atomic::AtomicU64,
     /// Pooled: the stream itself, known from its first scheduling on (a job is an `Arc`).
     me: std::sync::Weak<Stream>,
+    /// Pooled: the waker a suspension leaves, made once (a suspension then costs a reference
+    /// count, not an allocation).
+    waker: OnceLock<crate::sync::Waker>,
 }
 
 impl Stream {
@@ -169,6 +172,7 @@ impl Stream {
             drained: Latch::new(),
             announced: std::sync::atomic::AtomicU64::new(0),
             me: std::sync::Weak::new(),
+            waker: OnceLock::new(),
             context,
         }
     }
