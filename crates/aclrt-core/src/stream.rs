@@ -207,8 +207,8 @@ impl Stream {
             self.queue.push(Task {
                 id,
                 kind,
+                submitter_thread: meta.submitter_thread,
                 work,
-                meta,
             });
             self.progress.submitted_one(id);
             id
@@ -368,8 +368,8 @@ impl Stream {
         let Task {
             id,
             kind,
+            submitter_thread,
             work,
-            meta,
         } = task;
         if let Some(failure) = self.abort_reason() {
             if observe::enabled() {
@@ -390,7 +390,7 @@ impl Stream {
             observe::task_finished(self.task_ref(id), kind, outcome.as_ref().err());
         }
         if let Err((code, message)) = outcome {
-            let mut failure = self.failure_for(id, code, &message, meta.submitter_thread);
+            let mut failure = self.failure_for(id, code, &message, submitter_thread);
             failure.kernel = crate::kernel::failed_kernel();
             self.fail(failure);
             crate::kernel::forget_failed_kernel();
