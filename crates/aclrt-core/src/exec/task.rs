@@ -92,7 +92,7 @@ mod size {
     /// measured on): the task's bytes moving between cores were the workers' largest cost.
     #[test]
     fn a_task_fits_in_one_cache_line() {
-        assert_eq!(std::mem::size_of::<super::Task>(), 64);
+        assert!(std::mem::size_of::<super::Task>() <= 64);
     }
 }
 
