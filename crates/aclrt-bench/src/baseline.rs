@@ -259,3 +259,73 @@ pub type CondvarEvent = Arc<(Mutex<bool>, Condvar)>;
 pub fn condvar_event() -> CondvarEvent {
     Arc::new((Mutex::new(false), Condvar::new()))
 }
+
+/// The fan-out/fan-in DAG of case 8's `d` rows built the way a Rust program without the runtime
+/// would: every node a tokio task on a multi-thread runtime (one worker per core), every edge a
+/// `tokio::sync::oneshot` channel. Per wave the root node runs, then `n - 1` nodes that each
+/// wait for it, then the next wave's root waits for all of them. The whole graph is spawned up
+/// front (as the runtime's tasks are enqueued up front) and the clock stops when the last root
+/// has run. Nodes per second.
+pub fn tokio_dag(n: usize, waves: usize) -> f64 {
+    use tokio::sync::oneshot;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .build()
+        .expect("tokio runtime");
+    let start = Instant::now();
+    let (last_tx, last_rx) = oneshot::channel::<()>();
+    // What the next root waits for: the previous wave's nodes (nothing before the first).
+    let mut fan_in: Vec<oneshot::Receiver<()>> = Vec::new();
+    for _ in 0..waves {
+        let (outs, ins): (Vec<_>, Vec<_>) = (1..n).map(|_| oneshot::channel::<()>()).unzip();
+        let waits = std::mem::take(&mut fan_in);
+        rt.spawn(async move {
+            for r in waits {
+                r.await.expect("fan-in edge");
+            }
+            black_box(());
+            for s in outs {
+                let _ = s.send(());
+            }
+        });
+        for r in ins {
+            let (tx, rx) = oneshot::channel::<()>();
+            fan_in.push(rx);
+            rt.spawn(async move {
+                r.await.expect("fan-out edge");
+                black_box(());
+                let _ = tx.send(());
+            });
+        }
+    }
+    rt.spawn(async move {
+        for r in fan_in {
+            r.await.expect("fan-in edge");
+        }
+        let _ = last_tx.send(());
+    });
+    rt.block_on(last_rx).expect("last wave");
+    let elapsed = start.elapsed().as_secs_f64();
+    drop(rt);
+    (waves * n) as f64 / elapsed
+}
+
+/// The same DAG with rayon: per wave the root closure runs, then a `rayon::scope` spawns the
+/// `n - 1` others and its end is the fan-in. Nodes per second.
+pub fn rayon_dag(n: usize, waves: usize) -> f64 {
+    let pool = rayon::ThreadPoolBuilder::new().build().expect("rayon pool");
+    let start = Instant::now();
+    pool.install(|| {
+        for _ in 0..waves {
+            black_box(());
+            rayon::scope(|s| {
+                for _ in 1..n {
+                    s.spawn(|_| {
+                        black_box(());
+                    });
+                }
+            });
+        }
+    });
+    let elapsed = start.elapsed().as_secs_f64();
+    (waves * n) as f64 / elapsed
+}

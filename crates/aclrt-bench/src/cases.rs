@@ -540,6 +540,31 @@ fn case_throughput(p: &Plan) -> R<Vec<Row>> {
                 .baseline(&format!("mpsc to {n} thread(s)"), b)
                 .note("per wave: stream 0 records, every other stream waits, runs, records; stream 0 waits on all; kernels counted"),
             );
+            // What a Rust program would use for the same graph of trivial closures, in the
+            // same run: the ratio column is the runtime over each.
+            let (samples, waves) = (if p.quick { 3 } else { 7 }, p.tasks / n);
+            let tokio = repeat(samples, 1, || base::tokio_dag(n, waves)).median;
+            let rayon = repeat(samples, 1, || base::rayon_dag(n, waves)).median;
+            rows.push(
+                Row::new(
+                    &format!("8.{n}d-tokio"),
+                    &format!("{n}-stream DAG against tokio"),
+                    "tasks/s",
+                    st,
+                )
+                .baseline("tokio tasks, oneshot edges", tokio)
+                .note("runtime's DAG rate over tokio's: every node a task spawned up front on a multi-thread runtime, every edge a oneshot channel"),
+            );
+            rows.push(
+                Row::new(
+                    &format!("8.{n}d-rayon"),
+                    &format!("{n}-stream DAG against rayon"),
+                    "tasks/s",
+                    st,
+                )
+                .baseline("rayon, a scope per wave", rayon)
+                .note("runtime's DAG rate over rayon's: per wave the root closure, then a scope spawning the others (its end is the fan-in)"),
+            );
         }
     }
     Ok(rows)

@@ -92,6 +92,9 @@ pub(crate) struct Stream {
     announced: std::sync::atomic::AtomicU64,
     /// Pooled: the stream itself, known from its first scheduling on (a job is an `Arc`).
     me: std::sync::Weak<Stream>,
+    /// Pooled: the waker a suspension leaves, made once (a suspension then costs a reference
+    /// count, not an allocation).
+    waker: OnceLock<crate::sync::Waker>,
 }
 
 impl Stream {
@@ -169,6 +172,7 @@ impl Stream {
             drained: Latch::new(),
             announced: std::sync::atomic::AtomicU64::new(0),
             me: std::sync::Weak::new(),
+            waker: OnceLock::new(),
             context,
         }
     }
@@ -203,8 +207,8 @@ impl Stream {
             self.queue.push(Task {
                 id,
                 kind,
+                submitter_thread: meta.submitter_thread,
                 work,
-                meta,
             });
             self.progress.submitted_one(id);
             id
@@ -364,8 +368,8 @@ impl Stream {
         let Task {
             id,
             kind,
+            submitter_thread,
             work,
-            meta,
         } = task;
         if let Some(failure) = self.abort_reason() {
             if observe::enabled() {
@@ -394,7 +398,7 @@ impl Stream {
             observe::task_finished(self.task_ref(id), kind, outcome.as_ref().err());
         }
         if let Err((code, message)) = outcome {
-            let mut failure = self.failure_for(id, code, &message, meta.submitter_thread);
+            let mut failure = self.failure_for(id, code, &message, submitter_thread);
             failure.kernel = crate::kernel::failed_kernel();
             self.fail(failure);
             crate::kernel::forget_failed_kernel();

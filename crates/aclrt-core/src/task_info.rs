@@ -39,7 +39,8 @@ pub struct MemRange {
 }
 
 /// What is known about a task for tools (traces, the race checker): who submitted it, what it
-/// is called and which memory it touches.
+/// is called and which memory it touches. Observers are told it at submission; the queued task
+/// keeps only the submitting thread (for a failure's report).
 #[derive(Debug, Clone, Default)]
 pub struct TaskMeta {
     /// Kernel name, where given.

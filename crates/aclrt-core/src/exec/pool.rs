@@ -10,7 +10,7 @@
 //! - **Hand-off**: a job woken from inside a task of this pool (a record that releases
 //!   another stream's wait) is kept by that worker and run next, without a trip through the
 //!   queue, unless an idle worker could take it now or the current stream goes on to a task
-//!   that may block (user code, a wait with a timeout).
+//!   that may block (user code, a wait with a timeout; a wait whose target is done does not).
 //! - **Monitor**: a kernel or host function that blocks holds its worker. Each worker counts
 //!   the tasks it enters and leaves (one relaxed add each: odd while inside one). While jobs
 //!   wait and no worker is idle, a monitor thread looks every millisecond; a worker whose

@@ -11,10 +11,25 @@ use std::time::Instant;
 use crate::observe::TaskRef;
 use crate::sync::{SpinPolicy, WaitList, Waker};
 
+/// A value alone on its cache line (128 bytes: adjacent-line prefetch pairs 64-byte lines).
+#[repr(align(128))]
+struct Alone<T>(T);
+
+impl<T> std::ops::Deref for Alone<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// How far one stream's tasks have got.
+///
+/// The submitter writes `submitted` for every task and the stream's worker writes `retired`
+/// for every task: each sits on its own cache line, so the two do not take the same line from
+/// each other's core on every task.
 pub(crate) struct Progress {
-    submitted: AtomicU64,
-    retired: AtomicU64,
+    submitted: Alone<AtomicU64>,
+    retired: Alone<AtomicU64>,
     waiters: WaitList,
     /// The stream's first task, as observers name it.
     origin: TaskRef,
@@ -23,8 +38,8 @@ pub(crate) struct Progress {
 impl Progress {
     pub(crate) fn new(origin: TaskRef) -> Self {
         Self {
-            submitted: AtomicU64::new(0),
-            retired: AtomicU64::new(0),
+            submitted: Alone(AtomicU64::new(0)),
+            retired: Alone(AtomicU64::new(0)),
             waiters: WaitList::new(),
             origin,
         }

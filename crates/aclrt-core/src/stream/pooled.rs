@@ -20,7 +20,7 @@ use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use super::{Stream, WORKER_BATCH};
+use super::Stream;
 use crate::codes::ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
 use crate::exec::{self, pool};
 use crate::observe;
@@ -112,16 +112,21 @@ impl Stream {
         !self.queue.is_empty() || (self.queue.is_closed() && !self.drained.is_set())
     }
 
-    /// The waker a suspended stream leaves with what it waits for.
+    /// The waker a suspended stream leaves with what it waits for: one per stream, made at
+    /// its first suspension (it holds the stream weakly, so it keeps nothing alive).
     fn waker(self: &Arc<Self>) -> Waker {
-        let me = Arc::downgrade(self);
-        Arc::new(move || {
-            if let Some(stream) = me.upgrade() {
-                if stream.run_state.wake() {
-                    let _ = stream.schedule();
-                }
-            }
-        })
+        self.waker
+            .get_or_init(|| {
+                let me = Arc::downgrade(self);
+                Arc::new(move || {
+                    if let Some(stream) = me.upgrade() {
+                        if stream.run_state.wake() {
+                            let _ = stream.schedule();
+                        }
+                    }
+                })
+            })
+            .clone()
     }
 
     /// `wake_worker` of a pooled stream: a suspended stream is queued (it re-checks its head
@@ -195,15 +200,9 @@ impl Stream {
         let mut batch = std::mem::take(&mut *lock(&self.head));
         let mut ran = 0;
         loop {
-            if batch.is_empty() {
-                while batch.len() < WORKER_BATCH {
-                    match self.queue.try_pop() {
-                        Some(task) => batch.push_back(task),
-                        None => break,
-                    }
-                }
-            }
-            let Some(mut task) = batch.pop_front() else {
+            // Straight off the queue, one at a time: a task is moved once less than through a
+            // batch, and `batch` only ever holds what a suspension kept in `head`.
+            let Some(mut task) = batch.pop_front().or_else(|| self.queue.try_pop()) else {
                 if self.queue.is_closed() && !self.drained.is_set() {
                     // `closed` is set after the last push: empty now means empty for good.
                     if self.queue.is_empty() {
@@ -246,11 +245,16 @@ impl Stream {
                 }
             }
             // User code may block, and so may a wait that runs in place (one with a timeout):
-            // a job handed to this worker must not sit behind either.
-            let may_block = !matches!(
-                task.kind,
-                TaskKind::Memcpy | TaskKind::Memset | TaskKind::Record | TaskKind::Reset
-            );
+            // a job handed to this worker must not sit behind either. A wait without one got
+            // here only because its target is done (`exec::blocker`): it returns at once.
+            let may_block = match &task.work {
+                exec::Work::Wait { timeout, .. } => timeout.is_some(),
+                exec::Work::StreamWait { .. } | exec::Work::CallbackDelivered { .. } => false,
+                _ => !matches!(
+                    task.kind,
+                    TaskKind::Memcpy | TaskKind::Memset | TaskKind::Record | TaskKind::Reset
+                ),
+            };
             pool::task_begins(&pool, may_block);
             self.run(task);
             pool::task_ends();
