@@ -31,7 +31,7 @@ fn wait_for(cell: &AtomicU64, value: u64, how: Wait) {
                 n += 1;
                 // Without a yield a spinning pair on a loaded 2-core machine can starve the
                 // very thread it waits for.
-                if n % 1024 == 0 {
+                if n.is_multiple_of(1024) {
                     thread::yield_now();
                 }
             }

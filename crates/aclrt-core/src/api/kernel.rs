@@ -421,7 +421,7 @@ impl Runtime {
         const CALL: &str = "aclrtKernelArgsInitByUserMem";
         let f = self.function(func, CALL)?;
         null_check(address, CALL, "argsHandle")?;
-        if address % ARGS_HANDLE_MEM_SIZE as u64 != 0 {
+        if !address.is_multiple_of(ARGS_HANDLE_MEM_SIZE as u64) {
             bail!(
                 ACL_ERROR_INVALID_PARAM,
                 "{CALL}: argsHandle {address:#x} is not pointer-aligned"

@@ -221,7 +221,7 @@ impl Runtime {
             );
         }
         let ok = if attr == 3 {
-            data_size > 0 && data_size % 4 == 0
+            data_size > 0 && data_size.is_multiple_of(4)
         } else {
             data_size == 4
         };

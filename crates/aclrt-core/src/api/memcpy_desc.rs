@@ -155,7 +155,7 @@ impl Runtime {
                 "{CALL}: count {count} is beyond (0, {MEMCPY_DESC_MAX_COUNT}]"
             );
         }
-        if desc % 64 != 0 {
+        if !desc.is_multiple_of(64) {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
                 "{CALL}: desc {desc:#x} is not 64-byte aligned"

@@ -35,7 +35,7 @@ impl Runtime {
         if n == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "{call}: N is 0");
         }
-        if ptr % 4 != 0 {
+        if !ptr.is_multiple_of(4) {
             bail!(
                 ACL_ERROR_INVALID_PARAM,
                 "{call}: ptr {ptr:#x} is not 4-byte aligned"

@@ -255,7 +255,7 @@ impl Runtime {
         if addr == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "{call}: devAddr is NULL");
         }
-        if addr % 8 != 0 {
+        if !addr.is_multiple_of(8) {
             bail!(
                 ACL_ERROR_RT_ADDR_UNALIGNED,
                 "{call}: devAddr {addr:#x} is not 8-byte aligned"

@@ -112,7 +112,7 @@ mod frame_pointers {
             std::arch::asm!("mov {}, x29", out(reg) fp, options(nomem, nostack, preserves_flags));
         }
         loop {
-            if fp < bottom || fp % std::mem::align_of::<usize>() != 0 || fp + 16 > top {
+            if fp < bottom || !fp.is_multiple_of(std::mem::align_of::<usize>()) || fp + 16 > top {
                 return false;
             }
             // SAFETY: `fp` lies between this frame and the top of this thread's stack, all of

@@ -113,7 +113,7 @@ fn word(rt: &Runtime, addr: u64, width: ValueWidth, call: &str) -> CuResultOf<us
     if addr == 0 {
         return invalid(call, "the address is NULL".into());
     }
-    if addr % size != 0 {
+    if !addr.is_multiple_of(size) {
         return invalid(
             call,
             format!("the address {addr:#x} is not {size}-byte aligned"),

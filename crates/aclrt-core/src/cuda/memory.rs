@@ -1019,7 +1019,10 @@ pub unsafe fn memset(
                 format!("{call}: the size overflows"),
             );
         };
-        if dst == 0 || dst % elem != 0 || (height > 1 && (pitch < row || pitch % elem != 0)) {
+        if dst == 0
+            || !dst.is_multiple_of(elem)
+            || (height > 1 && (pitch < row || !pitch.is_multiple_of(elem)))
+        {
             return fail(
                 CUDA_ERROR_INVALID_VALUE,
                 format!("{call}: the destination {dst:#x} must be non-NULL and {elem}-byte aligned, the pitch ({pitch}) at least a row ({row} bytes)"),

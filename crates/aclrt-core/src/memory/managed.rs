@@ -51,7 +51,7 @@ struct ManagedState(BTreeMap<usize, Vec<PageState>>);
 
 impl Managed {
     pub(crate) fn add(&self, base: usize, len: usize) {
-        debug_assert!(base % PAGE == 0 && len % PAGE == 0);
+        debug_assert!(base.is_multiple_of(PAGE) && len.is_multiple_of(PAGE));
         lock(&self.allocations)
             .0
             .insert(base, vec![PageState::default(); len / PAGE]);
@@ -84,7 +84,7 @@ impl Managed {
                 end - base
             ));
         }
-        if whole_pages && ((ptr - base) % PAGE != 0 || len % PAGE != 0) {
+        if whole_pages && (!(ptr - base).is_multiple_of(PAGE) || !len.is_multiple_of(PAGE)) {
             return Some(format!(
                 "{len} bytes at {ptr:#x}: managed ranges start and end on 2 MB pages"
             ));

@@ -288,7 +288,7 @@ impl MemoryMap {
     /// (a power of two that divides `len`): address space only, with no live allocation in it.
     /// Its pages hold no memory.
     pub(crate) fn reserve_region(&self, len: usize, align: usize, serial: u64) -> Result<usize> {
-        debug_assert!(len > 0 && align.is_power_of_two() && len % align == 0);
+        debug_assert!(len > 0 && align.is_power_of_two() && len.is_multiple_of(align));
         let Some(span) = len.checked_add(align) else {
             bail!(
                 ACL_ERROR_RT_MEMORY_ALLOCATION,

@@ -67,7 +67,7 @@ pub(super) fn page_up(n: usize) -> usize {
 /// Reserves `len` bytes (a multiple of the page size) of zero-filled, readable and writable
 /// address space that holds no memory until written. Returns its page-aligned start.
 pub(super) fn reserve(len: usize) -> Option<usize> {
-    debug_assert!(len > 0 && len % page_size() == 0);
+    debug_assert!(len > 0 && len.is_multiple_of(page_size()));
     // SAFETY: a fresh anonymous mapping at an address the kernel picks; no existing memory is
     // affected.
     let ptr = unsafe {
@@ -93,7 +93,7 @@ pub(super) unsafe fn release(start: usize, len: usize) {
     if len == 0 {
         return;
     }
-    debug_assert!(start % page_size() == 0 && len % page_size() == 0);
+    debug_assert!(start.is_multiple_of(page_size()) && len.is_multiple_of(page_size()));
     // SAFETY: the caller guarantees an aligned range of our own private anonymous mappings
     // whose contents are dead; MADV_DONTNEED on such a range only drops pages, and later
     // accesses see fresh zero pages.
@@ -130,7 +130,7 @@ pub(super) unsafe fn zero(start: usize, len: usize) {
 /// `start`, `len` and `offset` must be page-aligned and the range must lie inside segments made
 /// by [`reserve`] with nothing relying on its contents.
 pub(super) unsafe fn map_shared(start: usize, len: usize, fd: i32, offset: usize) -> bool {
-    debug_assert!(start % page_size() == 0 && len % page_size() == 0);
+    debug_assert!(start.is_multiple_of(page_size()) && len.is_multiple_of(page_size()));
     let Ok(offset) = libc::off_t::try_from(offset) else {
         return false;
     };
@@ -155,7 +155,7 @@ pub(super) unsafe fn map_shared(start: usize, len: usize, fd: i32, offset: usize
 /// # Safety
 /// As [`map_shared`].
 pub(super) unsafe fn restore(start: usize, len: usize) {
-    debug_assert!(start % page_size() == 0 && len % page_size() == 0);
+    debug_assert!(start.is_multiple_of(page_size()) && len.is_multiple_of(page_size()));
     // SAFETY: replaces only the caller's range of our own segment with what `reserve` made.
     let ptr = unsafe {
         libc::mmap(

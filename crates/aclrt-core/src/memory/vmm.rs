@@ -424,7 +424,7 @@ impl Vmm {
                 "{call}: size {size} is not the physical allocation's size {p_size}"
             );
         }
-        if start % granularity != 0 {
+        if !start.is_multiple_of(granularity) {
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,
                 "{call}: {start:#x} is not a multiple of the allocation granularity \
