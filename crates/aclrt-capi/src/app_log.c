@@ -1,5 +1,5 @@
-/* aclAppLog: the library's one C function, since a C variadic function cannot be defined in
- * stable Rust. It only formats the caller's message with vsnprintf into the vendor's 1024-byte
+/* The C part of aclAppLog, which src/base.rs's aclAppLog jumps to, since a C variadic
+ * function cannot be defined in stable Rust. It only formats the caller's message with vsnprintf into the vendor's 1024-byte
  * buffer; everything else (the text `tid func:file:line: "message"`, the cut and its mark, the
  * level, the line on standard error) is the Rust side's (`ascendcl_app_log_formatted`, in
  * src/base.rs). */
@@ -15,9 +15,9 @@ void ascendcl_app_log_formatted(uint32_t logLevel, const char *func, const char 
                                 uint32_t line, const char *message, size_t messageLen,
                                 int formatOk);
 
-__attribute__((visibility("default"))) void aclAppLog(uint32_t logLevel, const char *func,
-                                                      const char *file, uint32_t line,
-                                                      const char *fmt, ...)
+__attribute__((visibility("hidden"))) void aclrt_app_log_va(uint32_t logLevel, const char *func,
+                                                            const char *file, uint32_t line,
+                                                            const char *fmt, ...)
 {
     char message[ACLRT_MAX_LOG_STRING];
     va_list args;

@@ -272,28 +272,25 @@ pub unsafe extern "C" fn ascendcl_app_log_formatted(
 }
 
 extern "C" {
-    /// `aclAppLog`, defined in src/app_log.c.
-    fn aclAppLog(
-        logLevel: u32,
-        func: *const c_char,
-        file: *const c_char,
-        line: u32,
-        fmt: *const c_char,
-        ...
-    );
+    /// The C part of `aclAppLog` (src/app_log.c: `void aclrt_app_log_va(uint32_t logLevel,
+    /// const char *func, const char *file, uint32_t line, const char *fmt, ...)`); only its
+    /// address is used here.
+    fn aclrt_app_log_va();
 }
 
-/// Keeps src/app_log.c's object in the library: nothing in Rust calls `aclAppLog`, and the
-/// linker takes an archive's object only for a symbol something refers to.
-#[used]
-static KEEP_APP_LOG: unsafe extern "C" fn(
-    u32,
-    *const c_char,
-    *const c_char,
-    u32,
-    *const c_char,
-    ...
-) = aclAppLog;
+/// `aclAppLog(logLevel, func, file, line, fmt, ...)`: a jump to the C part, which stable Rust
+/// cannot be (a C variadic function). The jump leaves every argument register, the vector
+/// register count and the stack as the caller set them, so the C function reads the variadic
+/// arguments as if called directly; being defined here, the symbol is exported with the
+/// library's other functions.
+#[unsafe(naked)]
+#[no_mangle]
+pub extern "C" fn aclAppLog() {
+    #[cfg(target_arch = "x86_64")]
+    core::arch::naked_asm!("jmp {}", sym aclrt_app_log_va);
+    #[cfg(target_arch = "aarch64")]
+    core::arch::naked_asm!("b {}", sym aclrt_app_log_va);
+}
 
 #[cfg(test)]
 mod tests {

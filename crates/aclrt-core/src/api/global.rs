@@ -305,12 +305,14 @@ pub fn init_callback_register(kind: u32, key: usize, callback: Option<InitCallba
 
 /// `aclInitCallbackUnRegister`.
 pub fn init_callback_unregister(kind: u32, key: usize) -> Result<()> {
-    noted(unregister(
+    // The list's lock goes before the failure is noted (observers run there).
+    let done = unregister(
         &mut lock(&CALLBACKS).init,
         kind,
         key,
         "aclInitCallbackUnRegister",
-    ))
+    );
+    noted(done)
 }
 
 /// `aclFinalizeCallbackRegister`: works with or without a runtime.
@@ -338,12 +340,14 @@ pub fn finalize_callback_register(
 
 /// `aclFinalizeCallbackUnRegister`.
 pub fn finalize_callback_unregister(kind: u32, key: usize) -> Result<()> {
-    noted(unregister(
+    // The list's lock goes before the failure is noted (observers run there).
+    let done = unregister(
         &mut lock(&CALLBACKS).finalize,
         kind,
         key,
         "aclFinalizeCallbackUnRegister",
-    ))
+    );
+    noted(done)
 }
 
 /// Makes and installs the runtime (the body of `aclInit` before its callbacks).
