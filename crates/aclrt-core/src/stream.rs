@@ -386,10 +386,15 @@ impl Stream {
             observe::task_started(self.task_ref(id), kind);
         }
         // Tasks that may write device memory pass the memory's gate: an export never moves
-        // pages under a running one (`memory::writers`).
+        // pages under a running one (`memory::writers`). By what the work is, not the task's
+        // kind: a host function delivered to a subscribed thread (`Work::Callback`) waits
+        // here for that thread, which may be the one exporting, and runs its body there.
         let writer = matches!(
-            kind,
-            TaskKind::Kernel | TaskKind::Memcpy | TaskKind::Memset | TaskKind::HostFunc
+            work,
+            exec::Work::Kernel(_)
+                | exec::Work::Copy { .. }
+                | exec::Work::Set { .. }
+                | exec::Work::HostFunc(_)
         )
         .then(|| crate::memory::writers::gate().enter());
         let outcome = exec::execute(&exec::Active, self, id, work);

@@ -590,3 +590,58 @@ fn an_import_keeps_its_bytes_after_the_exporter_frees() {
     api::free(again).unwrap();
     api::finalize().unwrap();
 }
+
+/// A host function queued for a subscribed thread waits at its stream's head for that thread,
+/// which exports memory first: the export does not wait for the host function (it runs on the
+/// subscribed thread and is not a writer of the stream's worker), so nothing hangs.
+#[test]
+fn an_export_by_the_thread_a_host_function_waits_for_does_not_hang() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let _serial = common::exclusive();
+    setup();
+    let s = api::create_stream().unwrap();
+    let me = aclrt::pthread_id();
+    api::subscribe_host_func(me, s).unwrap();
+    let size = 1 << 20;
+    let dev = api::malloc(size, 0).unwrap();
+    // The worker reaches the host function right after this kernel.
+    let reached = Arc::new(AtomicBool::new(false));
+    let flag = reached.clone();
+    api::launch_kernel(
+        s,
+        "",
+        api::KernelAccess::default(),
+        Box::new(move || {
+            flag.store(true, Ordering::SeqCst);
+            Ok(())
+        }),
+    )
+    .unwrap();
+    let ran = Arc::new(AtomicBool::new(false));
+    let body = ran.clone();
+    api::launch_host_func(s, Box::new(move || body.store(true, Ordering::SeqCst))).unwrap();
+    while !reached.load(Ordering::SeqCst) {
+        std::thread::yield_now();
+    }
+    // A hang ends the test binary with a message instead of hanging it.
+    let (done, watch) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+            watch.recv_timeout(std::time::Duration::from_secs(60))
+        {
+            eprintln!("the export waited for the host function's thread: a deadlock");
+            std::process::abort();
+        }
+    });
+    let key = api::ipc_mem_get_export_key(dev, size, 65, 1).unwrap();
+    api::process_host_func(10_000).unwrap();
+    api::synchronize_stream(s).unwrap();
+    drop(done);
+    assert!(ran.load(Ordering::SeqCst));
+    api::ipc_mem_close(&key).unwrap();
+    api::unsubscribe_host_func(me, s).unwrap();
+    api::free(dev).unwrap();
+    api::destroy_stream(s).unwrap();
+    api::finalize().unwrap();
+}

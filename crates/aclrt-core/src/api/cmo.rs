@@ -134,6 +134,7 @@ impl Runtime {
                 }],
             );
         }
+        let _writing = crate::memory::writers::gate().enter_range(desc, CMO_DESC_SIZE);
         // SAFETY: the descriptor is live device memory of its size, checked above.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), desc as *mut u8, CMO_DESC_SIZE) };
         Ok(())

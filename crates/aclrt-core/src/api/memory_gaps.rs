@@ -65,6 +65,7 @@ impl Runtime {
         if crate::observe::enabled() {
             crate::observe::host_access(call, &[], &[MemRange { start: ptr, len }]);
         }
+        let _writing = crate::memory::writers::gate().enter_range(ptr, len);
         // SAFETY: aligned, inside one live runtime allocation (checked above).
         unsafe { fill_u32(ptr, value, n) };
         Ok(())
@@ -344,6 +345,8 @@ impl Runtime {
                     .collect();
                 crate::observe::host_access(call, &reads, &writes);
             }
+            // Not under an export's move (the copies may write any of the batch's ranges).
+            let _writing = crate::memory::writers::gate().enter();
             run();
             return Ok(());
         };

@@ -77,6 +77,8 @@ fn my_shard() -> usize {
 /// Inside the gate while it lives.
 pub(crate) struct Writing<'a> {
     gate: Option<&'a Gate>,
+    /// Left on the thread that entered: its shard and depth are that thread's.
+    _not_send: std::marker::PhantomData<*const ()>,
 }
 
 impl Drop for Writing<'_> {
@@ -148,11 +150,17 @@ impl Gate {
         if depth > 0 {
             // Nested (a kernel that copies): counted once already.
             DEPTH.with(|d| d.set(depth + 1));
-            return Writing { gate: Some(self) };
+            return Writing {
+                gate: Some(self),
+                _not_send: std::marker::PhantomData,
+            };
         }
         self.join(blocks);
         DEPTH.with(|d| d.set(1));
-        Writing { gate: Some(self) }
+        Writing {
+            gate: Some(self),
+            _not_send: std::marker::PhantomData,
+        }
     }
 
     /// Adds this thread to `inside`, after waiting out every move it must not overlap.
