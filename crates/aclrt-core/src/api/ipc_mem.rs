@@ -104,8 +104,9 @@ impl Runtime {
         )?;
         let key = share::key(name);
         let mut st = lock(&self.ipc.state);
-        // Freed by another thread since the move: nothing is left to export.
-        if !matches!(self.memory.allocation_at(ptr), Some((base, _)) if base == ptr) {
+        // Freed by another thread since the move (and maybe made again at the same place, in
+        // private pages): nothing is left to export.
+        if !self.memory.is_shared_as(ptr, lo, hi) {
             let _ = share::close(&file);
             bail!(
                 ACL_ERROR_RT_PARAM_INVALID,

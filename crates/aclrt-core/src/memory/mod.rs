@@ -668,6 +668,12 @@ impl MemoryMap {
     }
 
     /// The live allocation that contains `ptr`: its base and what it is.
+    /// Whether the allocation starting at `base` is the one whose pages were moved into
+    /// shared memory as `[lo, hi)` (not one freed since and made again at the same place).
+    pub(crate) fn is_shared_as(&self, base: usize, lo: usize, hi: usize) -> bool {
+        self.read().shared.get(&base) == Some(&(lo, hi))
+    }
+
     pub(crate) fn allocation_at(&self, ptr: usize) -> Option<(usize, Allocation)> {
         match self.read().region(ptr) {
             Region::Live { base, allocation } => Some((base, allocation)),
