@@ -290,7 +290,7 @@ pub unsafe extern "C" fn cuGraphExecNodeSetParams(
             }
             HOST => cuGraphExecHostNodeSetParams(x, hNode, &host_v1(&u.host)),
             GRAPH => cuGraphExecChildGraphNodeSetParams(x, hNode, u.graph.graph),
-            EMPTY => empty_node(hNode, CALL),
+            EMPTY => empty_exec_node(x, hNode, CALL),
             WAIT_EVENT => cuGraphExecEventWaitNodeSetEvent(x, hNode, u.event),
             EVENT_RECORD => cuGraphExecEventRecordNodeSetEvent(x, hNode, u.event),
             _ => cuGraphExecBatchMemOpNodeSetParams(x, hNode, &u.memOp),
@@ -321,14 +321,24 @@ fn host_v1(p: &CUDA_HOST_NODE_PARAMS_v2) -> CUDA_HOST_NODE_PARAMS {
 
 /// Setting an empty node's (absent) parameters: the node must be an empty node.
 fn empty_node(hNode: CUgraphNode, call: &str) -> CUresult {
+    guard(|| empty_kind(aclrt::cuda::graph_node_type(hNode as u64)?, call))
+}
+
+/// [`empty_node`] for an executable graph's node: the executable graph and its node are
+/// looked up first, as every other type's call does.
+fn empty_exec_node(hGraphExec: CUgraphExec, hNode: CUgraphNode, call: &str) -> CUresult {
     guard(|| {
-        let kind = aclrt::cuda::graph_node_type(hNode as u64)?;
-        if kind != aclrt::cuda::NodeKind::Empty {
-            return Err(CuError::new(
-                CUDA_ERROR_INVALID_VALUE,
-                format!("{call}: the node is a {kind:?} node, not an empty node"),
-            ));
-        }
-        Ok(())
+        let (kind, _) = aclrt::cuda::graph_exec_node_params(hGraphExec as u64, hNode as u64, call)?;
+        empty_kind(kind, call)
     })
+}
+
+fn empty_kind(kind: aclrt::cuda::NodeKind, call: &str) -> Result<(), CuError> {
+    if kind != aclrt::cuda::NodeKind::Empty {
+        return Err(CuError::new(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("{call}: the node is a {kind:?} node, not an empty node"),
+        ));
+    }
+    Ok(())
 }
