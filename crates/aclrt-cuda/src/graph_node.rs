@@ -98,7 +98,7 @@ const BATCH_MEM_OP: c_int = 12;
 const NOT_HERE: [c_int; 5] = [8, 9, 10, 11, 13];
 
 /// The caller's parameters, after the checks every form makes: initialised, non-NULL, a known
-/// type this library has nodes of.
+/// type this library has nodes of (and for a copy, `flags` and `reserved` 0).
 unsafe fn read(p: *const CUgraphNodeParams, call: &str) -> Result<CUgraphNodeParams, CUresult> {
     let mut out = None;
     let code = guard(|| {
@@ -136,6 +136,17 @@ unsafe fn read(p: *const CUgraphNodeParams, call: &str) -> Result<CUgraphNodePar
                 return Err(CuError::new(
                     CUDA_ERROR_NOT_SUPPORTED,
                     format!("{call}: a child graph node holds a copy of its graph here (ownership {ownership} is not CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE)"),
+                ));
+            }
+        }
+        if params.type_ == MEMCPY {
+            // SAFETY: the member the type names.
+            let (flags, reserved) =
+                unsafe { (params.params.memcpy.flags, params.params.memcpy.reserved) };
+            if flags != 0 || reserved != 0 {
+                return Err(CuError::new(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!("{call}: CUDA_MEMCPY_NODE_PARAMS flags ({flags:#x}) and reserved ({reserved:#x}) must be 0"),
                 ));
             }
         }
