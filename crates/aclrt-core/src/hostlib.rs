@@ -53,11 +53,17 @@ pub enum HeadError {
 /// The first `len` bytes of the regular file at `path` (all of it if shorter): what a loader
 /// looks at to tell what a file holds before handing the path to the dynamic loader, which maps
 /// the file itself. Only a regular file is read, and only its head: a device such as
-/// `/dev/zero` would never end and a FIFO never start. Opening does not block (a FIFO with no
-/// writer would wait in `open`); reads of a regular file ignore the flag.
+/// `/dev/zero` would never end and a FIFO never start. Nothing but a regular file is opened
+/// either (opening a device can act on it: a tape rewinds, a FIFO's blocked writer goes on): the
+/// path is looked at first; the open file is looked at again, as the path may have been
+/// replaced in between. Opening does not block (a FIFO put in place in between would wait in
+/// `open`); reads of a regular file ignore the flag.
 pub fn read_file_head(path: &std::path::Path, len: usize) -> Result<Vec<u8>, HeadError> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
+    if !std::fs::metadata(path).map_err(HeadError::Io)?.is_file() {
+        return Err(HeadError::NotRegular);
+    }
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)

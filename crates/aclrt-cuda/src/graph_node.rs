@@ -98,7 +98,7 @@ const BATCH_MEM_OP: c_int = 12;
 const NOT_HERE: [c_int; 5] = [8, 9, 10, 11, 13];
 
 /// The caller's parameters, after the checks every form makes: initialised, non-NULL, a known
-/// type this library has nodes of.
+/// type this library has nodes of (and for a copy, `flags` and `reserved` 0).
 unsafe fn read(p: *const CUgraphNodeParams, call: &str) -> Result<CUgraphNodeParams, CUresult> {
     let mut out = None;
     let code = guard(|| {
@@ -136,6 +136,17 @@ unsafe fn read(p: *const CUgraphNodeParams, call: &str) -> Result<CUgraphNodePar
                 return Err(CuError::new(
                     CUDA_ERROR_NOT_SUPPORTED,
                     format!("{call}: a child graph node holds a copy of its graph here (ownership {ownership} is not CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE)"),
+                ));
+            }
+        }
+        if params.type_ == MEMCPY {
+            // SAFETY: the member the type names.
+            let (flags, reserved) =
+                unsafe { (params.params.memcpy.flags, params.params.memcpy.reserved) };
+            if flags != 0 || reserved != 0 {
+                return Err(CuError::new(
+                    CUDA_ERROR_INVALID_VALUE,
+                    format!("{call}: CUDA_MEMCPY_NODE_PARAMS flags ({flags:#x}) and reserved ({reserved:#x}) must be 0"),
                 ));
             }
         }
@@ -290,7 +301,7 @@ pub unsafe extern "C" fn cuGraphExecNodeSetParams(
             }
             HOST => cuGraphExecHostNodeSetParams(x, hNode, &host_v1(&u.host)),
             GRAPH => cuGraphExecChildGraphNodeSetParams(x, hNode, u.graph.graph),
-            EMPTY => empty_node(hNode, CALL),
+            EMPTY => empty_exec_node(x, hNode, CALL),
             WAIT_EVENT => cuGraphExecEventWaitNodeSetEvent(x, hNode, u.event),
             EVENT_RECORD => cuGraphExecEventRecordNodeSetEvent(x, hNode, u.event),
             _ => cuGraphExecBatchMemOpNodeSetParams(x, hNode, &u.memOp),
@@ -321,14 +332,24 @@ fn host_v1(p: &CUDA_HOST_NODE_PARAMS_v2) -> CUDA_HOST_NODE_PARAMS {
 
 /// Setting an empty node's (absent) parameters: the node must be an empty node.
 fn empty_node(hNode: CUgraphNode, call: &str) -> CUresult {
+    guard(|| empty_kind(aclrt::cuda::graph_node_type(hNode as u64)?, call))
+}
+
+/// [`empty_node`] for an executable graph's node: the executable graph and its node are
+/// looked up first, as every other type's call does.
+fn empty_exec_node(hGraphExec: CUgraphExec, hNode: CUgraphNode, call: &str) -> CUresult {
     guard(|| {
-        let kind = aclrt::cuda::graph_node_type(hNode as u64)?;
-        if kind != aclrt::cuda::NodeKind::Empty {
-            return Err(CuError::new(
-                CUDA_ERROR_INVALID_VALUE,
-                format!("{call}: the node is a {kind:?} node, not an empty node"),
-            ));
-        }
-        Ok(())
+        let (kind, _) = aclrt::cuda::graph_exec_node_params(hGraphExec as u64, hNode as u64, call)?;
+        empty_kind(kind, call)
     })
+}
+
+fn empty_kind(kind: aclrt::cuda::NodeKind, call: &str) -> Result<(), CuError> {
+    if kind != aclrt::cuda::NodeKind::Empty {
+        return Err(CuError::new(
+            CUDA_ERROR_INVALID_VALUE,
+            format!("{call}: the node is a {kind:?} node, not an empty node"),
+        ));
+    }
+    Ok(())
 }

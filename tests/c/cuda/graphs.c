@@ -803,6 +803,12 @@ static void generic_nodes(CUstream s, CUcontext ctx, CUfunction scale) {
     p.memcpy.copyParams.WidthInBytes = N * 4;
     p.memcpy.copyParams.Height = 1;
     p.memcpy.copyParams.Depth = 1;
+    p.memcpy.flags = 1; /* must be 0 */
+    EXPECT(cuGraphAddNode(&copy, g, &set, 1, &p), CUDA_ERROR_INVALID_VALUE);
+    p.memcpy.flags = 0;
+    p.memcpy.reserved = 1; /* must be 0 */
+    EXPECT(cuGraphAddNode(&copy, g, &set, 1, &p), CUDA_ERROR_INVALID_VALUE);
+    p.memcpy.reserved = 0;
     OK(cuGraphAddNode(&copy, g, &set, 1, &p));
     memset(&p, 0, sizeof p);
     p.type = CU_GRAPH_NODE_TYPE_HOST;
@@ -851,6 +857,12 @@ static void generic_nodes(CUstream s, CUcontext ctx, CUfunction scale) {
     p.type = CU_GRAPH_NODE_TYPE_EMPTY;
     OK(cuGraphNodeSetParams(empty, &p));
     EXPECT(cuGraphNodeSetParams(set, &p), CUDA_ERROR_INVALID_VALUE);
+    /* An executable graph's empty node: the executable graph is looked up too. */
+    OK(cuGraphExecNodeSetParams(x, empty, &p));
+    EXPECT(cuGraphExecNodeSetParams(x, set, &p), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphExecNodeSetParams((CUgraphExec)(uintptr_t)0x1234, empty, &p),
+           CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphExecNodeSetParams(NULL, empty, &p), CUDA_ERROR_INVALID_VALUE);
 
     /* Child graphs: a copy only; a graph's child graph node cannot be set. */
     OK(cuGraphCreate(&sub, 0));

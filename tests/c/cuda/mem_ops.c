@@ -369,6 +369,43 @@ int main(void) {
     OK(cuGraphExecDestroy(x2));
     OK(cuGraphDestroy(g2));
 
+    /* A graph node's word is checked again at each launch: host memory unregistered since
+     * capture is never written; the node's work faults instead (CUDA_ERROR_ILLEGAL_ADDRESS,
+     * sticky on the context, as a device access to it would). In a context of its own. */
+    {
+        CUcontext fctx;
+        CUstream fs;
+        CUgraph fg;
+        CUgraphExec fx;
+        uint32_t *reg = aligned_alloc(4096, 4096);
+        ASSERT(reg != NULL);
+        memset(reg, 0, 4096);
+        CUdeviceptr r = (CUdeviceptr)(uintptr_t)reg;
+        OK(cuCtxCreate(&fctx, 0, 0));
+        OK(cuStreamCreate(&fs, CU_STREAM_NON_BLOCKING));
+        OK(cuMemHostRegister(reg, 4096, 0));
+        OK(cuStreamBeginCapture(fs, CU_STREAM_CAPTURE_MODE_GLOBAL));
+        OK(cuStreamWriteValue32(fs, r, 9, 0));
+        OK(cuStreamEndCapture(fs, &fg));
+        OK(cuGraphInstantiate(&fx, fg, 0));
+        OK(cuGraphLaunch(fx, fs));
+        OK(cuStreamSynchronize(fs));
+        ASSERT(load32(reg) == 9);
+        reg[0] = 0;
+        OK(cuMemHostUnregister(reg));
+        EXPECT(cuStreamWriteValue32(fs, r, 1, 0), CUDA_ERROR_INVALID_VALUE); /* as a call */
+        OK(cuGraphLaunch(fx, fs));
+        EXPECT(cuStreamSynchronize(fs), CUDA_ERROR_ILLEGAL_ADDRESS);
+        ASSERT(load32(reg) == 0);
+        EXPECT(cuGraphLaunch(fx, fs), CUDA_ERROR_ILLEGAL_ADDRESS); /* sticky */
+        ASSERT(load32(reg) == 0);
+        OK(cuGraphExecDestroy(fx));
+        OK(cuGraphDestroy(fg));
+        OK(cuCtxDestroy(fctx));
+        OK(cuCtxSetCurrent(ctx));
+        free(reg);
+    }
+
     /* cuGetProcAddress: the second ABI from CUDA 11.7, the first before. */
     void *f = NULL;
     OK(cuGetProcAddress("cuStreamWaitValue32", &f, 12090, CU_GET_PROC_ADDRESS_DEFAULT, NULL));

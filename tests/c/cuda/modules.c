@@ -1,11 +1,45 @@
 /* Modules and kernels: host shared libraries loaded as modules, launched with cuLaunchKernel.
  * ACLRT_TEST_KERNELS names the library built from kernels/kernels.c. */
+#define _GNU_SOURCE /* RTLD_NEXT, open64 */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
+
+/* Counts the opens of one path: this definition takes the place of the C library's for the
+ * whole process (the library's file opens go through it), then calls the C library's. */
+static const char *watched;
+static int watched_opens;
+
+int open64(const char *file, int flags, ...) {
+    static int (*next)(const char *, int, ...);
+    mode_t mode = 0;
+    if (flags & (O_CREAT | O_TMPFILE)) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = va_arg(ap, mode_t);
+        va_end(ap);
+    }
+    if (watched != NULL && strcmp(file, watched) == 0)
+        __atomic_add_fetch(&watched_opens, 1, __ATOMIC_SEQ_CST);
+    if (next == NULL) next = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
+    return next(file, flags, mode);
+}
+
+/* How many times `file` is opened while `cuModuleLoad` loads it, and what that returns. */
+static CUresult load_counting_opens(CUmodule *m, const char *file, int *opens) {
+    watched_opens = 0;
+    watched = file;
+    CUresult r = cuModuleLoad(m, file);
+    watched = NULL;
+    *opens = __atomic_load_n(&watched_opens, __ATOMIC_SEQ_CST);
+    return r;
+}
 
 int main(void) {
     const char *path = getenv("ACLRT_TEST_KERNELS");
@@ -27,7 +61,16 @@ int main(void) {
     snprintf(fifo, sizeof fifo, "/tmp/aclrt-cuda-modules-%d.fifo", (int)getpid());
     ASSERT(mkfifo(fifo, 0600) == 0);
     EXPECT(cuModuleLoad(&m, fifo), CUDA_ERROR_FILE_NOT_FOUND);
+    /* ... and not even opened (opening a device or a FIFO can act on it); a regular file is. */
+    int opens = -1;
+    EXPECT(load_counting_opens(&m, fifo, &opens), CUDA_ERROR_FILE_NOT_FOUND);
+    ASSERT(opens == 0);
+    EXPECT(load_counting_opens(&m, "/dev/zero", &opens), CUDA_ERROR_FILE_NOT_FOUND);
+    ASSERT(opens == 0);
     unlink(fifo);
+    OK(load_counting_opens(&m, path, &opens));
+    ASSERT(opens >= 1);
+    OK(cuModuleUnload(m));
     /* A file is told apart by its head: PTX, then text that is no image. */
     snprintf(ptx, sizeof ptx, "/tmp/aclrt-cuda-modules-%d.ptx", (int)getpid());
     FILE *text = fopen(ptx, "w");

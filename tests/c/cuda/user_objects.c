@@ -159,6 +159,31 @@ int main(void) {
     OK(cuGraphExecDestroy(exec));
     OK(cuGraphDestroy(g2));
 
+    /* Only the caller's references are the caller's to give up: a release or a move of more
+     * than the caller holds (the count less the graphs' references) fails and changes
+     * nothing. */
+    tracker_t e;
+    tracker_init(&e);
+    CUgraph ga, gb;
+    OK(cuGraphCreate(&ga, 0));
+    OK(cuGraphCreate(&gb, 0));
+    OK(cuUserObjectCreate(&obj, &e, destroy, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+    OK(cuGraphRetainUserObject(ga, obj, 1, 0));             /* count 2: ours 1, ga 1 */
+    EXPECT(cuUserObjectRelease(obj, 2), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphRetainUserObject(gb, obj, 2, CU_GRAPH_USER_OBJECT_MOVE),
+           CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphRetainUserObject(gb, obj, 1, CU_GRAPH_USER_OBJECT_MOVE)); /* ours 0, gb 1 */
+    EXPECT(cuGraphRetainUserObject(ga, obj, 1, CU_GRAPH_USER_OBJECT_MOVE),
+           CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuUserObjectRelease(obj, 1), CUDA_ERROR_INVALID_VALUE);
+    OK(cuUserObjectRetain(obj, 1));                         /* ours 1 */
+    OK(cuUserObjectRelease(obj, 1));                        /* ours 0 */
+    OK(cuGraphDestroy(ga));                                 /* gb's 1 left */
+    ASSERT(runs(&e) == 0);
+    OK(cuGraphDestroy(gb));                                 /* 0 */
+    wait_destroyed(&e);
+    EXPECT(cuUserObjectRetain(obj, 1), CUDA_ERROR_INVALID_VALUE); /* gone for good */
+
     OK(cuMemFreeHost(host));
     OK(cuStreamDestroy(s));
     OK(cuStreamDestroy(other));

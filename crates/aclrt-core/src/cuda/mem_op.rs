@@ -10,7 +10,11 @@
 //! registered host memory (the device can reach both); managed memory is refused, as CUDA
 //! documents. Writes are atomic and sequentially consistent, so the memory barrier a write
 //! implies by default, and the barrier and flush operations, hold; a wait reads the word
-//! atomically, so the flush a wait may ask for holds too.
+//! atomically, so the flush a wait may ask for holds too. A batch memory operation node checks
+//! each word again when a launch queues it: one no longer valid queues, in place of that
+//! operation and the node's later ones, a task that fails with `CUDA_ERROR_ILLEGAL_ADDRESS`
+//! (sticky on the context, as a device fault), so no operation ever touches memory that is
+//! gone.
 
 use std::sync::Arc;
 
@@ -231,6 +235,20 @@ fn recipe(
         .collect::<CuResultOf<Vec<_>>>()?;
     Ok(Arc::new(move |rt, ls| {
         for op in &checked {
+            // A graph node's words were checked when it was made; the memory may have been
+            // freed or unregistered since. A word no longer valid when the node is queued
+            // faults like a device access to it would: a failed task, sticky on the context.
+            if let Checked::Wait { addr, width, .. } | Checked::Write { addr, width, .. } = *op {
+                if word(rt, addr as u64, width, call).is_err() {
+                    rt.launch_on(
+                        ls,
+                        call,
+                        Default::default(),
+                        Box::new(|| Err(to_acl_task_code(CUDA_ERROR_ILLEGAL_ADDRESS))),
+                    )?;
+                    return Ok(());
+                }
+            }
             match *op {
                 Checked::Wait {
                     addr,

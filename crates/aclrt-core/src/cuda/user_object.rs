@@ -37,17 +37,32 @@ const MAX_COUNT: u32 = i32::MAX as u32;
 
 type Destructor = Box<dyn FnOnce() + Send>;
 
-/// A user object: its count and its destructor, taken once.
+/// A user object: its counts and its destructor, taken once.
+///
+/// `count` is every reference (the destructor runs when it reaches 0); `caller` is the part
+/// held outside graphs, the only references `cuUserObjectRelease` and
+/// `CU_GRAPH_USER_OBJECT_MOVE` may give up. `caller <= count` at every moment: the caller's
+/// references are added to `count` before `caller` and taken from `caller` before `count`.
 pub(crate) struct UserObject {
     count: AtomicU64,
+    caller: AtomicU64,
     /// A `Box<Destructor>` until it is taken to run; NULL after.
     destroy: AtomicPtr<Destructor>,
+}
+
+/// Takes `n` from `v` unless it holds less: the value before, or `None` (nothing taken).
+fn take(v: &AtomicU64, n: u64) -> Option<u64> {
+    v.fetch_update(Ordering::AcqRel, Ordering::Acquire, |cur| {
+        cur.checked_sub(n)
+    })
+    .ok()
 }
 
 impl UserObject {
     fn new(count: u32, destroy: Destructor) -> Self {
         UserObject {
             count: AtomicU64::new(u64::from(count)),
+            caller: AtomicU64::new(u64::from(count)),
             destroy: AtomicPtr::new(Box::into_raw(Box::new(destroy))),
         }
     }
@@ -56,39 +71,39 @@ impl UserObject {
         self.count.load(Ordering::Acquire) > 0
     }
 
+    /// `n` more references held by a graph (or a copy of one).
     fn retain(&self, n: u32) {
         self.count.fetch_add(u64::from(n), Ordering::AcqRel);
     }
 
-    /// Releases `n` references known to be held (a graph's); the last runs the destructor.
+    /// `n` more references held by the caller.
+    fn retain_caller(&self, n: u32) {
+        self.retain(n);
+        self.caller.fetch_add(u64::from(n), Ordering::AcqRel);
+    }
+
+    /// Hands `n` of the caller's references over to a graph: `false` (nothing moved) if the
+    /// caller holds fewer.
+    fn move_to_graph(&self, n: u32) -> bool {
+        take(&self.caller, u64::from(n)).is_some()
+    }
+
+    /// Releases `n` references a graph held; the last runs the destructor. The count never
+    /// goes below 0: a release of more than is counted (which the graphs' bookkeeping rules
+    /// out) releases nothing.
     fn release_held(&self, n: u32) {
-        let before = self.count.fetch_sub(u64::from(n), Ordering::AcqRel);
-        debug_assert!(before >= u64::from(n), "released references never held");
-        if before == u64::from(n) {
+        if take(&self.count, u64::from(n)) == Some(u64::from(n)) {
             self.run_destructor();
         }
     }
 
-    /// Releases `n` references a caller says it holds: `false` (nothing released) if the object
-    /// has fewer.
+    /// Releases `n` references the caller says it holds: `false` (nothing released) if the
+    /// caller holds fewer (references graphs own are not the caller's to give up).
     fn release_checked(&self, n: u32) -> bool {
-        let n = u64::from(n);
-        let mut cur = self.count.load(Ordering::Acquire);
-        loop {
-            if cur < n {
-                return false;
-            }
-            match self
-                .count
-                .compare_exchange(cur, cur - n, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => break,
-                Err(now) => cur = now,
-            }
+        if take(&self.caller, u64::from(n)).is_none() {
+            return false;
         }
-        if cur == n {
-            self.run_destructor();
-        }
+        self.release_held(n);
         true
     }
 
@@ -227,12 +242,13 @@ pub fn user_object_retain(handle: u64, count: u32) -> CuResultOf<()> {
     const CALL: &str = "cuUserObjectRetain";
     super::api::ensure_initialized()?;
     count_arg(count, "count", CALL)?;
-    object(handle, CALL)?.retain(count);
+    object(handle, CALL)?.retain_caller(count);
     Ok(())
 }
 
 /// `cuUserObjectRelease`: gives back `count` references; the last runs the destructor.
-/// Releasing more than the object has is `CUDA_ERROR_INVALID_VALUE` (and releases nothing).
+/// Releasing more than the caller holds (the object's references less those graphs own) is
+/// `CUDA_ERROR_INVALID_VALUE` (and releases nothing).
 pub fn user_object_release(handle: u64, count: u32) -> CuResultOf<()> {
     const CALL: &str = "cuUserObjectRelease";
     super::api::ensure_initialized()?;
@@ -247,7 +263,8 @@ pub fn user_object_release(handle: u64, count: u32) -> CuResultOf<()> {
 }
 
 /// `cuGraphRetainUserObject`: graph `graph` owns `count` references more: new ones, or with
-/// `CU_GRAPH_USER_OBJECT_MOVE` the caller's. Other flags are `CUDA_ERROR_INVALID_VALUE`.
+/// `CU_GRAPH_USER_OBJECT_MOVE` the caller's (moving more than the caller holds is
+/// `CUDA_ERROR_INVALID_VALUE`). Other flags are `CUDA_ERROR_INVALID_VALUE`.
 pub fn graph_retain_user_object(graph: u64, handle: u64, count: u32, flags: u32) -> CuResultOf<()> {
     const CALL: &str = "cuGraphRetainUserObject";
     super::api::ensure_initialized()?;
@@ -262,6 +279,11 @@ pub fn graph_retain_user_object(graph: u64, handle: u64, count: u32, flags: u32)
     with_graph_refs(graph, CALL, |refs| {
         if flags & CU_GRAPH_USER_OBJECT_MOVE == 0 {
             o.retain(count);
+        } else if !o.move_to_graph(count) {
+            return fail(
+                CUDA_ERROR_INVALID_VALUE,
+                format!("{CALL}: the caller holds fewer than {count} references to {handle:#x}"),
+            );
         }
         refs.add(handle, o, count);
         Ok(())
