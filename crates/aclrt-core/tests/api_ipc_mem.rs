@@ -211,8 +211,11 @@ fn child_role() {
             let stream = api::create_stream().unwrap();
             let gate = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
             launch(stream, gated(&gate));
+            let mut places = std::collections::HashSet::new();
             for i in 0..200u32 {
                 let p = api::ipc_mem_import_by_key(&key, 0).unwrap();
+                // Never where the work queued before an earlier close may still write.
+                assert!(places.insert(p), "import {i} placed at {p:#x} again");
                 assert_eq!(maps(), 1 + (i as usize).min(16), "import {i}");
                 // Each import shows the exporter's bytes.
                 assert_eq!(read_device(p, 64), pattern(3, 64), "import {i}");

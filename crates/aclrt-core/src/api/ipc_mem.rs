@@ -10,7 +10,7 @@ use std::os::fd::AsRawFd;
 use super::not_in_callback;
 use crate::codes::*;
 use crate::error::{bail, Result};
-use crate::memory::ipc::{Export, Import, IpcState, Retired, RETIRED_LIMIT};
+use crate::memory::ipc::{Export, Import, IpcState, Quarantined, Retired, RETIRED_LIMIT};
 use crate::memory::share;
 use crate::memory::Place;
 use crate::runtime::Runtime;
@@ -263,9 +263,22 @@ impl Runtime {
         }
         while keep.len() > RETIRED_LIMIT {
             let oldest = keep.pop_front().expect("over the limit");
-            self.release_import(&oldest.import);
+            // Unmapped and its file closed now; its range waits for the work (invariant 2).
+            self.memory
+                .restore_object(oldest.import.start, oldest.import.len);
+            st.quarantined.push(Quarantined {
+                start: oldest.import.start,
+                marks: oldest.marks,
+            });
         }
         st.retired = keep;
+        st.quarantined.retain(|q| {
+            let done = q.work_done();
+            if done {
+                self.memory.release_region(q.start);
+            }
+            !done
+        });
     }
 
     /// Private zero pages replace a retired import's shared ones and its range goes back; the
@@ -299,6 +312,9 @@ impl Runtime {
         for i in imports.into_iter().chain(retired) {
             self.memory.unmap_object(i.start, i.len, i.serial);
             self.memory.release_region(i.start);
+        }
+        for q in std::mem::take(&mut st.quarantined) {
+            self.memory.release_region(q.start);
         }
     }
 }

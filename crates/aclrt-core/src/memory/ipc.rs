@@ -8,13 +8,15 @@
 //!    `aclrtIpcMemClose`, and the work of every stream queued before that close. Between the
 //!    two the import is *retired*: runtime calls refuse the range, but its pages still show the
 //!    shared bytes to the work queued before.
-//! 2. At most [`RETIRED_LIMIT`] imports are retired at once: a close beyond that releases the
-//!    oldest retired import even though work queued before its close may still be pending
-//!    (that work then reads zeros and writes into private pages, never faulting: the range
-//!    stays mapped, the memory map's invariant 1). So repeated imports and closes hold a
-//!    bounded number of mappings whatever the streams do.
-//! 3. Retired imports are looked at, and released when their work has run, at every import,
-//!    close and finalize.
+//! 2. At most [`RETIRED_LIMIT`] imports are retired at once: a close beyond that unmaps the
+//!    oldest retired import's shared pages and closes its file even though work queued before
+//!    its close may still be pending (that work then reads zeros and writes into private
+//!    pages, never faulting: the range stays mapped, the memory map's invariant 1). Its range
+//!    stays reserved, *quarantined*, until that work has run, so no later allocation or
+//!    import is placed where the stale work still writes. So repeated imports and closes hold
+//!    a bounded number of mappings and files whatever the streams do; only address ranges wait.
+//! 3. Retired and quarantined imports are looked at, and released when their work has run,
+//!    at every import, close and finalize.
 
 use std::collections::{HashMap, VecDeque};
 use std::os::fd::OwnedFd;
@@ -55,8 +57,25 @@ pub(crate) struct Retired {
 impl Retired {
     /// Whether every task queued before the close has run (or was discarded).
     pub(crate) fn work_done(&self) -> bool {
-        self.marks.iter().all(|(p, until)| p.retired() >= *until)
+        work_done(&self.marks)
     }
+}
+
+/// A retired import unmapped before its work ran: only its range is kept (invariant 2).
+pub(crate) struct Quarantined {
+    pub(crate) start: usize,
+    pub(crate) marks: Vec<(Arc<Progress>, u64)>,
+}
+
+impl Quarantined {
+    /// Whether every task queued before the close has run (or was discarded).
+    pub(crate) fn work_done(&self) -> bool {
+        work_done(&self.marks)
+    }
+}
+
+fn work_done(marks: &[(Arc<Progress>, u64)]) -> bool {
+    marks.iter().all(|(p, until)| p.retired() >= *until)
 }
 
 #[derive(Default)]
@@ -66,6 +85,8 @@ pub(crate) struct IpcState {
     pub(crate) imports: HashMap<String, Import>,
     /// Closed imports whose pages still show the shared bytes, oldest first (invariants 1-2).
     pub(crate) retired: VecDeque<Retired>,
+    /// Ranges of retired imports unmapped early, kept until their work has run (invariant 2).
+    pub(crate) quarantined: Vec<Quarantined>,
 }
 
 /// IPC memory of one runtime.
