@@ -434,10 +434,12 @@ fn memcpy(
     let kind = u32_arg(kind, "kind")?;
     Ok(ret(api::acl(|rt| {
         let _keep = vet_copy(py, rt, (dst, max, src, count), "aclrtMemcpy")?;
-        // SAFETY: a range outside runtime memory is a live host buffer held by `_keep` (and the
-        // GIL) for the copy, or raw pointers were allowed and the caller vouches for it;
-        // runtime memory is bounds-checked by the core.
-        unsafe { rt.memcpy(dst, max, src, count, kind) }
+        // Without the interpreter lock: the copy may wait for an export's move, which waits
+        // for running host kernels, which may be Python code.
+        // SAFETY: a range outside runtime memory is a live host buffer held by `_keep` for the
+        // copy (an exported buffer cannot be resized meanwhile), or raw pointers were allowed
+        // and the caller vouches for it; runtime memory is bounds-checked by the core.
+        crate::site::detach(py, || unsafe { rt.memcpy(dst, max, src, count, kind) })
     })))
 }
 
@@ -482,8 +484,8 @@ fn memset(
     let count = usize_arg(count, "count")?;
     Ok(ret(api::acl(|rt| {
         let _keep = vet_set(py, rt, (ptr, max, count), "aclrtMemset")?;
-        // SAFETY: as for `memcpy`.
-        unsafe { rt.memset(ptr, max, v, count) }
+        // SAFETY: as for `memcpy` (and without the interpreter lock for the same reason).
+        crate::site::detach(py, || unsafe { rt.memset(ptr, max, v, count) })
     })))
 }
 

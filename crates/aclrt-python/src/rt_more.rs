@@ -167,9 +167,10 @@ fn memcpy2d(
     Ok(ret(api::acl(|rt| {
         let _keep = vet_2d(py, rt, plane, "aclrtMemcpy2d")?;
         // SAFETY: each span outside runtime memory lies in a live host buffer held by `_keep`
-        // (and the GIL) for the copy, or raw pointers were allowed and the caller vouches for
-        // it; runtime memory and the spans' arithmetic are checked by the core.
-        unsafe { rt.memcpy_2d(d, dp, s, sp, w, h, kind) }
+        // for the copy (without the interpreter lock, as `acl.rt.memcpy`), or raw pointers
+        // were allowed and the caller vouches for it; runtime memory and the spans' arithmetic
+        // are checked by the core.
+        crate::site::detach(py, || unsafe { rt.memcpy_2d(d, dp, s, sp, w, h, kind) })
     })))
 }
 

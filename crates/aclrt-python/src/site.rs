@@ -2,7 +2,8 @@
 //! interpreter's C frames (which are the same for every line of a program).
 //!
 //! Every `acl` function counts, on its thread, the calls into it under way (`add_one`'s
-//! wrapper); a blocking call that lets the GIL go ([`detach`]) sets the count aside meanwhile.
+//! wrapper); a blocking call that lets the GIL go ([`detach`]) sets the count aside meanwhile,
+//! and, with the checker on, keeps the Python line it looked up before letting go.
 //! So a non-zero count means the thread is running Python code's call into `acl` and holds
 //! the GIL: only then does [`python_site`] look at the Python stack, never waiting for the GIL.
 
@@ -15,6 +16,8 @@ use pyo3::prelude::*;
 thread_local! {
     /// Calls into `acl` under way on this thread, holding the GIL.
     static IN_CALL: Cell<u32> = const { Cell::new(0) };
+    /// The Python site of the call under way that let the GIL go ([`detach`]).
+    static DETACHED_AT: std::cell::RefCell<Option<Site>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Counts a call into `acl` for as long as it lives.
@@ -34,9 +37,18 @@ impl Drop for InCall {
 }
 
 /// `crate::site::detach(py, f)`, with the thread's count of calls set aside while the GIL is let go.
+/// With the checker on, the Python line making the call is looked up first and stands for
+/// the call's site meanwhile (the Python stack cannot be read without the GIL).
 pub fn detach<T: Send, F: Send + FnOnce() -> T>(py: Python<'_>, f: F) -> T {
+    let site = if aclrt::check::is_enabled() {
+        python_site()
+    } else {
+        None
+    };
     let held = IN_CALL.try_with(|c| c.replace(0)).unwrap_or(0);
+    let outer = DETACHED_AT.try_with(|d| d.replace(site)).ok().flatten();
     let out = py.detach(f);
+    let _ = DETACHED_AT.try_with(|d| d.replace(outer));
     let _ = IN_CALL.try_with(|c| c.set(held));
     out
 }
@@ -61,7 +73,8 @@ fn package_dir(py: Python<'_>) -> Option<&'static str> {
 /// The innermost Python frame outside the `acl` package, on a thread inside a call into `acl`.
 fn python_site() -> Option<Site> {
     if IN_CALL.try_with(Cell::get).unwrap_or(0) == 0 {
-        return None;
+        // In a call that let the GIL go: the line [`detach`] looked up, if any.
+        return DETACHED_AT.try_with(|d| d.borrow().clone()).ok().flatten();
     }
     // The thread holds the GIL (see the module's comment): attaching does not wait.
     Python::attach(|py| {
