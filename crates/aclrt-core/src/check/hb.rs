@@ -21,9 +21,12 @@
 //! Memory: a stream keeps the clocks its tasks had in a bounded list of versions (the clock
 //! changes only at joins); a task older than the oldest version kept is looked up as that
 //! version, which knows more than the task did (a missed race, never a false one).
-//! A thread that ended gives its component to the next thread seen, which counts on from the
-//! ended thread's last step and starts knowing everything it did: clocks are as long as the
-//! streams seen plus the most host threads alive at once, however many threads come and go.
+//! A stream that is gone gives its component to the next stream seen, which counts on from
+//! the gone stream's last value (a race between the two streams' tasks with no edge is missed,
+//! never reported falsely). A thread that ended gives its component to the next thread seen,
+//! which counts on from the ended thread's last step and starts knowing everything it did.
+//! So clocks are as long as the most streams plus host threads alive at once, however many
+//! come and go.
 
 use std::collections::VecDeque;
 
@@ -135,6 +138,10 @@ const VERSIONS_KEPT: usize = 64;
 #[derive(Debug)]
 struct StreamClock {
     comp: Comp,
+    /// Added to task ids: the last value of the stream that had the component before.
+    base: u64,
+    /// The highest value of the component given to a task so far.
+    top: u64,
     /// What the stream's next task inherits beyond stream order.
     clock: Arc<Vc>,
     /// The submit clock joined last: the same clock again adds nothing.
@@ -168,7 +175,7 @@ impl StreamClock {
             vc: vc.unwrap_or_default(),
             own: Epoch {
                 comp: self.comp,
-                val: task_id + 1,
+                val: self.base + task_id + 1,
             },
         }
     }
@@ -198,6 +205,8 @@ pub(crate) struct Hb {
     /// earlier step of the component; the components in use stay bounded by the threads
     /// alive at once.
     free_thread_comps: Vec<(Comp, u64)>,
+    /// Components of streams that are gone, with their last values ([`Hb::forget_stream`]).
+    free_stream_comps: Vec<(Comp, u64)>,
     /// How many thread exits `exited` holds.
     exits: u64,
 }
@@ -205,12 +214,17 @@ pub(crate) struct Hb {
 impl Hb {
     fn stream(&mut self, stream: u64) -> &mut StreamClock {
         let next = &mut self.next_comp;
+        let free = &mut self.free_stream_comps;
         self.streams.entry(stream).or_insert_with(|| {
-            let comp = *next;
-            *next += 1;
+            let (comp, base) = free.pop().unwrap_or_else(|| {
+                *next += 1;
+                (*next - 1, 0)
+            });
             let clock: Arc<Vc> = Arc::default();
             StreamClock {
                 comp,
+                base,
+                top: base,
                 versions: VecDeque::from([(0, clock.clone())]),
                 clock,
                 last_base: None,
@@ -295,12 +309,11 @@ impl Hb {
                 s.version_changed(task_id);
             }
         }
+        let val = s.base + task_id + 1;
+        s.top = s.top.max(val);
         View {
             vc: s.clock.clone(),
-            own: Epoch {
-                comp: s.comp,
-                val: task_id + 1,
-            },
+            own: Epoch { comp: s.comp, val },
         }
     }
 
@@ -371,9 +384,15 @@ impl Hb {
         self.join_into_stream(&view, stream, task_id);
     }
 
-    /// A stream is gone: accesses recorded may still name its component; its clocks go.
+    /// A stream is gone (destroyed, its work done): its clocks go, and its component goes to
+    /// the next stream seen, whose tasks count on from its last value. Accesses recorded may
+    /// still name the component: a task of the next stream then counts as after every task of
+    /// the gone one (they ran before it was submitted, but without an edge only a race the
+    /// program has would be missed, never a false one reported).
     pub(crate) fn forget_stream(&mut self, stream: u64) {
-        self.streams.remove(&stream);
+        if let Some(s) = self.streams.remove(&stream) {
+            self.free_stream_comps.push((s.comp, s.top));
+        }
     }
 
     /// Full clock of a view (for tests).
@@ -409,6 +428,26 @@ mod tests {
         let late = hb.host_step(5000);
         assert!(late.own.val > 998);
         assert!(!hb.thread_view(1).knows(late.own));
+    }
+
+    #[test]
+    fn streams_that_come_and_go_reuse_components() {
+        let mut hb = Hb::default();
+        let base = hb.submit(1);
+        let mut last = None;
+        for stream in 0..1000u64 {
+            let first = hb.start(stream, 0, &base);
+            let second = hb.start(stream, 1, &base);
+            // Stream order within a stream, and the component's values only grow.
+            assert!(second.knows(first.own));
+            if let Some(prev) = last {
+                assert!(first.own.val > prev);
+            }
+            last = Some(second.own.val);
+            hb.forget_stream(stream);
+        }
+        // Thread 1 and one component for all the streams.
+        assert_eq!(hb.next_comp, 2);
     }
 
     /// A program step, applied in an order that could have happened.
