@@ -462,6 +462,37 @@ static void unload_while_queued(aclrtStream s)
     EXPECT_OK(aclrtFree(d2));
 }
 
+/* A binary unloaded while copies of one of its variables are queued: the copies still run on
+ * its data (they hold the library open until they ran), and the unload closes it after. */
+static void unload_while_copy_queued(aclrtStream s)
+{
+    size_t len = 0, size = 0;
+    void *image = read_file(g_path, &len);
+    aclrtBinHandle bin = NULL;
+    int32_t *var = NULL, *pinned = NULL;
+    gate_t gate = GATE_INIT;
+
+    REQUIRE(image != NULL);
+    /* From memory: nothing but the runtime opens this copy of the library. */
+    REQUIRE_OK(aclrtBinaryLoadFromData(image, len, NULL, &bin));
+    free(image);
+    REQUIRE_OK(aclrtBinaryGetGlobal(bin, "table", (void **)&var, &size));
+    REQUIRE(size == 4 * sizeof(int32_t));
+    REQUIRE_OK(aclrtMallocHost((void **)&pinned, 8 * sizeof(int32_t)));
+    memset(pinned, 0, 8 * sizeof(int32_t));
+    pinned[0] = 42;
+    REQUIRE_OK(aclxLaunchHostKernel(s, gate_kernel, &gate, "gate"));
+    EXPECT_OK(aclrtMemcpyToSymbolAsync(var, pinned, sizeof(int32_t), 0, ACL_MEMCPY_DEFAULT, s));
+    EXPECT_OK(aclrtMemcpyFromSymbolAsync(pinned + 4, 4 * sizeof(int32_t), var, 4 * sizeof(int32_t), 0,
+                                         ACL_MEMCPY_DEFAULT, s));
+    EXPECT_OK(aclrtBinaryUnLoad(bin));
+    EXPECT_CODE(aclrtGetSymbolSize(var, &size), ACL_ERROR_RT_INVALID_SYMBOL);
+    gate_open(&gate);
+    EXPECT_OK(aclrtSynchronizeStream(s));
+    CHECK(pinned[4] == 42 && pinned[5] == 2 && pinned[6] == 3 && pinned[7] == 4);
+    EXPECT_OK(aclrtFreeHost(pinned));
+}
+
 /* aclrtLaunchKernelWithHostArgs: the host bytes as they were at the launch, placeholder slots
  * pointing into the runtime's copy; aclrtLaunchKernelWithArgsArray: each args[i] packed by the
  * kernel's parameter declaration. */
@@ -535,6 +566,13 @@ static void host_args_and_arrays(aclrtStream s)
     EXPECT_CODE(aclrtLaunchKernelWithHostArgs(rec, 1, s, NULL, host, 24, ph, 2),
                 ACL_ERROR_RT_PARAM_INVALID);
     CHECK(strstr(aclGetRecentErrMsg(), "dataOffset 24") != NULL);
+    /* No blocks: refused after the arguments' checks, by the runtime's code. */
+    EXPECT_CODE(aclrtLaunchKernelWithHostArgs(rec, 0, s, NULL, host, 24, NULL, 0),
+                ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "numBlocks is 0") != NULL);
+    EXPECT_CODE(aclrtLaunchKernelWithHostArgs(rec, 0, s, NULL, host, 0, NULL, 0),
+                ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "argsSize is 0") != NULL);
 
     /* The args array, packed by the declaration: 8 + 3 + 8 + 2 bytes. */
     EXPECT_OK(aclrtLaunchKernelWithArgsArray(f, 5, s, NULL, array));
@@ -569,7 +607,7 @@ static void host_args_and_arrays(aclrtStream s)
 static void function_queries(void)
 {
     aclrtBinHandle bin = NULL, other = NULL, got = NULL;
-    aclrtFuncHandle f = NULL, rec = NULL, none = NULL;
+    aclrtFuncHandle f = NULL, rec = NULL, none = NULL, short_decl = NULL;
     void *aic = NULL, *aiv = (void *)1, *lib;
     int64_t value = -1;
     size_t count = 99, offset = 99, size = 99;
@@ -633,6 +671,10 @@ static void function_queries(void)
     EXPECT_OK(aclrtFunctionGetParamCount(none, &count));
     CHECK(count == 0);
     EXPECT_CODE(aclrtFunctionGetParamCount(rec, &count), ACL_ERROR_RT_PARAM_INVALID);
+    /* A declaration of 4 bytes, less than one entry: refused, nothing past it read. */
+    REQUIRE_OK(aclrtBinaryGetFunction(bin, "short_params", &short_decl));
+    EXPECT_CODE(aclrtFunctionGetParamCount(short_decl, &count), ACL_ERROR_RT_PARAM_INVALID);
+    CHECK(strstr(aclGetRecentErrMsg(), "is 4 bytes, not a whole number of 8-byte entries") != NULL);
     EXPECT_CODE(aclrtFunctionGetParamCount(f, NULL), ACL_ERROR_INVALID_PARAM);
     EXPECT_CODE(aclrtFunctionGetParamCount(NULL, &count), ACL_ERROR_INVALID_PARAM);
     EXPECT_OK(aclrtFunctionGetParamInfo(f, 0, &offset, &size));
@@ -673,6 +715,8 @@ static void symbols(aclrtStream s)
     aclrtFuncHandle sum = NULL;
     void *lib, *dev = NULL;
     int32_t *table, *out = NULL, *pinned = NULL, got[4] = {0}, result = 0;
+    int32_t *constant, **pointer, *in_table = NULL;
+    const char *msg;
     int32_t values[2] = {10, 20};
     size_t size = 0;
 
@@ -749,6 +793,37 @@ static void symbols(aclrtStream s)
     EXPECT_CODE(aclrtMemcpyToSymbol(&g_checks, values, 4, 0, ACL_MEMCPY_DEFAULT),
                 ACL_ERROR_RT_INVALID_SYMBOL);
     CHECK(table[0] == 7);
+    /* A check of the copy itself names the symbol call: 16 bytes into a 4-byte allocation. */
+    EXPECT_CODE(aclrtMemcpyFromSymbol(out, sizeof got, table, sizeof got, 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_INVALID_PARAM);
+    CHECK(strstr(aclGetRecentErrMsg(), "aclrtMemcpyFromSymbol: copy destination") != NULL);
+    EXPECT_CODE(aclrtMemcpyFromSymbolAsync(out, sizeof got, table, sizeof got, 0, ACL_MEMCPY_DEFAULT, s),
+                ACL_ERROR_INVALID_PARAM);
+    CHECK(strstr(aclGetRecentErrMsg(), "aclrtMemcpyFromSymbolAsync: copy destination") != NULL);
+
+    /* Read-only objects (a constant, a pointer made read-only after relocation): variables
+     * that are read, never written. */
+    constant = (int32_t *)dlsym(lib, "constant_table");
+    pointer = (int32_t **)dlsym(lib, "table_pointer");
+    REQUIRE(constant != NULL && pointer != NULL);
+    EXPECT_OK(aclrtGetSymbolSize(constant, &size));
+    CHECK(size == 4 * sizeof(int32_t));
+    EXPECT_OK(aclrtMemcpyFromSymbol(got, sizeof got, constant, sizeof got, 0, ACL_MEMCPY_DEFAULT));
+    CHECK(got[0] == 5 && got[1] == 6 && got[2] == 7 && got[3] == 8);
+    EXPECT_CODE(aclrtMemcpyToSymbol(constant, values, sizeof(int32_t), 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_RT_INVALID_SYMBOL);
+    msg = aclGetRecentErrMsg();
+    CHECK(msg != NULL && strncmp(msg, "aclrtMemcpyToSymbol: ", 21) == 0);
+    CHECK(msg != NULL && strstr(msg, "read-only data object") != NULL);
+    EXPECT_CODE(aclrtMemcpyToSymbolAsync(constant, values, sizeof(int32_t), sizeof(int32_t),
+                                         ACL_MEMCPY_DEFAULT, s),
+                ACL_ERROR_RT_INVALID_SYMBOL);
+    EXPECT_CODE(aclrtMemcpyToSymbol(pointer, &in_table, sizeof in_table, 0, ACL_MEMCPY_DEFAULT),
+                ACL_ERROR_RT_INVALID_SYMBOL);
+    EXPECT_OK(aclrtMemcpyFromSymbol(&in_table, sizeof in_table, pointer, sizeof in_table, 0,
+                                    ACL_MEMCPY_DEFAULT));
+    CHECK(in_table == table);
+    CHECK(constant[0] == 5 && constant[1] == 6);
 
     /* aclrtBinaryGetGlobal: the same variable by name. */
     dev = NULL;
@@ -809,6 +884,7 @@ int main(void)
     failures(s);
     exception_infos(s);
     unload_while_queued(s);
+    unload_while_copy_queued(s);
     host_args_and_arrays(s);
     function_queries();
     symbols(s);

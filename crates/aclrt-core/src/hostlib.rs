@@ -227,6 +227,58 @@ pub fn symbol_size(address: usize) -> usize {
     }
 }
 
+/// Whether the `len` bytes at `address`, inside a loaded library, lie in one of its segments
+/// the program may write: a `PT_LOAD` segment with `PF_W`, outside the `PT_GNU_RELRO` range the
+/// loader makes read-only after relocating (constants and `.data.rel.ro`). False when no loaded
+/// segment holds them.
+pub fn is_writable(address: usize, len: usize) -> bool {
+    struct Query {
+        start: usize,
+        end: usize,
+        writable: Option<bool>,
+    }
+    unsafe extern "C" fn visit(
+        info: *mut libc::dl_phdr_info,
+        _size: libc::size_t,
+        data: *mut libc::c_void,
+    ) -> libc::c_int {
+        // SAFETY: `data` is the `Query` handed to dl_iterate_phdr below, used by this thread
+        // only; `info` and its program headers are the loader's, valid during the call.
+        unsafe {
+            let query = &mut *(data as *mut Query);
+            let info = &*info;
+            let headers = std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize);
+            let range = |h: &libc::Elf64_Phdr| {
+                let start = (info.dlpi_addr as usize).wrapping_add(h.p_vaddr as usize);
+                (start, start.wrapping_add(h.p_memsz as usize))
+            };
+            let Some(load) = headers.iter().find(|h| {
+                let (start, end) = range(h);
+                h.p_type == libc::PT_LOAD && start <= query.start && query.start < end
+            }) else {
+                return 0;
+            };
+            let (_, load_end) = range(load);
+            let relro = headers.iter().any(|h| {
+                let (start, end) = range(h);
+                h.p_type == libc::PT_GNU_RELRO && start < query.end && query.start < end
+            });
+            query.writable =
+                Some(load.p_flags & libc::PF_W != 0 && query.end <= load_end && !relro);
+            1
+        }
+    }
+    let mut query = Query {
+        start: address,
+        end: address.saturating_add(len),
+        writable: None,
+    };
+    // SAFETY: `visit` only reads the loader's headers and writes `query`, which outlives the
+    // call.
+    unsafe { libc::dl_iterate_phdr(Some(visit), (&mut query as *mut Query).cast()) };
+    query.writable == Some(true)
+}
+
 impl Drop for HostLibrary {
     fn drop(&mut self) {
         // SAFETY: a handle dlopen returned, closed once (here).

@@ -155,14 +155,23 @@ pub(crate) struct Function {
 }
 
 /// The parameter sizes the declaration at `address` gives: entries up to the first 0, read
-/// within the symbol's size when the loader knows it, and at most [`MAX_PARAMS`] of them.
+/// within the symbol's size when the loader knows it, and at most [`MAX_PARAMS`] of them. A
+/// symbol whose size is not a whole number of entries (a declaration other than the macro's
+/// array) is refused before anything is read, so nothing past it is.
 ///
 /// # Safety
 /// `address` is the exported `aclHostKernelParams_` array of a library that stays open during
 /// the call, readable up to its terminating 0 (the declaration's contract) or its symbol size.
 pub(crate) unsafe fn read_params(address: *const usize) -> std::result::Result<Vec<usize>, String> {
-    let symbol_entries =
-        crate::hostlib::symbol_size(address as usize) / std::mem::size_of::<usize>();
+    let word = std::mem::size_of::<usize>();
+    let symbol_size = crate::hostlib::symbol_size(address as usize);
+    if symbol_size % word != 0 {
+        return Err(format!(
+            "its parameter declaration is {symbol_size} bytes, not a whole number of \
+             {word}-byte entries"
+        ));
+    }
+    let symbol_entries = symbol_size / word;
     let limit = if symbol_entries == 0 {
         MAX_PARAMS + 1
     } else {

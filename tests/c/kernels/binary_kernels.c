@@ -193,6 +193,18 @@ ACL_HOST_KERNEL(multiply_placeholder)(uint32_t numBlocks, void *args, size_t arg
 /* A device variable: an exported data object of the binary. */
 __attribute__((visibility("default"))) int32_t table[4] = {1, 2, 3, 4};
 
+/* Read-only data objects: a constant, and a pointer the loader relocates and then makes
+ * read-only (RELRO). */
+__attribute__((visibility("default"))) const int32_t constant_table[4] = {5, 6, 7, 8};
+__attribute__((visibility("default"))) int32_t *const table_pointer = table;
+
+/* A kernel whose parameter declaration is a 4-byte object, less than one entry: malformed. */
+ACL_HOST_KERNEL(short_params)(uint32_t numBlocks, void *args, size_t argsSize)
+{
+    return record(numBlocks, args, argsSize);
+}
+__attribute__((visibility("default"))) const uint32_t aclHostKernelParams_short_params = 4;
+
 /* args: int32_t *out. Writes the sum of table to *out. */
 ACL_HOST_KERNEL(sum_table)(uint32_t numBlocks, void *args, size_t argsSize)
 {

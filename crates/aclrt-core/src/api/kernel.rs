@@ -782,6 +782,11 @@ impl Runtime {
             }
             relocations.push((slot, data));
         }
+        // After the arguments' checks, as the vendor's runtime checks the block count (its
+        // ACL layer does not, unlike aclrtLaunchKernelWithArgsArray's).
+        if num_blocks == 0 {
+            bail!(ACL_ERROR_RT_PARAM_INVALID, "{CALL}: numBlocks is 0");
+        }
         // SAFETY: the caller's promise.
         let bytes = unsafe { std::slice::from_raw_parts(host_args, args_size) }.to_vec();
         self.launch_relocated(

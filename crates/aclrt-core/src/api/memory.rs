@@ -8,12 +8,14 @@ use super::os_thread_id;
 use crate::codes::*;
 use crate::consts::*;
 use crate::device::Device;
-use crate::error::{bail, Result};
+use crate::error::{bail, Error, Result};
 use crate::exec::Work;
 use crate::handle::StreamHandle;
+use crate::hostlib::HostLibrary;
 use crate::memory::Place;
 use crate::runtime::Runtime;
 use crate::task_info::{MemRange, TaskKind, TaskMeta};
+use std::sync::Arc;
 
 const POLICY_BASE_MASK: u32 = 0xFF;
 const POLICY_EXTRA_BITS: u32 =
@@ -185,10 +187,27 @@ impl Runtime {
         count: usize,
         kind: u32,
     ) -> Result<()> {
-        self.check_copy(dst, dest_max, src, count, kind, "aclrtMemcpy")?;
+        // SAFETY: the caller's promise.
+        unsafe { self.memcpy_named(dst, dest_max, src, count, kind, "aclrtMemcpy") }
+    }
+
+    /// [`Runtime::memcpy`] on behalf of the call `name` (which its errors name).
+    ///
+    /// # Safety
+    /// As [`Runtime::memcpy`].
+    pub(crate) unsafe fn memcpy_named(
+        &self,
+        dst: usize,
+        dest_max: usize,
+        src: usize,
+        count: usize,
+        kind: u32,
+        name: &'static str,
+    ) -> Result<()> {
+        self.check_copy(dst, dest_max, src, count, kind, name)?;
         if crate::observe::enabled() {
             crate::observe::host_access(
-                "aclrtMemcpy",
+                name,
                 &[MemRange {
                     start: src,
                     len: count,
@@ -221,7 +240,18 @@ impl Runtime {
         stream: StreamHandle,
     ) -> Result<()> {
         // SAFETY: forwarded under this function's contract.
-        unsafe { self.queue_copy(dst, dest_max, src, count, kind, stream, "aclrtMemcpyAsync") }
+        unsafe {
+            self.queue_copy(
+                dst,
+                dest_max,
+                src,
+                count,
+                kind,
+                stream,
+                "aclrtMemcpyAsync",
+                None,
+            )
+        }
     }
 
     /// `aclrtMemcpyAsyncWithCondition` (deprecated by the vendor for `aclrtMemcpyAsync`): a
@@ -248,7 +278,7 @@ impl Runtime {
             return Ok(false);
         }
         // SAFETY: forwarded under this function's contract.
-        unsafe { self.queue_copy(dst, dest_max, src, count, kind, stream, CALL)? };
+        unsafe { self.queue_copy(dst, dest_max, src, count, kind, stream, CALL, None)? };
         if self.is_pageable(dst, "copy destination")? || self.is_pageable(src, "copy source")? {
             self.synchronize_stream(stream)?;
             return Ok(true);
@@ -268,7 +298,8 @@ impl Runtime {
             .is_none_or(|(&start, &len)| ptr >= start + len))
     }
 
-    /// The checks and the copy task of the asynchronous copies, named `name` in messages.
+    /// The checks and the copy task of the asynchronous copies, named `name` in messages; the
+    /// task holds `keep`, the library a side of the copy lies in, open until it ran.
     ///
     /// # Safety
     /// As [`memcpy`], for as long as the task is pending.
@@ -282,6 +313,7 @@ impl Runtime {
         kind: u32,
         stream: StreamHandle,
         name: &str,
+        keep: Option<Arc<HostLibrary>>,
     ) -> Result<()> {
         let s = self.stream_for_work(self.lookup_stream(stream)?, name)?;
         self.check_copy(dst, dest_max, src, count, kind, name)?;
@@ -302,6 +334,7 @@ impl Runtime {
             dst,
             src,
             len: count,
+            keep,
         };
         self.submit(&s, TaskKind::Memcpy, work, meta).map(|_| ())
     }
@@ -391,8 +424,14 @@ impl Runtime {
                 "{name}: count {count} exceeds destMax {dest_max}"
             );
         }
-        self.memory.check_access(dst, count, "copy destination")?;
-        self.memory.check_access(src, count, "copy source")?;
+        // The call is named: the checks serve every copy (symbol copies too).
+        let named = |e: Error| Error::new(e.code(), format!("{name}: {}", e.message()));
+        self.memory
+            .check_access(dst, count, "copy destination")
+            .map_err(named)?;
+        self.memory
+            .check_access(src, count, "copy source")
+            .map_err(named)?;
         if count == 0 {
             return Ok(());
         }

@@ -13,7 +13,17 @@ use crate::codes::*;
 use crate::consts::{ACL_MEMCPY_DEFAULT, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE};
 use crate::error::{bail, Result};
 use crate::handle::StreamHandle;
+use crate::hostlib::HostLibrary;
 use crate::runtime::Runtime;
+use std::sync::Arc;
+
+/// A device variable found: its address, its size, and its library, held open while a copy
+/// uses it (an unload meanwhile closes the library only when the copy let it go).
+struct Variable {
+    address: usize,
+    size: usize,
+    library: Arc<HostLibrary>,
+}
 
 /// Which way a symbol copy goes.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -23,9 +33,9 @@ enum Way {
 }
 
 impl Runtime {
-    /// The device variable at `symbol`: (device address, size). Needs a current context, as
-    /// the vendor's lookup does (the address is the current device's).
-    fn symbol_lookup(&self, symbol: usize, call: &str) -> Result<(usize, usize)> {
+    /// The device variable at `symbol`. Needs a current context, as the vendor's lookup does
+    /// (the address is the current device's).
+    fn symbol_lookup(&self, symbol: usize, call: &str) -> Result<Variable> {
         if symbol == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "{call}: symbol is NULL");
         }
@@ -33,7 +43,11 @@ impl Runtime {
         // The library's symbol table is read with no lock held (the table hands out copies).
         for (_, binary) in self.kernels.binaries.values() {
             if let Some(size) = binary.library.object_at(symbol) {
-                return Ok((symbol, size));
+                return Ok(Variable {
+                    address: symbol,
+                    size,
+                    library: Arc::clone(&binary.library),
+                });
             }
         }
         bail!(
@@ -45,16 +59,18 @@ impl Runtime {
 
     /// `aclrtGetSymbolAddress`: the variable's device address (its address).
     pub fn get_symbol_address(&self, symbol: usize) -> Result<usize> {
-        Ok(self.symbol_lookup(symbol, "aclrtGetSymbolAddress")?.0)
+        Ok(self.symbol_lookup(symbol, "aclrtGetSymbolAddress")?.address)
     }
 
     /// `aclrtGetSymbolSize`: the variable's size in bytes.
     pub fn get_symbol_size(&self, symbol: usize) -> Result<usize> {
-        Ok(self.symbol_lookup(symbol, "aclrtGetSymbolSize")?.1)
+        Ok(self.symbol_lookup(symbol, "aclrtGetSymbolSize")?.size)
     }
 
     /// The checks of a symbol copy, in the vendor's order, and the variable's address plus
-    /// `offset` with the bytes from there to its end. `host` is the other side, `host_max` its
+    /// `offset` with the bytes from there to its end, and the library holding it. A copy to a
+    /// variable the library cannot write (a constant, or one the loader made read-only after
+    /// relocating it) is `107043`. `host` is the other side, `host_max` its
     /// room (a copy to a symbol has none to check).
     #[allow(clippy::too_many_arguments)]
     fn symbol_copy(
@@ -67,7 +83,7 @@ impl Runtime {
         offset: usize,
         kind: u32,
         call: &str,
-    ) -> Result<(usize, usize)> {
+    ) -> Result<(usize, usize, Arc<HostLibrary>)> {
         if symbol == 0 {
             bail!(ACL_ERROR_INVALID_PARAM, "{call}: symbol is NULL");
         }
@@ -98,9 +114,20 @@ impl Runtime {
                 "{call}: kind {kind} is not {wanted_name} or ACL_MEMCPY_DEFAULT"
             );
         }
-        let (address, size) = self.symbol_lookup(symbol, call)?;
+        let Variable {
+            address,
+            size,
+            library,
+        } = self.symbol_lookup(symbol, call)?;
+        if way == Way::ToSymbol && !crate::hostlib::is_writable(address, size) {
+            bail!(
+                ACL_ERROR_RT_INVALID_SYMBOL,
+                "{call}: symbol {symbol:#x} is a read-only data object of its binary (a constant \
+                 or relocated read-only data): it cannot be written"
+            );
+        }
         match offset.checked_add(count) {
-            Some(end) if end <= size => Ok((address + offset, size - offset)),
+            Some(end) if end <= size => Ok((address + offset, size - offset, library)),
             _ => bail!(
                 ACL_ERROR_INVALID_PARAM,
                 "{call}: offset {offset} + count {count} is more than the symbol's {size} bytes"
@@ -127,7 +154,7 @@ impl Runtime {
         if count == 0 {
             return Ok(());
         }
-        let (src, _) = self.symbol_copy(
+        let (src, _, library) = self.symbol_copy(
             Way::FromSymbol,
             symbol,
             dst,
@@ -137,8 +164,12 @@ impl Runtime {
             kind,
             CALL,
         )?;
-        // SAFETY: the variable holds `count` bytes from `src` (checked); `dst` is the caller's.
-        unsafe { self.memcpy(dst, dst_max, src, count, ACL_MEMCPY_DEVICE_TO_HOST) }
+        // SAFETY: the variable holds `count` bytes from `src` (checked), its library held open
+        // until the copy is done; `dst` is the caller's.
+        let copied =
+            unsafe { self.memcpy_named(dst, dst_max, src, count, ACL_MEMCPY_DEVICE_TO_HOST, CALL) };
+        drop(library);
+        copied
     }
 
     /// `aclrtMemcpyToSymbol`: copies `count` bytes from `src` into the variable at `offset`
@@ -158,10 +189,14 @@ impl Runtime {
         if count == 0 {
             return Ok(());
         }
-        let (dst, room) =
+        let (dst, room, library) =
             self.symbol_copy(Way::ToSymbol, symbol, src, 0, count, offset, kind, CALL)?;
-        // SAFETY: the variable holds `room` >= `count` bytes from `dst` (checked).
-        unsafe { self.memcpy(dst, room, src, count, ACL_MEMCPY_HOST_TO_DEVICE) }
+        // SAFETY: the variable holds `room` >= `count` writable bytes from `dst` (checked), its
+        // library held open until the copy is done.
+        let copied =
+            unsafe { self.memcpy_named(dst, room, src, count, ACL_MEMCPY_HOST_TO_DEVICE, CALL) };
+        drop(library);
+        copied
     }
 
     /// `aclrtMemcpyFromSymbolAsync`: [`Runtime::memcpy_from_symbol`] as a copy task on the
@@ -186,7 +221,7 @@ impl Runtime {
         if count == 0 {
             return Ok(());
         }
-        let (src, _) = self.symbol_copy(
+        let (src, _, library) = self.symbol_copy(
             Way::FromSymbol,
             symbol,
             dst,
@@ -196,8 +231,8 @@ impl Runtime {
             kind,
             CALL,
         )?;
-        // SAFETY: the variable holds `count` bytes from `src` while its binary is loaded (the
-        // caller keeps it loaded until the copy ran, as with the device's); `dst` the caller's.
+        // SAFETY: the variable holds `count` bytes from `src`; the task holds its library open
+        // until it ran, so an unload meanwhile leaves it mapped; `dst` is the caller's.
         unsafe {
             self.queue_copy(
                 dst,
@@ -207,6 +242,7 @@ impl Runtime {
                 ACL_MEMCPY_DEVICE_TO_HOST,
                 stream,
                 CALL,
+                Some(library),
             )?
         };
         self.finish_if_pageable(dst, stream)
@@ -230,7 +266,7 @@ impl Runtime {
         if count == 0 {
             return Ok(());
         }
-        let (dst, room) =
+        let (dst, room, library) =
             self.symbol_copy(Way::ToSymbol, symbol, src, 0, count, offset, kind, CALL)?;
         // SAFETY: as for `memcpy_from_symbol_async`, the other way.
         unsafe {
@@ -242,6 +278,7 @@ impl Runtime {
                 ACL_MEMCPY_HOST_TO_DEVICE,
                 stream,
                 CALL,
+                Some(library),
             )?
         };
         self.finish_if_pageable(src, stream)

@@ -121,7 +121,17 @@ pub(crate) fn execute(
 ) -> Outcome {
     match work {
         Work::Kernel(kernel) => executor.kernel(task_id, kernel),
-        Work::Copy { dst, src, len } => executor.copy(dst, src, len),
+        Work::Copy {
+            dst,
+            src,
+            len,
+            keep,
+        } => {
+            let outcome = executor.copy(dst, src, len);
+            // Only now may the library a side lies in close.
+            drop(keep);
+            outcome
+        }
         Work::Set { dst, value, len } => executor.set(dst, value, len),
         Work::Record(record, flag_of) => {
             executor.record(site, &record, flag_of.as_deref().map(|e| e.flag()))
@@ -203,6 +213,7 @@ pub(crate) fn begin(work: &mut Work, site: &dyn Site, task_id: u64) {
         dst: 0,
         src: 0,
         len: 0,
+        keep: None,
     };
     let Work::Callback { body, channel, .. } = std::mem::replace(work, placeholder) else {
         unreachable!("matched above")

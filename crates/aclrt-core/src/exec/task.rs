@@ -12,6 +12,7 @@ use super::progress::Progress;
 use super::record::RecordState;
 use super::{EventSide, Outcome};
 use crate::callback::CallbackDone;
+use crate::hostlib::HostLibrary;
 use crate::sync::Latch;
 use crate::task_info::{HostFn, KernelFn, TaskKind};
 
@@ -36,6 +37,9 @@ pub(crate) enum Work {
         dst: usize,
         src: usize,
         len: usize,
+        /// The library a side of the copy lies in (a device variable's), held open until the
+        /// task has run so that unloading its binary meanwhile does not unmap it.
+        keep: Option<Arc<HostLibrary>>,
     },
     /// Sets `len` bytes at `dst` to `value`; the same guarantee as [`Work::Copy`].
     Set {
