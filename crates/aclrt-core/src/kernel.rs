@@ -165,7 +165,7 @@ pub(crate) struct Function {
 pub(crate) unsafe fn read_params(address: *const usize) -> std::result::Result<Vec<usize>, String> {
     let word = std::mem::size_of::<usize>();
     let symbol_size = crate::hostlib::symbol_size(address as usize);
-    if symbol_size % word != 0 {
+    if !symbol_size.is_multiple_of(word) {
         return Err(format!(
             "its parameter declaration is {symbol_size} bytes, not a whole number of \
              {word}-byte entries"
