@@ -79,15 +79,15 @@ pub(crate) fn capture() -> Stack {
 /// program's own code needs none. Every frame address is checked to lie in this thread's
 /// stack, above the walker's own frame and above the previous one; anything else (a build
 /// without frame pointers, a signal stack) gives up, and the caller unwinds instead.
+#[cfg(all(
+    aclrt_frame_pointers,
+    not(miri),
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
 mod frame_pointers {
     use super::MAX_FRAMES;
 
-    #[cfg(all(
-        aclrt_frame_pointers,
-        not(miri),
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    ))]
     #[inline(never)]
     pub(super) fn walk(
         ips: &mut [usize; MAX_FRAMES],
@@ -134,28 +134,8 @@ mod frame_pointers {
         }
     }
 
-    #[cfg(not(all(
-        aclrt_frame_pointers,
-        not(miri),
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    )))]
-    pub(super) fn walk(
-        _ips: &mut [usize; MAX_FRAMES],
-        _n: &mut usize,
-        _runtime: &mut impl FnMut(usize) -> bool,
-    ) -> bool {
-        false
-    }
-
     /// The lowest and highest addresses of the calling thread's stack, looked up once per
     /// thread.
-    #[cfg(all(
-        aclrt_frame_pointers,
-        not(miri),
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    ))]
     fn stack_bounds() -> Option<(usize, usize)> {
         thread_local! {
             static BOUNDS: std::cell::Cell<Option<(usize, usize)>> =
@@ -172,12 +152,6 @@ mod frame_pointers {
             .flatten()
     }
 
-    #[cfg(all(
-        aclrt_frame_pointers,
-        not(miri),
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    ))]
     fn look_up_stack_bounds() -> Option<(usize, usize)> {
         // SAFETY: the attribute object is initialised by pthread_getattr_np before it is read
         // and destroyed after; the out-pointers point at locals.
@@ -192,6 +166,25 @@ mod frame_pointers {
             libc::pthread_attr_destroy(&mut attr);
             (got == 0 && !addr.is_null()).then(|| (addr as usize, addr as usize + size))
         }
+    }
+}
+
+/// Without frame pointers (or under Miri, or elsewhere): the walk never applies.
+#[cfg(not(all(
+    aclrt_frame_pointers,
+    not(miri),
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+)))]
+mod frame_pointers {
+    use super::MAX_FRAMES;
+
+    pub(super) fn walk(
+        _ips: &mut [usize; MAX_FRAMES],
+        _n: &mut usize,
+        _runtime: &mut impl FnMut(usize) -> bool,
+    ) -> bool {
+        false
     }
 }
 
