@@ -30,20 +30,27 @@ is_side() {
 
 # Runs part $1; $2 is where its output goes ("-": the screen). Returns its status.
 run_part() {
-    local part="$1" log="$2" part_start=$SECONDS rc=0
+    local part="$1" log="$2" part_start=$SECONDS rc=0 out
     echo "=== ${part} (at $((SECONDS - started)) s)"
+    out="$logs/$(basename "$part" .sh).out"
     if [ "$log" = - ]; then
-        bash "$part" || rc=$?
+        bash "$part" 2>&1 | tee "$out"
+        rc=${PIPESTATUS[0]}
     else
+        out="$log"
         bash "$part" >"$log" 2>&1 || rc=$?
+    fi
+    # A part that cannot run here (no network, no tool) prints `SKIPPED: why` and exits 77;
+    # 77 without that line is a failure like any other.
+    if [ $rc = 77 ] && ! grep -q '^SKIPPED: ' "$out"; then
+        rc=1
     fi
     if [ $rc = 0 ]; then
         echo "=== ${part}: passed in $((SECONDS - part_start)) s"
     elif [ $rc = 77 ]; then
-        # A part that cannot run here (no network, no tool) says why and exits 77.
-        local why=
-        [ "$log" != - ] && why=" ($(grep -m1 '^SKIPPED' "$log" | sed 's/^SKIPPED: //'))"
-        echo "=== ${part}: SKIPPED after $((SECONDS - part_start)) s${why}"
+        local why
+        why="$(grep -m1 '^SKIPPED: ' "$out" | sed 's/^SKIPPED: //')"
+        echo "=== ${part}: SKIPPED after $((SECONDS - part_start)) s (${why})"
         basename "$part" .sh >>"$logs/skipped"
         rc=0
     else

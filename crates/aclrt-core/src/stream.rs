@@ -385,18 +385,18 @@ impl Stream {
         if tracing && self.announced.load(Ordering::Relaxed) != id + 1 {
             observe::task_started(self.task_ref(id), kind);
         }
-        // Tasks that may write device memory pass the memory's gate: an export never moves
-        // pages under a running one (`memory::writers`). By what the work is, not the task's
-        // kind: a host function delivered to a subscribed thread (`Work::Callback`) waits
-        // here for that thread, which may be the one exporting, and runs its body there.
-        let writer = matches!(
-            work,
-            exec::Work::Kernel(_)
-                | exec::Work::Copy { .. }
-                | exec::Work::Set { .. }
-                | exec::Work::HostFunc(_)
-        )
-        .then(|| crate::memory::writers::gate().enter());
+        // Work that writes device memory passes the memory's gate: an export never moves pages
+        // under it (`memory::writers`). Copies and sets only where they write; host functions
+        // and callbacks are the program's host code (the runtime calls they make pass the
+        // gate themselves), and they may wait for the thread that exports.
+        let gate = crate::memory::writers::gate();
+        let writer = match &work {
+            exec::Work::Kernel(_) => Some(gate.enter()),
+            exec::Work::Copy { dst, len, .. } | exec::Work::Set { dst, len, .. } => {
+                Some(gate.enter_range(*dst, *len))
+            }
+            _ => None,
+        };
         let outcome = exec::execute(&exec::Active, self, id, work);
         drop(writer);
         if tracing {

@@ -5,10 +5,11 @@
 //! is mapped over the pages. A write into the allocation between the copy and the mapping
 //! would land in the old pages and be lost. So the runtime's own writers pass a [`Gate`]:
 //!
-//! - a stream task that runs user code or moves bytes (a kernel, a host function, a copy, a
-//!   set) is *inside* while it runs ([`Gate::enter`], any address);
-//! - a copy or set made on the calling thread (`aclrtMemcpy`, `aclrtMemset`, …) is inside
-//!   while it writes its destination ([`Gate::enter_range`]).
+//! - a kernel is *inside* while it runs ([`Gate::enter`], any address);
+//! - a copy or set, queued or made on the calling thread (`aclrtMemcpy`, `aclrtMemset`, …), is
+//!   inside while it writes its destination ([`Gate::enter_range`]);
+//! - host functions and callbacks are the program's host code, not writers: the runtime calls
+//!   they make pass the gate themselves.
 //!
 //! # Invariants
 //!
@@ -76,19 +77,20 @@ fn my_shard() -> usize {
 
 /// Inside the gate while it lives.
 pub(crate) struct Writing<'a> {
-    gate: Option<&'a Gate>,
+    gate: &'a Gate,
     /// Left on the thread that entered: its shard and depth are that thread's.
     _not_send: std::marker::PhantomData<*const ()>,
 }
 
 impl Drop for Writing<'_> {
     fn drop(&mut self) {
-        if let Some(gate) = self.gate {
-            let depth = DEPTH.with(|d| d.get());
-            DEPTH.with(|d| d.set(depth.saturating_sub(1)));
-            if depth == 1 {
-                gate.leave();
-            }
+        let outermost = DEPTH.with(|d| {
+            let depth = d.get();
+            d.set(depth.saturating_sub(1));
+            depth == 1
+        });
+        if outermost {
+            self.gate.leave();
         }
     }
 }
@@ -151,14 +153,14 @@ impl Gate {
             // Nested (a kernel that copies): counted once already.
             DEPTH.with(|d| d.set(depth + 1));
             return Writing {
-                gate: Some(self),
+                gate: self,
                 _not_send: std::marker::PhantomData,
             };
         }
         self.join(blocks);
         DEPTH.with(|d| d.set(1));
         Writing {
-            gate: Some(self),
+            gate: self,
             _not_send: std::marker::PhantomData,
         }
     }
