@@ -288,14 +288,8 @@ impl Runtime {
 
     /// Host memory the runtime neither allocated nor has registered.
     pub(crate) fn is_pageable(&self, ptr: usize, what: &str) -> Result<bool> {
-        if self.memory.place_of(ptr, what)?.is_some() {
-            return Ok(false);
-        }
-        let registered = crate::sync::lock(&self.extras.host_registered);
-        Ok(registered
-            .range(..=ptr)
-            .next_back()
-            .is_none_or(|(&start, &len)| ptr >= start + len))
+        Ok(self.memory.place_of(ptr, what)?.is_none()
+            && self.extras.host_registration(ptr).is_none())
     }
 
     /// The checks and the copy task of the asynchronous copies, named `name` in messages; the
