@@ -9,18 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::observe::TaskRef;
-use crate::sync::{SpinPolicy, WaitList, Waker};
-
-/// A value alone on its cache line (128 bytes: adjacent-line prefetch pairs 64-byte lines).
-#[repr(align(128))]
-struct Alone<T>(T);
-
-impl<T> std::ops::Deref for Alone<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
+use crate::sync::{CachePadded, SpinPolicy, WaitList, Waker};
 
 /// How far one stream's tasks have got.
 ///
@@ -28,8 +17,8 @@ impl<T> std::ops::Deref for Alone<T> {
 /// for every task: each sits on its own cache line, so the two do not take the same line from
 /// each other's core on every task.
 pub(crate) struct Progress {
-    submitted: Alone<AtomicU64>,
-    retired: Alone<AtomicU64>,
+    submitted: CachePadded<AtomicU64>,
+    retired: CachePadded<AtomicU64>,
     waiters: WaitList,
     /// The stream's first task, as observers name it.
     origin: TaskRef,
@@ -38,8 +27,8 @@ pub(crate) struct Progress {
 impl Progress {
     pub(crate) fn new(origin: TaskRef) -> Self {
         Self {
-            submitted: Alone(AtomicU64::new(0)),
-            retired: Alone(AtomicU64::new(0)),
+            submitted: CachePadded(AtomicU64::new(0)),
+            retired: CachePadded(AtomicU64::new(0)),
             waiters: WaitList::new(),
             origin,
         }

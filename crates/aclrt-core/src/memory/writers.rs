@@ -43,8 +43,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 const SHARDS: usize = 32;
 
 /// One counter, alone on its cache line.
-#[repr(align(128))]
-struct Shard(AtomicUsize);
+type Shard = crate::sync::CachePadded<AtomicUsize>;
 
 /// Writers of runtime memory and moves of its pages (see the module docs).
 pub(crate) struct Gate {
@@ -114,7 +113,7 @@ pub(crate) fn gate() -> &'static Gate {
 impl Gate {
     pub(crate) const fn new() -> Self {
         Self {
-            inside: [const { Shard(AtomicUsize::new(0)) }; SHARDS],
+            inside: [const { crate::sync::CachePadded(AtomicUsize::new(0)) }; SHARDS],
             moving: AtomicBool::new(false),
             range: (AtomicUsize::new(0), AtomicUsize::new(0)),
             waiting: AtomicUsize::new(0),

@@ -22,6 +22,18 @@ pub use runstate::RunState;
 pub use waitlist::{SpinPolicy, WaitList, Waker};
 pub use workqueue::WorkQueue;
 
+/// A value alone on its cache line (128 bytes: adjacent-line prefetch pairs 64-byte lines), so
+/// that threads writing neighbouring values do not pass one line between their cores.
+#[repr(align(128))]
+pub(crate) struct CachePadded<T>(pub(crate) T);
+
+impl<T> std::ops::Deref for CachePadded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 #[cfg(loom)]
 pub(crate) mod shim {
     pub(crate) use loom::hint::spin_loop;
