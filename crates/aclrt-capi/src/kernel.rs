@@ -575,13 +575,8 @@ pub unsafe extern "C" fn aclrtFunctionGetParamInfo(
 ) -> aclError {
     const CALL: &str = "aclrtFunctionGetParamInfo";
     entry(CALL, |rt| {
-        if paramOffset.is_null() && paramSize.is_null() {
-            return Err(aclrt::Error::new(
-                aclrt::codes::ACL_ERROR_INVALID_PARAM,
-                format!("{CALL}: paramOffset and paramSize are both NULL"),
-            ));
-        }
-        let (offset, size) = rt.function_param_info(func(func_), paramIndex)?;
+        let outputs = !paramOffset.is_null() || !paramSize.is_null();
+        let (offset, size) = rt.function_param_info(func(func_), paramIndex, outputs)?;
         // SAFETY: each is NULL or valid for a write (C contract).
         unsafe {
             if !paramOffset.is_null() {

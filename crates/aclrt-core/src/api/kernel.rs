@@ -936,8 +936,20 @@ impl Runtime {
 
     /// `aclrtFunctionGetParamInfo`: (offset, size) of parameter `index`, the parameters packed
     /// back to back in declaration order.
-    pub fn function_param_info(&self, func: FuncHandle, index: usize) -> Result<(usize, usize)> {
+    /// `outputs`: whether the caller gave either output (both NULL is `100000`).
+    pub fn function_param_info(
+        &self,
+        func: FuncHandle,
+        index: usize,
+        outputs: bool,
+    ) -> Result<(usize, usize)> {
         const CALL: &str = "aclrtFunctionGetParamInfo";
+        if !outputs {
+            bail!(
+                ACL_ERROR_INVALID_PARAM,
+                "{CALL}: paramOffset and paramSize are both NULL"
+            );
+        }
         null_check(func.as_raw(), CALL, "func")?;
         let f = self.function(func, CALL)?;
         let sizes = declared_params(&f, CALL)?;
@@ -1468,10 +1480,14 @@ mod tests {
         });
         let d = declared.handle;
         assert_eq!(rt.function_param_count(d), Ok(4));
-        assert_eq!(rt.function_param_info(d, 0), Ok((0, 8)));
-        assert_eq!(rt.function_param_info(d, 2), Ok((11, 8)));
-        assert_eq!(rt.function_param_info(d, 3), Ok((19, 2)));
-        let e = rt.function_param_info(d, 4).unwrap_err();
+        assert_eq!(rt.function_param_info(d, 0, true), Ok((0, 8)));
+        assert_eq!(rt.function_param_info(d, 2, true), Ok((11, 8)));
+        assert_eq!(rt.function_param_info(d, 3, true), Ok((19, 2)));
+        assert_eq!(
+            rt.function_param_info(d, 0, false).unwrap_err().code(),
+            ACL_ERROR_INVALID_PARAM
+        );
+        let e = rt.function_param_info(d, 4, true).unwrap_err();
         assert_eq!(e.code(), ACL_ERROR_RT_PARAM_INVALID);
         assert_eq!(
             e.message(),
