@@ -17,6 +17,7 @@
 //!   `task_id`) increase in submission order, and a stream runs its tasks in that order.
 
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
@@ -315,6 +316,13 @@ pub enum Observed<'a> {
         /// The exit status.
         code: i32,
     },
+    /// The runtime took the running task's reference to name it elsewhere (as the releaser a
+    /// notify, value or IPC wait on another stream will name in its `Edge`, or as a waiter):
+    /// whatever an observer holds back about this task's start must be known from now on.
+    TaskShared {
+        /// The running task.
+        task: TaskRef,
+    },
 }
 
 /// Receives what the runtime does. Must be cheap, must not block for long and must not call
@@ -337,7 +345,9 @@ static GENERATION: AtomicU64 = AtomicU64::new(1);
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
-    static CACHED: RefCell<(u64, Option<List>)> = const { RefCell::new((0, None)) };
+    /// The list as this thread last saw it, behind a thread-local count: delivering clones
+    /// the `Rc`, never the shared `Arc`, whose count every thread would write on every event.
+    static CACHED: RefCell<(u64, Option<Rc<List>>)> = const { RefCell::new((0, None)) };
     static THREAD_ID: ThreadIdentity = const { ThreadIdentity(Cell::new(0)) };
 }
 
@@ -398,11 +408,11 @@ pub(crate) fn emit(event: &Observed<'_>) {
             return false; // An observer emitting from inside `observe`: deliver uncached.
         };
         if cached.0 != generation {
-            *cached = (generation, current());
+            *cached = (generation, current().map(Rc::new));
         }
         let list = cached.1.clone();
         drop(cached);
-        deliver(list.as_deref(), event);
+        deliver(list.as_deref().map(|l| &**l), event);
         true
     });
     if delivered != Ok(true) {
@@ -553,13 +563,15 @@ thread_local! {
 }
 
 /// The task the calling thread is running, when tasks are observed (a runtime worker inside
-/// a task; `None` elsewhere or while nothing observes).
+/// a task; `None` elsewhere or while nothing observes), for a task that releases another with
+/// itself as the releaser: observers are told ([`Observed::TaskShared`]) before it is returned.
 pub(crate) fn running_task() -> Option<TaskRef> {
-    if enabled() {
-        RUNNING.try_with(std::cell::Cell::get).ok().flatten()
-    } else {
-        None
+    if !enabled() {
+        return None;
     }
+    let task = RUNNING.try_with(std::cell::Cell::get).ok().flatten()?;
+    emit(&Observed::TaskShared { task });
+    Some(task)
 }
 
 pub(crate) fn task_started(task: TaskRef, kind: TaskKind) {

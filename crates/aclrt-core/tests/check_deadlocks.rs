@@ -255,3 +255,37 @@ fn a_correct_program_exits_with_its_own_status_and_no_report() {
     assert!(out.findings.is_empty());
     assert!(!out.stderr.contains("aclrt-check:"), "{}", out.stderr);
 }
+
+#[test]
+fn child_long_kernel_while_the_host_waits() {
+    if !is_child("child_long_kernel_while_the_host_waits") {
+        return;
+    }
+    start_child();
+    let s = api::create_stream().unwrap();
+    // Runs five hang timeouts: the host's synchronise makes no progress all that time, but
+    // user code is running, which is not a hang.
+    api::launch_kernel(
+        s,
+        "long",
+        aclrt::api::KernelAccess::default(),
+        Box::new(|| {
+            std::thread::sleep(Duration::from_millis(500));
+            Ok(())
+        }),
+    )
+    .unwrap();
+    api::synchronize_stream(s).unwrap();
+    api::destroy_stream(s).unwrap();
+    api::finalize().unwrap();
+}
+
+#[test]
+fn a_kernel_running_longer_than_the_hang_timeout_is_not_a_hang() {
+    let out = run_child(
+        "child_long_kernel_while_the_host_waits",
+        &[("ACLRT_CHECK_HANG_MS", "100")],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.findings.is_empty(), "{:#?}", out.findings);
+}

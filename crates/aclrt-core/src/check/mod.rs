@@ -36,9 +36,12 @@
 //!
 //! Cost: off, nothing beyond the observer hooks' one branch. On, every submission captures its
 //! call stack (return addresses only, symbolised when a finding names them) and the checker's
-//! state is one lock; memory follows live allocations, streams and events.
+//! state is one lock, which no stream worker or submitting thread waits for (`inbox.rs`: their
+//! events are queued for whoever holds it, and a worker hands a plain task's start in with its
+//! end); memory follows live allocations, streams and events.
 
 mod hb;
+mod inbox;
 mod report;
 mod shadow;
 mod site;
@@ -62,6 +65,7 @@ fn lock<T: ?Sized>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 use crate::task_info::TaskKind;
+use inbox::{Deferred, Inbox, Submission};
 use state::{Caller, State};
 
 /// A hasher for the checker's maps: keys are ids and addresses, not attacker-chosen, and the
@@ -241,19 +245,42 @@ impl Options {
 struct Checker {
     options: Options,
     state: Mutex<State>,
-    /// Stream workers' events queued while another thread held the state.
-    deferred: crossbeam_queue::SegQueue<Observed<'static>>,
-    /// Wakes the hang watchdog early (a new wait began, the checker stops).
+    /// Events queued while another thread held the state, and workers' held starts.
+    inbox: Inbox,
+    /// Wake-ups of the hang watchdog (a new wait began, the checker stops), counted.
+    wake: Mutex<u64>,
     watchdog: Condvar,
     stopped: std::sync::atomic::AtomicBool,
 }
 
 impl Observer for Checker {
     fn observe(&self, event: &Observed<'_>) {
-        // Stream workers' events carry no borrowed data: when another thread holds the state,
-        // they are queued for it instead of waiting (it drains them before it lets go, and so
-        // does whoever takes the state next, before its own event).
+        match *event {
+            // Nothing the checker uses.
+            Observed::WaitReleased { .. }
+            | Observed::ApiFailed { .. }
+            | Observed::StreamNamed { .. }
+            | Observed::Finding { .. }
+            | Observed::ProcessEnding { .. } => return,
+            // A start nothing can see while its task runs waits for the task's end.
+            Observed::Started { kind, .. } if Inbox::may_hold(kind) => {
+                if let Some(earlier) = self.inbox.take_held() {
+                    self.offer(Deferred::Event(earlier));
+                }
+                self.inbox.hold(copy_static(event));
+                return;
+            }
+            _ => {}
+        }
+        let held = self.inbox.take_held();
+        // Stream workers' events borrow nothing: they are offered, never waited with.
         let worker_event: Option<Observed<'static>> = match *event {
+            Observed::TaskShared { .. } => {
+                if let Some(started) = held {
+                    self.offer(Deferred::Event(started));
+                }
+                return;
+            }
             Observed::Started { .. } | Observed::Discarded { .. } => Some(copy_static(event)),
             Observed::Finished {
                 task, kind, at_ns, ..
@@ -268,33 +295,23 @@ impl Observer for Checker {
                 after: crate::observe::Point::Task(_),
                 ..
             } => Some(copy_static(event)),
-            Observed::WaitReleased { .. }
-            | Observed::ApiFailed { .. }
-            | Observed::StreamNamed { .. }
-            | Observed::Finding { .. }
-            | Observed::ProcessEnding { .. } => return,
             _ => None,
         };
         if let Some(ev) = worker_event {
-            let mut st = match self.state.try_lock() {
-                Ok(st) => st,
-                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-                Err(std::sync::TryLockError::WouldBlock) => {
-                    self.deferred.push(ev);
-                    return;
+            match held {
+                Some(started) if started_task(&started) == finished_task(&ev) => {
+                    self.offer(Deferred::Pair(started, ev));
                 }
-            };
-            let before = st.findings.len();
-            let mut fatal = self.drain(&mut st);
-            fatal |= st.observe(&ev, Caller::none());
-            fatal |= self.drain(&mut st);
-            let new = self.publish(&st, before);
-            drop(st);
-            announce(&new);
-            if fatal {
-                self.end_process();
+                Some(started) => {
+                    self.offer(Deferred::Event(started));
+                    self.offer(Deferred::Event(ev));
+                }
+                None => self.offer(Deferred::Event(ev)),
             }
             return;
+        }
+        if let Some(started) = held {
+            self.offer(Deferred::Event(started));
         }
         // Stacks are captured before the state is taken: unwinding is the costly part.
         let wants_site = match event {
@@ -315,25 +332,38 @@ impl Observer for Checker {
                 | Observed::EventCreated { .. }
         ) || (self.options.parts.hang
             && matches!(event, Observed::HostWaitBegin { .. }));
-        let caller = Caller {
+        let mut caller = Caller {
             stack: wants_site.then(site::capture),
             // SAFETY: pthread_self has no preconditions.
             pthread: unsafe { libc::pthread_self() } as u64,
         };
-        let mut st = lock(&self.state);
-        let before = st.findings.len();
-        let mut fatal = self.drain(&mut st);
-        fatal |= st.observe(event, caller);
-        fatal |= self.drain(&mut st);
-        let new = self.publish(&st, before);
+        // A submission is copied and offered: the submitter does not wait for a worker
+        // processing its own events.
+        if let Some(submission) = Submission::of(event, &mut caller) {
+            self.offer(Deferred::Submitted(submission));
+            return;
+        }
+        let st = lock(&self.state);
+        self.with_state(st, |st| st.observe(event, caller));
         if matches!(event, Observed::HostWaitBegin { .. }) {
-            self.watchdog.notify_all();
+            self.wake_watchdog();
         }
-        drop(st);
-        announce(&new);
-        if fatal {
-            self.end_process();
-        }
+    }
+}
+
+/// The task a `Started` event names.
+fn started_task(event: &Observed<'_>) -> Option<crate::observe::TaskRef> {
+    match *event {
+        Observed::Started { task, .. } => Some(task),
+        _ => None,
+    }
+}
+
+/// The task a `Finished` event names.
+fn finished_task(event: &Observed<'_>) -> Option<crate::observe::TaskRef> {
+    match *event {
+        Observed::Finished { task, .. } => Some(task),
+        _ => None,
     }
 }
 
@@ -378,11 +408,72 @@ fn copy_static(event: &Observed<'_>) -> Observed<'static> {
 }
 
 impl Checker {
-    /// Processes the events stream workers queued, in their order; whether one was fatal.
+    fn new(options: Options) -> Checker {
+        Checker {
+            state: Mutex::new(State::new(options.parts)),
+            inbox: Inbox::new(),
+            wake: Mutex::new(0),
+            options,
+            watchdog: Condvar::new(),
+            stopped: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Processes `item` now if the state is free, else queues it for whoever holds it.
+    fn offer(&self, item: Deferred) {
+        match self.state.try_lock() {
+            Ok(st) => self.with_state(st, |st| process(st, item)),
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                self.with_state(p.into_inner(), |st| process(st, item))
+            }
+            Err(std::sync::TryLockError::WouldBlock) => {
+                self.inbox.push(item);
+                // The holder may have drained for the last time before the push.
+                if let Ok(st) = self.state.try_lock() {
+                    self.with_state(st, |_| false);
+                }
+            }
+        }
+    }
+
+    /// Runs `work` on the state between two drains of the queue, then publishes what was found
+    /// and lets go; takes the state again while something was queued meanwhile.
+    fn with_state<'a>(
+        &'a self,
+        mut st: std::sync::MutexGuard<'a, State>,
+        work: impl FnOnce(&mut State) -> bool,
+    ) {
+        let mut work = Some(work);
+        loop {
+            let before = st.findings.len();
+            let mut fatal = self.drain(&mut st);
+            if let Some(work) = work.take() {
+                fatal |= work(&mut st);
+                fatal |= self.drain(&mut st);
+            }
+            let new = self.publish(&st, before);
+            drop(st);
+            announce(&new);
+            if fatal {
+                self.end_process();
+            }
+            if !self.inbox.pending_after_unlock() {
+                return;
+            }
+            st = match self.state.try_lock() {
+                Ok(st) => st,
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                // Whoever holds it now drains before letting go.
+                Err(std::sync::TryLockError::WouldBlock) => return,
+            };
+        }
+    }
+
+    /// Processes the events queued meanwhile, in their order; whether one was fatal.
     fn drain(&self, st: &mut State) -> bool {
         let mut fatal = false;
-        while let Some(ev) = self.deferred.pop() {
-            fatal |= st.observe(&ev, Caller::none());
+        while let Some(item) = self.inbox.pop() {
+            fatal |= process(st, item);
         }
         fatal
     }
@@ -421,46 +512,71 @@ impl Checker {
         }
     }
 
-    /// The hang watchdog: sleeps until a wait could have become a hang.
+    /// The hang watchdog: sleeps until a wait could have become a hang. It sleeps on its own
+    /// lock (`wake`, a count of wake-ups), never holding the state, so every holder of the state
+    /// lets go through [`Checker::with_state`].
     fn watch(self: Arc<Self>) {
         let hang_ns = self.options.hang_ms.saturating_mul(1_000_000);
-        let mut st = lock(&self.state);
         loop {
+            let seen = *lock(&self.wake);
             if self.stopped.load(std::sync::atomic::Ordering::Acquire) {
                 return;
             }
-            let before = st.findings.len();
-            let fatal = self.drain(&mut st);
-            let new = self.publish(&st, before);
-            if fatal || !new.is_empty() {
-                drop(st);
-                announce(&new);
-                if fatal {
-                    self.end_process();
-                    return;
+            let (mut waiting, mut hung) = (false, false);
+            self.with_state(lock(&self.state), |st| {
+                // Tasks held back are running: they count as progress, not as a hang.
+                let mut fatal = false;
+                for started in self.inbox.take_all_held() {
+                    fatal |= st.observe(&started, Caller::none());
                 }
-                st = lock(&self.state);
-                continue;
-            }
-            let now = crate::clock::now_ns();
-            if st.look_for_hang(now, hang_ns) {
-                let from = st.findings.len() - 1;
-                let new = self.publish(&st, from);
-                drop(st);
-                announce(&new);
-                self.end_process();
+                hung = st.look_for_hang(crate::clock::now_ns(), hang_ns);
+                waiting = st.blocked.values().any(|b| b.call != "aclrtProcessReport");
+                fatal | hung
+            });
+            if hung {
                 return;
             }
-            let waiting = st.blocked.values().any(|b| b.call != "aclrtProcessReport");
-            st = if waiting {
+            let wake = lock(&self.wake);
+            if *wake != seen {
+                continue;
+            }
+            if waiting {
                 let tick = Duration::from_millis((self.options.hang_ms / 4).clamp(1, 1000));
-                self.watchdog
-                    .wait_timeout(st, tick)
-                    .map(|(g, _)| g)
-                    .unwrap_or_else(|e| e.into_inner().0)
+                drop(self.watchdog.wait_timeout(wake, tick));
             } else {
-                self.watchdog.wait(st).unwrap_or_else(|e| e.into_inner())
-            };
+                drop(self.watchdog.wait(wake));
+            }
+        }
+    }
+
+    /// Wakes the watchdog (a wait began, the checker stops).
+    fn wake_watchdog(&self) {
+        *lock(&self.wake) += 1;
+        self.watchdog.notify_all();
+    }
+
+    /// `f` on the state, after what was queued; what it finds is published.
+    fn read<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
+        let mut out = None;
+        self.with_state(lock(&self.state), |st| {
+            out = Some(f(st));
+            false
+        });
+        out.expect("with_state runs its work")
+    }
+}
+
+/// One queued item; whether it was fatal.
+fn process(st: &mut State, item: Deferred) -> bool {
+    match item {
+        Deferred::Event(ev) => st.observe(&ev, Caller::none()),
+        Deferred::Pair(started, finished) => {
+            let fatal = st.observe(&started, Caller::none());
+            st.observe(&finished, Caller::none()) | fatal
+        }
+        Deferred::Submitted(mut submission) => {
+            let (ev, caller) = submission.event();
+            st.observe(&ev, caller)
         }
     }
 }
@@ -483,13 +599,7 @@ pub fn enable(parts: Parts) {
 /// Switches the checker on with `options`. Replaces a checker already on (its findings go).
 pub fn enable_with(options: Options) {
     disable();
-    let checker = Arc::new(Checker {
-        state: Mutex::new(State::new(options.parts)),
-        deferred: crossbeam_queue::SegQueue::new(),
-        options,
-        watchdog: Condvar::new(),
-        stopped: std::sync::atomic::AtomicBool::new(false),
-    });
+    let checker = Arc::new(Checker::new(options));
     if checker.options.parts.hang {
         let watcher = checker.clone();
         let _ = std::thread::Builder::new()
@@ -584,10 +694,8 @@ pub fn disable() -> Vec<Finding> {
         .checker
         .stopped
         .store(true, std::sync::atomic::Ordering::Release);
-    installed.checker.watchdog.notify_all();
-    let mut st = lock(&installed.checker.state);
-    installed.checker.drain(&mut st);
-    st.findings.clone()
+    installed.checker.wake_watchdog();
+    installed.checker.read(|st| st.findings.clone())
 }
 
 /// Whether the checker is on.
@@ -598,11 +706,7 @@ pub fn is_enabled() -> bool {
 /// The findings so far.
 pub fn findings() -> Vec<Finding> {
     match lock(&INSTALLED).as_ref() {
-        Some(i) => {
-            let mut st = lock(&i.checker.state);
-            i.checker.drain(&mut st);
-            st.findings.clone()
-        }
+        Some(i) => i.checker.read(|st| st.findings.clone()),
         None => Vec::new(),
     }
 }
@@ -616,17 +720,10 @@ pub fn check_leaks() {
     if !checker.options.parts.leak {
         return;
     }
-    let mut st = lock(&checker.state);
-    checker.drain(&mut st);
-    let leaks = st.leaks();
-    if leaks.is_empty() {
-        return;
-    }
-    let from = st.findings.len();
-    st.findings.extend(leaks);
-    let new = checker.publish(&st, from);
-    drop(st);
-    announce(&new);
+    checker.read(|st| {
+        let leaks = st.leaks();
+        st.findings.extend(leaks);
+    });
 }
 
 /// Tells the other observers (a trace collector) of new findings, on the calling thread, with
@@ -676,4 +773,80 @@ extern "C" fn at_exit() {
             unsafe { libc::_exit(code) };
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observe::TaskRef;
+    use crate::task_info::TaskMeta;
+
+    const TASK: TaskRef = TaskRef {
+        device_id: 0,
+        stream_id: 1,
+        stream: 0x51,
+        task_id: 0,
+    };
+
+    /// The task the checker sees running on `TASK`'s stream.
+    fn running(checker: &Checker) -> Option<u64> {
+        checker.read(|st| {
+            st.streams
+                .get(&TASK.stream)
+                .and_then(|s| s.running.as_ref())
+                .map(|p| p.id)
+        })
+    }
+
+    fn submit_and_start(checker: &Checker, kind: TaskKind) {
+        let meta = TaskMeta::default();
+        checker.observe(&Observed::Submitted {
+            task: TASK,
+            kind,
+            meta: &meta,
+            thread_id: 1,
+            start_ns: 0,
+            end_ns: 0,
+        });
+        checker.observe(&Observed::Started {
+            task: TASK,
+            kind,
+            thread_id: 2,
+            at_ns: 0,
+        });
+    }
+
+    #[test]
+    fn a_plain_kernel_start_is_held_until_the_task_is_shared_or_ends() {
+        let checker = Checker::new(Options::quiet(Parts::DEFAULT));
+        submit_and_start(&checker, TaskKind::Kernel);
+        assert_eq!(running(&checker), None, "held back");
+        // A notify record names its task as the releaser: its start must be known first.
+        checker.observe(&Observed::TaskShared { task: TASK });
+        assert_eq!(running(&checker), Some(0));
+        checker.observe(&Observed::Finished {
+            task: TASK,
+            kind: TaskKind::Kernel,
+            failure: None,
+            at_ns: 1,
+        });
+        assert_eq!(running(&checker), None, "ended");
+    }
+
+    #[test]
+    fn a_record_start_is_never_held() {
+        let checker = Checker::new(Options::quiet(Parts::DEFAULT));
+        submit_and_start(&checker, TaskKind::Record);
+        assert_eq!(running(&checker), Some(0));
+    }
+
+    #[test]
+    fn the_watchdog_takes_held_starts() {
+        let checker = Checker::new(Options::quiet(Parts::DEFAULT));
+        submit_and_start(&checker, TaskKind::Kernel);
+        let held = checker.inbox.take_all_held();
+        assert_eq!(held.len(), 1);
+        assert!(matches!(held[0], Observed::Started { task: TASK, .. }));
+        assert!(checker.inbox.take_held().is_none(), "taken once");
+    }
 }
