@@ -48,7 +48,7 @@ impl Submission {
     /// A copy of `event`, if it is a submission that may be processed away from its thread.
     /// Not a wait: whether it is a legacy SYNC wait, whose site is captured where it is
     /// processed, is known only to the state.
-    pub(crate) fn of(event: &Observed<'_>, caller: &mut Caller) -> Option<Box<Submission>> {
+    pub(crate) fn of(event: &Observed<'_>, caller: &mut Caller) -> Option<Submission> {
         match *event {
             Observed::Submitted {
                 task,
@@ -57,7 +57,7 @@ impl Submission {
                 thread_id,
                 start_ns,
                 end_ns,
-            } if kind != TaskKind::Wait => Some(Box::new(Submission {
+            } if kind != TaskKind::Wait => Some(Submission {
                 task,
                 kind,
                 meta: meta.clone(),
@@ -68,7 +68,7 @@ impl Submission {
                     stack: caller.stack.take(),
                     pthread: caller.pthread,
                 },
-            })),
+            }),
             _ => None,
         }
     }
@@ -97,8 +97,9 @@ pub(crate) enum Deferred {
     Event(Observed<'static>),
     /// A held start and the end that followed it.
     Pair(Observed<'static>, Observed<'static>),
-    /// A submission.
-    Submitted(Box<Submission>),
+    /// A submission (in place: a box would be freed by another thread than the one that
+    /// allocated it, which costs the allocator's lock).
+    Submitted(Submission),
 }
 
 /// A worker's held start, where the watchdog can take it.
