@@ -1,9 +1,10 @@
 //! How observed events reach the checker's state when its lock is taken.
 //!
-//! The state is one lock. Stream workers and submitting threads never wait for it: an event
-//! that borrows nothing (or whose borrowed parts are copied, for a submission) goes into one
-//! FIFO queue when the lock is taken, and whoever holds the lock processes the queue before its
-//! own event and again before it lets go. A worker also holds back the start of a task that
+//! The state is one lock. Stream workers and submitting threads never wait for it: a worker's
+//! event (which borrows nothing) goes into one FIFO queue when the lock is taken, and whoever
+//! holds the lock processes the queue before its own event and again before it lets go. A
+//! submission (its borrowed task description copied) always goes into the queue: the
+//! submitting thread, usually the busiest, leaves its processing to the workers. A worker also holds back the start of a task that
 //! nothing can observe while it runs (no check is due at its start and no other thread can
 //! name it) in a slot of its own, and hands it in together with the task's end: one hand-over
 //! per task instead of two.
@@ -15,10 +16,12 @@
 //!   thread, and before the task can be named by another thread: a task that completes a
 //!   record is never held, and a task that names itself as a releaser says so first
 //!   ([`Observed::TaskShared`]). Its end is handed in before the stream's progress moves.
-//! - **Nothing is stranded.** A thread that queues an event looks at the lock again after a
+//! - **Nothing is stranded.** A worker that queues an event looks at the lock again after a
 //!   `SeqCst` fence, and the holder looks at the queue again after its own fence following the
-//!   unlock: one of the two sees the other, so an event is never left queued with nobody to
-//!   process it.
+//!   unlock: one of the two sees the other, so a worker's event is never left queued with
+//!   nobody to process it. A queued submission is always followed by its task's start or
+//!   discard (nothing accepted is lost), which a worker offers after processing the queue; and
+//!   every reader of the findings processes the queue first.
 //! - **Held starts stay visible.** The hang watchdog takes every held start before it judges
 //!   (a task held back is still running user code).
 

@@ -337,10 +337,12 @@ impl Observer for Checker {
             // SAFETY: pthread_self has no preconditions.
             pthread: unsafe { libc::pthread_self() } as u64,
         };
-        // A submission is copied and offered: the submitter does not wait for a worker
-        // processing its own events.
+        // A submission is copied and queued, never processed here: the submitting thread (the
+        // busiest one) neither waits for the state nor does the workers' share of the work.
+        // Its task's start or discard, which always follows, is offered by a stream worker,
+        // which processes the queue first.
         if let Some(submission) = Submission::of(event, &mut caller) {
-            self.offer(Deferred::Submitted(submission));
+            self.inbox.push(Deferred::Submitted(submission));
             return;
         }
         let st = lock(&self.state);
