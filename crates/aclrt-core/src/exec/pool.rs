@@ -46,6 +46,8 @@ const IDLE_SPINS: u32 = 1_024;
 const EXTRA_IDLE: Duration = Duration::from_millis(50);
 /// How often the monitor looks while jobs wait and no worker is idle.
 const MONITOR_TICK: Duration = Duration::from_millis(1);
+/// Ticks the monitor stays awake with nothing to look at before it parks.
+const DOZE_TICKS: u32 = 20;
 /// The most workers a pool has at once, extra ones included.
 const MAX_WORKERS: usize = 4_096;
 
@@ -128,8 +130,9 @@ impl Pool {
         if self.workers.load(Ordering::SeqCst) == 0 || self.shut.load(Ordering::SeqCst) {
             self.spawn_worker()?;
         }
-        self.ready.push(job);
-        self.more_hands_if_needed();
+        if !self.ready.push(job) {
+            self.more_hands_if_needed();
+        }
         Ok(())
     }
 
@@ -347,12 +350,24 @@ fn monitor(pool: Weak<Pool>) {
     if let Some(p) = pool.upgrade() {
         let _ = p.monitor.set(std::thread::current());
     }
+    // Ticks in a row with nothing to look at.
+    let mut quiet = 0;
     loop {
         let Some(p) = pool.upgrade() else { return };
         if p.shut.load(Ordering::SeqCst) {
             return;
         }
+        if !p.needs_monitor() && quiet < DOZE_TICKS {
+            // Dozes a few ticks before parking, still counted as awake: under a steady stream
+            // of launches jobs wait and stop waiting many times a millisecond, and each time
+            // would otherwise cost a submitter an unpark (and the core, to the monitor).
+            quiet += 1;
+            drop(p);
+            std::thread::sleep(MONITOR_TICK);
+            continue;
+        }
         if !p.needs_monitor() {
+            quiet = 0;
             p.monitor_state.store(MONITOR_ASLEEP, Ordering::SeqCst);
             std::sync::atomic::fence(Ordering::SeqCst);
             if !p.needs_monitor() && !p.shut.load(Ordering::SeqCst) {
@@ -363,6 +378,7 @@ fn monitor(pool: Weak<Pool>) {
             }
             continue;
         }
+        quiet = 0;
         drop(p);
         std::thread::sleep(MONITOR_TICK);
         if let Some(p) = pool.upgrade() {

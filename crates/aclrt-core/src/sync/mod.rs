@@ -38,7 +38,7 @@ impl<T> std::ops::Deref for CachePadded<T> {
 pub(crate) mod shim {
     pub(crate) use loom::hint::spin_loop;
     pub(crate) use loom::sync::atomic::{
-        fence, AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+        fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering,
     };
     pub(crate) use loom::sync::{Mutex, MutexGuard};
     pub(crate) use loom::thread::{current, park, yield_now, Thread};
@@ -54,7 +54,7 @@ pub(crate) mod shim {
 pub(crate) mod shim {
     pub(crate) use std::hint::spin_loop;
     pub(crate) use std::sync::atomic::{
-        fence, AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+        fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering,
     };
     pub(crate) use std::sync::{Mutex, MutexGuard};
     pub(crate) use std::thread::{current, park, park_timeout, yield_now, Thread};

@@ -7,8 +7,8 @@
 //! # Invariants
 //! - Every pushed item is taken exactly once, by one worker (or is still queued).
 //! - **No lost wake-up.** A worker counts itself as spinning or sleeping before its last look
-//!   at the queue; a producer counts its item (`len`) before it looks at those counts, with
-//!   `SeqCst` fences on both sides. So either the worker sees the item, or the producer sees
+//!   at the queue; a producer queues its item before it looks at those counts, with `SeqCst`
+//!   fences on both sides. So either the worker sees the item, or the producer sees
 //!   the worker: a spinning one will look again, and a sleeping one is unparked (if no
 //!   worker spins). A worker never sleeps while an item it could see is queued.
 //! - **A wake-up is passed on, never absorbed.** A worker that takes an item and leaves more
@@ -22,7 +22,7 @@
 
 use std::time::Duration;
 
-use super::shim::{self, fence, AtomicBool, AtomicI64, AtomicUsize, Mutex, Ordering, Thread};
+use super::shim::{self, fence, AtomicBool, AtomicUsize, Mutex, Ordering, Thread};
 
 #[cfg(not(loom))]
 type Items<T> = crossbeam_queue::SegQueue<T>;
@@ -46,6 +46,9 @@ impl<T> Items<T> {
     fn is_empty(&self) -> bool {
         self.0.lock().unwrap().is_empty()
     }
+    fn len(&self) -> usize {
+        self.0.lock().unwrap().len()
+    }
 }
 
 /// What [`ReadyQueue::pop`] found.
@@ -62,10 +65,6 @@ pub enum Pop<T> {
 /// See the module documentation.
 pub struct ReadyQueue<T> {
     items: Items<T>,
-    /// Items pushed and not yet taken, for statistics (the monitor): raised after a push,
-    /// lowered after a take, so it may dip below zero for a moment. Decisions to sleep look at
-    /// the queue itself.
-    len: AtomicI64,
     /// Workers spinning for an item (they look again before they sleep).
     spinning: AtomicUsize,
     /// Workers listed as sleepers.
@@ -77,7 +76,6 @@ pub struct ReadyQueue<T> {
 impl<T> std::fmt::Debug for ReadyQueue<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReadyQueue")
-            .field("len", &self.len)
             .field("spinning", &self.spinning)
             .field("sleeping", &self.sleeping)
             .finish()
@@ -98,7 +96,6 @@ impl<T> ReadyQueue<T> {
     pub fn new() -> Self {
         Self {
             items: Items::new(),
-            len: AtomicI64::new(0),
             spinning: AtomicUsize::new(0),
             sleeping: AtomicUsize::new(0),
             sleepers: Mutex::new(Vec::new()),
@@ -111,27 +108,36 @@ impl<T> ReadyQueue<T> {
     }
 
     /// Queues `item`; wakes a sleeping worker unless one is spinning (it will see the item).
-    pub fn push(&self, item: T) {
+    /// Returns whether a worker was idle (spinning, or asleep and now woken): it will take an
+    /// item, so the caller need not look for more hands.
+    pub fn push(&self, item: T) -> bool {
         self.items.push(item);
-        self.len.fetch_add(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
-        self.wake_one_if_none_spins();
+        self.wake_one_if_none_spins()
     }
 
-    fn wake_one_if_none_spins(&self) {
-        if self.spinning.load(Ordering::SeqCst) > 0 || self.sleeping.load(Ordering::SeqCst) == 0 {
-            return;
+    /// Whether a worker was idle: spinning, or asleep (then one is woken).
+    fn wake_one_if_none_spins(&self) -> bool {
+        if self.spinning.load(Ordering::SeqCst) > 0 {
+            return true;
+        }
+        if self.sleeping.load(Ordering::SeqCst) == 0 {
+            return false;
         }
         let sleeper = self.sleepers().pop();
-        if let Some(t) = sleeper {
-            self.sleeping.fetch_sub(1, Ordering::SeqCst);
-            t.unpark();
+        match sleeper {
+            Some(t) => {
+                self.sleeping.fetch_sub(1, Ordering::SeqCst);
+                t.unpark();
+                true
+            }
+            None => false,
         }
     }
 
     /// Items queued now.
     pub fn len(&self) -> usize {
-        usize::try_from(self.len.load(Ordering::SeqCst)).unwrap_or(0)
+        self.items.len()
     }
 
     /// Whether no item is queued now.
@@ -146,9 +152,7 @@ impl<T> ReadyQueue<T> {
     }
 
     fn try_take(&self) -> Option<T> {
-        let item = self.items.pop()?;
-        self.len.fetch_sub(1, Ordering::SeqCst);
-        Some(item)
+        self.items.pop()
     }
 
     /// Worker side: takes the next item, spinning up to `spins` times and then parking while
@@ -161,7 +165,7 @@ impl<T> ReadyQueue<T> {
                 // had listed itself, then found the queue not empty): pass that on.
                 fence(Ordering::SeqCst);
                 if !self.is_empty() {
-                    self.wake_one_if_none_spins();
+                    let _ = self.wake_one_if_none_spins();
                 }
                 return Pop::Item(item);
             }
@@ -182,7 +186,7 @@ impl<T> ReadyQueue<T> {
                 // below (after the fence) sees its item.
                 fence(Ordering::SeqCst);
                 if !self.is_empty() {
-                    self.wake_one_if_none_spins();
+                    let _ = self.wake_one_if_none_spins();
                 }
                 return Pop::Item(item);
             }
