@@ -9,7 +9,7 @@ cargo test --workspace --no-fail-fast
 
 # The rerun uses the binaries built above: `cargo test -p aclrt-core` would unify features for
 # that one package alone and build the core and all its tests a second time.
-echo "--- the core's tests under ACLRT_SCHEDULER=pool"
+echo "--- the core's tests under ACLRT_SCHEDULER=threads"
 mapfile -t bins < <(cargo test --workspace --no-run --message-format=json 2>/dev/null | python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -24,6 +24,6 @@ status=0
 cd crates/aclrt-core
 for bin in "${bins[@]}"; do
     echo "- $(basename "$bin")"
-    ACLRT_SCHEDULER=pool "$bin" -q || { echo "!!! $(basename "$bin") failed under the pool"; status=1; }
+    ACLRT_SCHEDULER=threads "$bin" -q || { echo "!!! $(basename "$bin") failed with a thread per stream"; status=1; }
 done
 exit $status

@@ -17,8 +17,8 @@ pub const ENV_CUDA_COMPUTE_CAPABILITY: &str = "ACLRT_CUDA_COMPUTE_CAPABILITY";
 /// [`DEFAULT_MULTIPROCESSOR_COUNT`]).
 pub const ENV_CUDA_SM_COUNT: &str = "ACLRT_CUDA_SM_COUNT";
 
-/// Environment variable: how streams are run, `threads` (default: one worker thread per
-/// stream) or `pool` (a pool of workers runs the streams that are ready); see [`Scheduler`].
+/// Environment variable: how streams are run, `pool` (default: a pool of workers runs the
+/// streams that are ready) or `threads` (one worker thread per stream); see [`Scheduler`].
 pub const ENV_SCHEDULER: &str = "ACLRT_SCHEDULER";
 
 /// How a runtime runs its streams' tasks. Either way each stream runs its tasks strictly in
@@ -26,16 +26,16 @@ pub const ENV_SCHEDULER: &str = "ACLRT_SCHEDULER";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Scheduler {
     /// Every stream has its own worker thread, started with its first task.
-    #[default]
     Threads,
     /// Streams are queues: a pool of about as many workers as the process may use cores runs
     /// the streams that have work; a stream whose head waits for something not yet done
     /// gives its worker up until it is; workers stuck in long tasks are made up for.
+    #[default]
     Pool,
 }
 
 impl Scheduler {
-    /// The scheduler [`ENV_SCHEDULER`] names; [`Scheduler::Threads`] when it is unset or
+    /// The scheduler [`ENV_SCHEDULER`] names; [`Scheduler::Pool`] when it is unset or
     /// names neither.
     pub fn from_env() -> Self {
         Self::parse(&env::var(ENV_SCHEDULER).unwrap_or_default()).unwrap_or_default()
@@ -320,7 +320,7 @@ mod tests {
         assert_eq!(Scheduler::parse(" Pool\n"), Some(Scheduler::Pool));
         assert_eq!(Scheduler::parse(""), None);
         assert_eq!(Scheduler::parse("fibers"), None);
-        assert_eq!(Scheduler::default(), Scheduler::Threads);
+        assert_eq!(Scheduler::default(), Scheduler::Pool);
     }
 
     #[test]

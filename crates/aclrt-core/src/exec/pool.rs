@@ -16,8 +16,8 @@
 //!   wait and no worker is idle, a monitor thread looks every millisecond; a worker whose
 //!   count is odd and unchanged since the last look has been inside one task that long, and
 //!   for each of those the monitor starts an extra worker (at most one per queued job). Extra
-//!   workers leave after [`EXTRA_IDLE`] without work. When nothing waits the monitor parks:
-//!   an idle pool uses no CPU.
+//!   workers leave after [`EXTRA_IDLE`] without work. When nothing has waited for
+//!   [`DOZE_TICKS`] ticks the monitor parks: an idle pool uses no CPU.
 //!
 //! # Invariants
 //! - A job is run by at most one worker at a time (its `RunState`, see `sync/runstate.rs`).
