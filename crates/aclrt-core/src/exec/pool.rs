@@ -14,8 +14,9 @@
 //! - **Monitor**: a kernel or host function that blocks holds its worker. Each worker counts
 //!   the tasks it enters and leaves (one relaxed add each: odd while inside one). While jobs
 //!   wait and no worker is idle, a monitor thread looks every millisecond; a worker whose
-//!   count is odd and unchanged since the last look has been inside one task that long, and
-//!   for each of those the monitor starts an extra worker (at most one per queued job). Extra
+//!   count is odd and unchanged since the last look has been inside one task that long; if it
+//!   ran on a CPU meanwhile or sleeps (not merely waited for a core), the monitor starts an
+//!   extra worker for it (at most one per queued job). Extra
 //!   workers leave after [`EXTRA_IDLE`] without work. When nothing has waited for
 //!   [`DOZE_TICKS`] ticks the monitor parks: an idle pool uses no CPU.
 //!
@@ -55,13 +56,75 @@ const MONITOR_NONE: u8 = 0;
 const MONITOR_AWAKE: u8 = 1;
 const MONITOR_ASLEEP: u8 = 2;
 
-/// A worker's task counter: odd while it is inside a task. Only the monitor writes `seen`.
+/// A worker's task counter: odd while it is inside a task. Only the monitor writes `seen` and
+/// `cpu_seen`.
 #[derive(Default)]
 struct Stamp {
     entered: AtomicU64,
     seen: AtomicU64,
     /// The worker's thread, once it runs.
     thread: OnceLock<Thread>,
+    /// Its OS thread id and `pthread_t`, once it runs (0 before).
+    tid: AtomicU64,
+    pthread: AtomicU64,
+    /// Its CPU time (ns) when the monitor first saw it inside its current task.
+    cpu_seen: AtomicU64,
+}
+
+impl Stamp {
+    /// CPU time the worker has used, in ns; `None` when it cannot be read.
+    ///
+    /// Only with the pool's list of stamps locked: a worker takes its stamp off that list
+    /// before its thread ends, so the thread is alive here.
+    fn cpu_ns(&self) -> Option<u64> {
+        let pthread = self.pthread.load(Ordering::Acquire);
+        if pthread == 0 {
+            return None;
+        }
+        let mut clock: libc::clockid_t = 0;
+        // SAFETY: `pthread` names a live thread of this process (see above); `clock` is a
+        // valid out-pointer.
+        if unsafe { libc::pthread_getcpuclockid(pthread as libc::pthread_t, &mut clock) } != 0 {
+            return None;
+        }
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `clock` was just obtained for a live thread; `ts` is a valid out-pointer.
+        if unsafe { libc::clock_gettime(clock, &mut ts) } != 0 {
+            return None;
+        }
+        Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+    }
+
+    /// Whether the worker, inside one task since the monitor's last look, holds its streams
+    /// up: it ran on a CPU meanwhile (a long computation) or it sleeps (a blocking kernel).
+    /// One that neither ran nor sleeps was ready to run with no core to run on (the machine is
+    /// oversubscribed): another worker would only take a core from it. What cannot be read
+    /// counts as holding up.
+    fn holds_up(&self) -> bool {
+        let (Some(now), before) = (self.cpu_ns(), self.cpu_seen.load(Ordering::Relaxed)) else {
+            return true;
+        };
+        self.cpu_seen.store(now, Ordering::Relaxed);
+        if now.saturating_sub(before) >= RAN_MEANWHILE.as_nanos() as u64 {
+            return true;
+        }
+        !matches!(thread_state(self.tid.load(Ordering::Acquire)), Some(b'R'))
+    }
+}
+
+/// CPU time that counts as having run between two looks of the monitor.
+const RAN_MEANWHILE: Duration = Duration::from_micros(50);
+
+/// The scheduler state of thread `tid` of this process (`R` running or ready, `S` sleeping,
+/// `D` waiting on I/O, ...), from `/proc`.
+fn thread_state(tid: u64) -> Option<u8> {
+    let stat = std::fs::read(format!("/proc/self/task/{tid}/stat")).ok()?;
+    // The state follows the command name, which is in parentheses and may hold any byte.
+    let close = stat.iter().rposition(|&b| b == b')')?;
+    stat.get(close + 2).copied()
 }
 
 /// The pool of one runtime.
@@ -218,6 +281,13 @@ impl Pool {
 
     fn run_worker(self: Arc<Self>, stamp: Arc<Stamp>) {
         let _ = stamp.thread.set(std::thread::current());
+        stamp.tid.store(
+            u64::from(crate::thread_state::os_thread_id()),
+            Ordering::Release,
+        );
+        stamp
+            .pthread
+            .store(crate::thread_state::pthread_id(), Ordering::Release);
         LOCAL.with(|l| {
             *l.borrow_mut() = Some(Local {
                 pool: Arc::as_ptr(&self),
@@ -303,15 +373,24 @@ impl Pool {
     }
 
     /// One look of the monitor: starts extra workers for the queued jobs if some worker has
-    /// been inside one task since the last look.
+    /// been inside one task since the last look and holds its streams up ([`Stamp::holds_up`]).
     fn look(self: &Arc<Self>) {
+        if !self.needs_monitor() {
+            return;
+        }
+        let queued = self.ready.len();
         let stuck = {
             let stamps = lock_leaf(&self.stamps);
             let mut stuck = 0;
             for s in stamps.iter() {
                 let now = s.entered.load(Ordering::Relaxed);
-                if now % 2 == 1 && s.seen.load(Ordering::Relaxed) == now {
-                    stuck += 1;
+                if now % 2 == 1 {
+                    if s.seen.load(Ordering::Relaxed) != now {
+                        // A task the monitor sees for the first time: its CPU time so far.
+                        s.cpu_seen.store(s.cpu_ns().unwrap_or(0), Ordering::Relaxed);
+                    } else if stuck < queued && s.holds_up() {
+                        stuck += 1;
+                    }
                 }
                 s.seen.store(now, Ordering::Relaxed);
             }
@@ -320,9 +399,10 @@ impl Pool {
         if stuck == 0 || !self.needs_monitor() {
             return;
         }
-        // One more worker per stuck one, at most one per queued job: a worker the host merely
-        // descheduled for a while costs one extra worker (which leaves again), while streams
-        // all blocked in long kernels double the workers every look or two until each has one.
+        // One more worker per stuck one, at most one per queued job: streams all blocked in
+        // long kernels double the workers every look or two until each has one. A worker the
+        // host merely descheduled is not stuck: on an oversubscribed machine more workers
+        // would only take cores from the submitting threads and from each other.
         let wanted = self
             .ready
             .len()
@@ -481,5 +561,66 @@ mod tests {
         rx.recv().unwrap();
         drop(tx);
         pool.shut_down();
+    }
+
+    /// A stamp for the calling thread, as a worker makes its own.
+    fn stamp_of_this_thread() -> Stamp {
+        let stamp = Stamp::default();
+        stamp.tid.store(
+            u64::from(crate::thread_state::os_thread_id()),
+            Ordering::Release,
+        );
+        stamp
+            .pthread
+            .store(crate::thread_state::pthread_id(), Ordering::Release);
+        stamp
+    }
+
+    #[test]
+    fn a_worker_asleep_in_its_task_holds_up_and_one_on_a_cpu_too() {
+        // Asleep: a thread parked until told.
+        let (tx, rx) = mpsc::channel();
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let sleeper = std::thread::spawn(move || {
+            tx.send(stamp_of_this_thread()).unwrap();
+            let _ = done_rx.recv();
+        });
+        let stamp = rx.recv().unwrap();
+        stamp
+            .cpu_seen
+            .store(stamp.cpu_ns().unwrap(), Ordering::Relaxed);
+        // Wait until it is in its receive (its state is no longer running).
+        while thread_state(stamp.tid.load(Ordering::Relaxed)) == Some(b'R') {
+            std::thread::yield_now();
+        }
+        assert!(stamp.holds_up(), "a sleeping worker holds its streams up");
+        drop(done_tx);
+        sleeper.join().unwrap();
+
+        // On a CPU: the calling thread, which computes between the two readings.
+        let me = stamp_of_this_thread();
+        me.cpu_seen.store(me.cpu_ns().unwrap(), Ordering::Relaxed);
+        let start = me.cpu_ns().unwrap();
+        while me.cpu_ns().unwrap() - start < 2 * RAN_MEANWHILE.as_nanos() as u64 {
+            std::hint::spin_loop();
+        }
+        assert!(me.holds_up(), "a computing worker holds its streams up");
+    }
+
+    #[test]
+    fn a_worker_ready_but_without_a_core_does_not_hold_up() {
+        // The calling thread is running (state R) and has used no CPU since `cpu_seen`, as a
+        // worker waiting for a core would look.
+        let me = stamp_of_this_thread();
+        me.cpu_seen.store(u64::MAX, Ordering::Relaxed);
+        assert_eq!(thread_state(me.tid.load(Ordering::Relaxed)), Some(b'R'));
+        assert!(!me.holds_up());
+    }
+
+    #[test]
+    fn a_thread_state_is_read_from_proc_and_an_unknown_thread_has_none() {
+        let me = crate::thread_state::os_thread_id();
+        assert_eq!(thread_state(u64::from(me)), Some(b'R'));
+        assert_eq!(thread_state(u64::from(u32::MAX)), None);
     }
 }
