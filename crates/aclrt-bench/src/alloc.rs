@@ -56,6 +56,18 @@ pub fn counted<T>(f: impl FnOnce() -> T) -> (T, isize) {
     (out, LIVE.load(Ordering::SeqCst))
 }
 
+/// The runtime's threads alive now (stream workers, pool workers, monitors: every thread it
+/// starts is named `aclrt-…`).
+pub fn runtime_threads() -> usize {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .filter(|name| name.starts_with("aclrt-"))
+        .count()
+}
+
 /// Resident set size of the process, bytes.
 pub fn rss_bytes() -> usize {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();

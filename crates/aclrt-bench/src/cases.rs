@@ -12,7 +12,7 @@ use aclrt::consts::{
 };
 use aclrt::{EventHandle, StreamHandle};
 
-use crate::alloc::{counted, cpu_seconds, rss_bytes};
+use crate::alloc::{counted, cpu_seconds, rss_bytes, runtime_threads};
 use crate::baseline::{self as base, Wait};
 use crate::report::{per_op, repeat, secs, Row, Stats, Target};
 
@@ -672,6 +672,7 @@ fn case_scale(p: &Plan) -> R<Vec<Row>> {
     }
     std::thread::sleep(Duration::from_millis(20));
     let rss_per_stream = (rss_bytes().saturating_sub(rss0)) as f64 / with_workers as f64;
+    let threads = runtime_threads();
     let t = Instant::now();
     for s in &created {
         api::destroy_stream(*s)?;
@@ -724,6 +725,17 @@ fn case_scale(p: &Plan) -> R<Vec<Row>> {
         .note(format!(
             "RSS growth over {with_workers} streams after each ran one task; a worker's stack is virtual until touched"
         )),
+    );
+    let cores = std::thread::available_parallelism().map_or(2, |c| c.get());
+    rows.push(
+        Row::new(
+            "11h",
+            &format!("runtime threads alive with {n} streams, {with_workers} idle after a task"),
+            "threads",
+            Stats::of(vec![threads as f64]),
+        )
+        .target(Target::AtMost((cores + 4) as f64))
+        .note("threads named aclrt-* once the streams ran a task and went idle; target: cores + 4"),
     );
 
     // SYNC events: each holds a device resource from creation.
