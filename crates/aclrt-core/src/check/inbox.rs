@@ -22,8 +22,9 @@
 //!   nobody to process it. A queued submission is always followed by its task's start or
 //!   discard (nothing accepted is lost), which a worker offers after processing the queue; and
 //!   every reader of the findings processes the queue first.
-//! - **Held starts stay visible.** The hang watchdog takes every held start before it judges
-//!   (a task held back is still running user code).
+//! - **Held starts stay visible.** The hang watchdog, and every reader of the findings, queue
+//!   every held start before they process the queue (a task held back is still running user
+//!   code); each is queued while its slot is locked, so the task's end comes after it.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -135,9 +136,14 @@ impl Inbox {
 
     /// Whether a task of `kind` may have its start held back: not a record (its completion
     /// releases waits that name it), not a wait or a callback (their start is when the checker
-    /// looks for a deadlock).
+    /// looks for a deadlock), not an implicit stream wait (the pooled scheduler may announce
+    /// it on one worker, suspend it and finish it on another: a start held on the first would
+    /// come after the end).
     pub(crate) fn may_hold(kind: TaskKind) -> bool {
-        !matches!(kind, TaskKind::Record | TaskKind::Wait | TaskKind::Callback)
+        !matches!(
+            kind,
+            TaskKind::Record | TaskKind::Wait | TaskKind::Callback | TaskKind::StreamWait
+        )
     }
 
     /// Holds `started` back in the calling thread's slot.
@@ -177,14 +183,17 @@ impl Inbox {
         .flatten()
     }
 
-    /// Every thread's held start (the watchdog, with the state held).
-    pub(crate) fn take_all_held(&self) -> Vec<Observed<'static>> {
+    /// Queues every thread's held start, each while its slot is locked: its thread's next
+    /// event (the task's end) then finds the slot empty and is queued after it. The queue, not
+    /// the caller, orders them: the events their threads queued before go first.
+    pub(crate) fn queue_all_held(&self) {
         let slots = lock(&self.slots);
-        slots
-            .iter()
-            .filter_map(Weak::upgrade)
-            .filter_map(|s| lock(&s.0).take())
-            .collect()
+        for slot in slots.iter().filter_map(Weak::upgrade) {
+            let mut held = lock(&slot.0);
+            if let Some(started) = held.take() {
+                self.queue.push(Deferred::Event(started));
+            }
+        }
     }
 
     pub(crate) fn push(&self, item: Deferred) {

@@ -525,15 +525,12 @@ impl Checker {
                 return;
             }
             let (mut waiting, mut hung) = (false, false);
+            // Tasks held back are running: they count as progress, not as a hang.
+            self.inbox.queue_all_held();
             self.with_state(lock(&self.state), |st| {
-                // Tasks held back are running: they count as progress, not as a hang.
-                let mut fatal = false;
-                for started in self.inbox.take_all_held() {
-                    fatal |= st.observe(&started, Caller::none());
-                }
                 hung = st.look_for_hang(crate::clock::now_ns(), hang_ns);
                 waiting = st.blocked.values().any(|b| b.call != "aclrtProcessReport");
-                fatal | hung
+                hung
             });
             if hung {
                 return;
@@ -557,8 +554,10 @@ impl Checker {
         self.watchdog.notify_all();
     }
 
-    /// `f` on the state, after what was queued; what it finds is published.
+    /// `f` on the state, after what was queued and the starts workers hold (tasks running
+    /// now); what it finds is published.
     fn read<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
+        self.inbox.queue_all_held();
         let mut out = None;
         self.with_state(lock(&self.state), |st| {
             out = Some(f(st));
@@ -822,7 +821,9 @@ mod tests {
     fn a_plain_kernel_start_is_held_until_the_task_is_shared_or_ends() {
         let checker = Checker::new(Options::quiet(Parts::DEFAULT));
         submit_and_start(&checker, TaskKind::Kernel);
-        assert_eq!(running(&checker), None, "held back");
+        let held = checker.inbox.take_held().expect("held back");
+        assert!(matches!(held, Observed::Started { task: TASK, .. }));
+        checker.inbox.hold(held);
         // A notify record names its task as the releaser: its start must be known first.
         checker.observe(&Observed::TaskShared { task: TASK });
         assert_eq!(running(&checker), Some(0));
@@ -843,12 +844,93 @@ mod tests {
     }
 
     #[test]
-    fn the_watchdog_takes_held_starts() {
+    fn held_starts_are_queued_after_what_their_threads_queued_before() {
         let checker = Checker::new(Options::quiet(Parts::DEFAULT));
-        submit_and_start(&checker, TaskKind::Kernel);
-        let held = checker.inbox.take_all_held();
-        assert_eq!(held.len(), 1);
-        assert!(matches!(held[0], Observed::Started { task: TASK, .. }));
-        assert!(checker.inbox.take_held().is_none(), "taken once");
+        let meta = TaskMeta::default();
+        let next = TaskRef { task_id: 1, ..TASK };
+        for task in [TASK, next] {
+            checker.observe(&Observed::Submitted {
+                task,
+                kind: TaskKind::Kernel,
+                meta: &meta,
+                thread_id: 1,
+                start_ns: 0,
+                end_ns: 0,
+            });
+        }
+        // A worker ran task 0 while another thread held the state: its start and end wait in
+        // the queue. Then it started task 1, held back.
+        let busy = checker.state.lock().unwrap();
+        checker.observe(&Observed::Started {
+            task: TASK,
+            kind: TaskKind::Kernel,
+            thread_id: 2,
+            at_ns: 0,
+        });
+        checker.observe(&Observed::Finished {
+            task: TASK,
+            kind: TaskKind::Kernel,
+            failure: None,
+            at_ns: 1,
+        });
+        checker.observe(&Observed::Started {
+            task: next,
+            kind: TaskKind::Kernel,
+            thread_id: 2,
+            at_ns: 2,
+        });
+        drop(busy);
+        // A reader (as the watchdog) queues the held start behind task 0's start and end:
+        // task 1 runs, and nothing was dropped on the way.
+        assert_eq!(running(&checker), Some(1));
+        assert!(checker.inbox.take_held().is_none(), "queued once");
+        checker.observe(&Observed::Finished {
+            task: next,
+            kind: TaskKind::Kernel,
+            failure: None,
+            at_ns: 3,
+        });
+        assert_eq!(running(&checker), None);
+        checker.read(|st| assert_eq!(st.streams[&TASK.stream].finished_upto, 2));
+    }
+
+    #[test]
+    fn a_start_that_is_no_longer_queued_leaves_the_younger_tasks_queued() {
+        let checker = Checker::new(Options::quiet(Parts::DEFAULT));
+        let meta = TaskMeta::default();
+        for id in 0..3 {
+            checker.observe(&Observed::Submitted {
+                task: TaskRef {
+                    task_id: id,
+                    ..TASK
+                },
+                kind: TaskKind::Wait,
+                meta: &meta,
+                thread_id: 1,
+                start_ns: 0,
+                end_ns: 0,
+            });
+        }
+        // Task 0 started (a suspended wait), then was discarded: its discard finds it running.
+        checker.observe(&Observed::Started {
+            task: TASK,
+            kind: TaskKind::Wait,
+            thread_id: 2,
+            at_ns: 0,
+        });
+        checker.observe(&Observed::Discarded {
+            task: TASK,
+            kind: TaskKind::Wait,
+            error: crate::error::AclError::from(0),
+            at_ns: 1,
+        });
+        checker.read(|st| {
+            let queued: Vec<u64> = st.streams[&TASK.stream]
+                .queue
+                .iter()
+                .map(|p| p.id)
+                .collect();
+            assert_eq!(queued, [1, 2]);
+        });
     }
 }

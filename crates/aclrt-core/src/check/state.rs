@@ -628,9 +628,14 @@ impl State {
         }
     }
 
+    /// Takes `task` off its stream's queue of tasks not yet started, with any older ones (a
+    /// task older than one that starts can no longer start); `None` when it is not queued (it
+    /// started already, as a wait the pooled scheduler suspended and then discarded does),
+    /// leaving the younger tasks queued.
     fn take_pending(&mut self, task: TaskRef) -> Option<Pending> {
         let s = self.streams.get_mut(&task.stream)?;
-        while let Some(p) = s.queue.pop_front() {
+        while s.queue.front().is_some_and(|p| p.id <= task.task_id) {
+            let p = s.queue.pop_front().expect("front is some");
             if p.id == task.task_id {
                 return Some(p);
             }
