@@ -799,22 +799,44 @@ mod tests {
         })
     }
 
-    fn submit_and_start(checker: &Checker, kind: TaskKind) {
-        let meta = TaskMeta::default();
+    /// Task `id` of `TASK`'s stream, submitted by thread 1.
+    fn submit(checker: &Checker, id: u64, kind: TaskKind) -> TaskRef {
+        let task = TaskRef {
+            task_id: id,
+            ..TASK
+        };
         checker.observe(&Observed::Submitted {
-            task: TASK,
+            task,
             kind,
-            meta: &meta,
+            meta: &TaskMeta::default(),
             thread_id: 1,
             start_ns: 0,
             end_ns: 0,
         });
+        task
+    }
+
+    /// Task `task` starts (or ends) on thread 2.
+    fn start(checker: &Checker, task: TaskRef, kind: TaskKind) {
         checker.observe(&Observed::Started {
-            task: TASK,
+            task,
             kind,
             thread_id: 2,
             at_ns: 0,
         });
+    }
+
+    fn finish(checker: &Checker, task: TaskRef, kind: TaskKind) {
+        checker.observe(&Observed::Finished {
+            task,
+            kind,
+            failure: None,
+            at_ns: 0,
+        });
+    }
+
+    fn submit_and_start(checker: &Checker, kind: TaskKind) {
+        start(checker, submit(checker, 0, kind), kind);
     }
 
     #[test]
@@ -827,12 +849,7 @@ mod tests {
         // A notify record names its task as the releaser: its start must be known first.
         checker.observe(&Observed::TaskShared { task: TASK });
         assert_eq!(running(&checker), Some(0));
-        checker.observe(&Observed::Finished {
-            task: TASK,
-            kind: TaskKind::Kernel,
-            failure: None,
-            at_ns: 1,
-        });
+        finish(&checker, TASK, TaskKind::Kernel);
         assert_eq!(running(&checker), None, "ended");
     }
 
@@ -846,50 +863,22 @@ mod tests {
     #[test]
     fn held_starts_are_queued_after_what_their_threads_queued_before() {
         let checker = Checker::new(Options::quiet(Parts::DEFAULT));
-        let meta = TaskMeta::default();
-        let next = TaskRef { task_id: 1, ..TASK };
-        for task in [TASK, next] {
-            checker.observe(&Observed::Submitted {
-                task,
-                kind: TaskKind::Kernel,
-                meta: &meta,
-                thread_id: 1,
-                start_ns: 0,
-                end_ns: 0,
-            });
-        }
+        let (first, next) = (
+            submit(&checker, 0, TaskKind::Kernel),
+            submit(&checker, 1, TaskKind::Kernel),
+        );
         // A worker ran task 0 while another thread held the state: its start and end wait in
         // the queue. Then it started task 1, held back.
         let busy = checker.state.lock().unwrap();
-        checker.observe(&Observed::Started {
-            task: TASK,
-            kind: TaskKind::Kernel,
-            thread_id: 2,
-            at_ns: 0,
-        });
-        checker.observe(&Observed::Finished {
-            task: TASK,
-            kind: TaskKind::Kernel,
-            failure: None,
-            at_ns: 1,
-        });
-        checker.observe(&Observed::Started {
-            task: next,
-            kind: TaskKind::Kernel,
-            thread_id: 2,
-            at_ns: 2,
-        });
+        start(&checker, first, TaskKind::Kernel);
+        finish(&checker, first, TaskKind::Kernel);
+        start(&checker, next, TaskKind::Kernel);
         drop(busy);
         // A reader (as the watchdog) queues the held start behind task 0's start and end:
         // task 1 runs, and nothing was dropped on the way.
         assert_eq!(running(&checker), Some(1));
         assert!(checker.inbox.take_held().is_none(), "queued once");
-        checker.observe(&Observed::Finished {
-            task: next,
-            kind: TaskKind::Kernel,
-            failure: None,
-            at_ns: 3,
-        });
+        finish(&checker, next, TaskKind::Kernel);
         assert_eq!(running(&checker), None);
         checker.read(|st| assert_eq!(st.streams[&TASK.stream].finished_upto, 2));
     }
@@ -897,27 +886,11 @@ mod tests {
     #[test]
     fn a_start_that_is_no_longer_queued_leaves_the_younger_tasks_queued() {
         let checker = Checker::new(Options::quiet(Parts::DEFAULT));
-        let meta = TaskMeta::default();
         for id in 0..3 {
-            checker.observe(&Observed::Submitted {
-                task: TaskRef {
-                    task_id: id,
-                    ..TASK
-                },
-                kind: TaskKind::Wait,
-                meta: &meta,
-                thread_id: 1,
-                start_ns: 0,
-                end_ns: 0,
-            });
+            submit(&checker, id, TaskKind::Wait);
         }
         // Task 0 started (a suspended wait), then was discarded: its discard finds it running.
-        checker.observe(&Observed::Started {
-            task: TASK,
-            kind: TaskKind::Wait,
-            thread_id: 2,
-            at_ns: 0,
-        });
+        start(&checker, TASK, TaskKind::Wait);
         checker.observe(&Observed::Discarded {
             task: TASK,
             kind: TaskKind::Wait,

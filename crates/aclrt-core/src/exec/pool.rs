@@ -72,6 +72,14 @@ struct Stamp {
 }
 
 impl Stamp {
+    /// Notes the calling thread as the worker's (its OS id and `pthread_t`).
+    fn note_calling_thread(&self) {
+        let tid = crate::thread_state::os_thread_id();
+        self.tid.store(u64::from(tid), Ordering::Release);
+        self.pthread
+            .store(crate::thread_state::pthread_id(), Ordering::Release);
+    }
+
     /// CPU time the worker has used, in ns; `None` when it cannot be read.
     ///
     /// Only with the pool's list of stamps locked: a worker takes its stamp off that list
@@ -283,13 +291,7 @@ impl Pool {
 
     fn run_worker(self: Arc<Self>, stamp: Arc<Stamp>) {
         let _ = stamp.thread.set(std::thread::current());
-        stamp.tid.store(
-            u64::from(crate::thread_state::os_thread_id()),
-            Ordering::Release,
-        );
-        stamp
-            .pthread
-            .store(crate::thread_state::pthread_id(), Ordering::Release);
+        stamp.note_calling_thread();
         LOCAL.with(|l| {
             *l.borrow_mut() = Some(Local {
                 pool: Arc::as_ptr(&self),
@@ -580,13 +582,7 @@ mod tests {
     /// A stamp for the calling thread, as a worker makes its own.
     fn stamp_of_this_thread() -> Stamp {
         let stamp = Stamp::default();
-        stamp.tid.store(
-            u64::from(crate::thread_state::os_thread_id()),
-            Ordering::Release,
-        );
-        stamp
-            .pthread
-            .store(crate::thread_state::pthread_id(), Ordering::Release);
+        stamp.note_calling_thread();
         stamp
     }
 
