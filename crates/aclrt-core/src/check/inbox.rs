@@ -4,10 +4,11 @@
 //! event (which borrows nothing) goes into one FIFO queue when the lock is taken, and whoever
 //! holds the lock processes the queue before its own event and again before it lets go. A
 //! submission (its borrowed task description copied) always goes into the queue: the
-//! submitting thread, usually the busiest, leaves its processing to the workers. A worker also holds back the start of a task that
-//! nothing can observe while it runs (no check is due at its start and no other thread can
-//! name it) in a slot of its own, and hands it in together with the task's end: one hand-over
-//! per task instead of two.
+//! submitting thread, usually the busiest, leaves its processing to the workers. A worker also
+//! holds back the start of a task that nothing can observe while it runs (no check is due at
+//! its start and no other thread can name it) in a slot of its own, and hands it in together
+//! with the task's end: one hand-over per task instead of two, unless a reader of the state
+//! (the hang watchdog, woken by every host wait; a reader of the findings) queues it first.
 //!
 //! # Invariants
 //! - **Order.** Events are processed in an order consistent with happens-before. The queue is
@@ -106,7 +107,7 @@ pub(crate) enum Deferred {
     Submitted(Submission),
 }
 
-/// A worker's held start, where the watchdog can take it.
+/// A worker's held start, where the watchdog and the readers of the findings can queue it.
 #[derive(Default)]
 struct Slot(Mutex<Option<Observed<'static>>>);
 

@@ -816,7 +816,7 @@ mod tests {
         task
     }
 
-    /// Task `task` starts (or ends) on thread 2.
+    /// Task `task` starts on thread 2.
     fn start(checker: &Checker, task: TaskRef, kind: TaskKind) {
         checker.observe(&Observed::Started {
             task,
@@ -877,6 +877,10 @@ mod tests {
         // A reader (as the watchdog) queues the held start behind task 0's start and end:
         // task 1 runs, and nothing was dropped on the way.
         assert_eq!(running(&checker), Some(1));
+        // Task 1's start was processed after task 0's end: task 1 counts as running user code
+        // (processed first, task 0's start would have been dropped and its end counted task 1
+        // off).
+        checker.read(|st| assert_eq!(st.user_code_running, 1));
         assert!(checker.inbox.take_held().is_none(), "queued once");
         finish(&checker, next, TaskKind::Kernel);
         assert_eq!(running(&checker), None);
@@ -884,7 +888,7 @@ mod tests {
     }
 
     #[test]
-    fn a_start_that_is_no_longer_queued_leaves_the_younger_tasks_queued() {
+    fn a_discard_of_a_task_no_longer_queued_leaves_the_younger_tasks_queued() {
         let checker = Checker::new(Options::quiet(Parts::DEFAULT));
         for id in 0..3 {
             submit(&checker, id, TaskKind::Wait);

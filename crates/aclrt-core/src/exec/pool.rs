@@ -512,7 +512,9 @@ fn lock_leaf<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Takes a worker's stamp off its pool's list, and its local state away, when the worker's
 /// loop ends.
-struct Unlist<'a>(&'a Pool, &'a Arc<Stamp>);
+/// A worker that ends by a panic of the runtime's own (user code runs under `catch_unwind`)
+/// is also counted off, and a job in its hand-off slot queued for another worker.
+struct Unlist<'a>(&'a Arc<Pool>, &'a Arc<Stamp>);
 
 impl Drop for Unlist<'_> {
     fn drop(&mut self) {
@@ -521,7 +523,14 @@ impl Drop for Unlist<'_> {
             stamps.swap_remove(i);
         }
         drop(stamps);
-        let _ = LOCAL.try_with(|l| *l.borrow_mut() = None);
+        // Taken out before anything of it is dropped or pushed: both may use `LOCAL` again.
+        let local = LOCAL.try_with(|l| l.borrow_mut().take()).ok().flatten();
+        if std::thread::panicking() {
+            self.0.workers.fetch_sub(1, Ordering::SeqCst);
+            if let Some(job) = local.and_then(|l| l.next) {
+                let _ = self.0.push(job, false);
+            }
+        }
     }
 }
 
@@ -589,7 +598,7 @@ mod tests {
     /// Whether this process can read its threads' states (some sandboxes hide `/proc`; the
     /// monitor then counts every worker inside one task as stuck).
     fn proc_readable() -> bool {
-        thread_state(u64::from(crate::thread_state::os_thread_id())).is_some()
+        std::fs::read_dir("/proc/self/task").is_ok()
     }
 
     #[test]
