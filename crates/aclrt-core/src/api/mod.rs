@@ -184,13 +184,13 @@ impl Runtime {
         // The common case, a stream of the thread's current context, needs no context table
         // look-up: handles are never reused, so the same handle is the same context, and a
         // destroyed one is marked so right after its handle goes.
-        if let Some(s) = &stream {
-            if thread_state::current_context(self.serial) == Some(s.context.handle)
-                && !s.context.is_destroyed()
-            {
-                return Ok(stream.expect("matched above"));
+        let current = thread_state::current_context(self.serial);
+        let stream = match stream {
+            Some(s) if current == Some(s.context.handle) && !s.context.is_destroyed() => {
+                return Ok(s)
             }
-        }
+            other => other,
+        };
         let ctx = self.current_context()?;
         match stream {
             None => default_stream(&ctx),

@@ -69,10 +69,7 @@ impl Submission {
                 thread_id,
                 start_ns,
                 end_ns,
-                caller: Caller {
-                    stack: caller.stack.take(),
-                    pthread: caller.pthread,
-                },
+                caller: std::mem::replace(caller, Caller::none()),
             }),
             _ => None,
         }
@@ -80,10 +77,7 @@ impl Submission {
 
     /// The event again, and the caller it was made with.
     pub(crate) fn event(&mut self) -> (Observed<'_>, Caller) {
-        let caller = Caller {
-            stack: self.caller.stack.take(),
-            pthread: self.caller.pthread,
-        };
+        let caller = std::mem::replace(&mut self.caller, Caller::none());
         let event = Observed::Submitted {
             task: self.task,
             kind: self.kind,
@@ -147,9 +141,12 @@ impl Inbox {
         )
     }
 
-    /// Holds `started` back in the calling thread's slot.
-    pub(crate) fn hold(&self, started: Observed<'static>) {
-        let held = SLOT.try_with(|slot| {
+    /// Holds `started` back in the calling thread's slot; gives it back when the thread has
+    /// no slot any more (it is being torn down), to be handed in at once.
+    #[must_use]
+    pub(crate) fn hold(&self, started: Observed<'static>) -> Option<Observed<'static>> {
+        let mut started = Some(started);
+        let _ = SLOT.try_with(|slot| {
             let mut slot = slot.borrow_mut();
             let fresh = match slot.as_ref() {
                 Some((id, _)) => *id != self.id,
@@ -163,12 +160,9 @@ impl Inbox {
                 *slot = Some((self.id, new));
             }
             let (_, s) = slot.as_ref().expect("set above");
-            *lock(&s.0) = Some(started);
+            *lock(&s.0) = started.take();
         });
-        if held.is_err() {
-            // A thread being torn down: no slot, hand the start in at once.
-            self.queue.push(Deferred::Event(started));
-        }
+        started
     }
 
     /// The calling thread's held start, if any.
@@ -199,8 +193,6 @@ impl Inbox {
 
     pub(crate) fn push(&self, item: Deferred) {
         self.queue.push(item);
-        // Pairs with the holder's fence after its unlock (see the module's invariants).
-        std::sync::atomic::fence(Ordering::SeqCst);
     }
 
     pub(crate) fn pop(&self) -> Option<Deferred> {

@@ -267,7 +267,9 @@ impl Observer for Checker {
                 if let Some(earlier) = self.inbox.take_held() {
                     self.offer(Deferred::Event(earlier));
                 }
-                self.inbox.hold(copy_static(event));
+                if let Some(unheld) = self.inbox.hold(copy_static(event)) {
+                    self.offer(Deferred::Event(unheld));
+                }
                 return;
             }
             _ => {}
@@ -299,7 +301,7 @@ impl Observer for Checker {
         };
         if let Some(ev) = worker_event {
             match held {
-                Some(started) if started_task(&started) == finished_task(&ev) => {
+                Some(started) if task_of(&started) == task_of(&ev) => {
                     self.offer(Deferred::Pair(started, ev));
                 }
                 Some(started) => {
@@ -353,18 +355,10 @@ impl Observer for Checker {
     }
 }
 
-/// The task a `Started` event names.
-fn started_task(event: &Observed<'_>) -> Option<crate::observe::TaskRef> {
+/// The task a start or an end names.
+fn task_of(event: &Observed<'_>) -> Option<crate::observe::TaskRef> {
     match *event {
-        Observed::Started { task, .. } => Some(task),
-        _ => None,
-    }
-}
-
-/// The task a `Finished` event names.
-fn finished_task(event: &Observed<'_>) -> Option<crate::observe::TaskRef> {
-    match *event {
-        Observed::Finished { task, .. } => Some(task),
+        Observed::Started { task, .. } | Observed::Finished { task, .. } => Some(task),
         _ => None,
     }
 }
@@ -421,20 +415,26 @@ impl Checker {
         }
     }
 
+    /// The state, unless another thread holds it.
+    fn try_state(&self) -> Option<std::sync::MutexGuard<'_, State>> {
+        match self.state.try_lock() {
+            Ok(st) => Some(st),
+            Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
     /// Processes `item` now if the state is free, else queues it for whoever holds it.
     fn offer(&self, item: Deferred) {
-        match self.state.try_lock() {
-            Ok(st) => self.with_state(st, |st| process(st, item)),
-            Err(std::sync::TryLockError::Poisoned(p)) => {
-                self.with_state(p.into_inner(), |st| process(st, item))
-            }
-            Err(std::sync::TryLockError::WouldBlock) => {
-                self.inbox.push(item);
-                // The holder may have drained for the last time before the push.
-                if let Ok(st) = self.state.try_lock() {
-                    self.with_state(st, |_| false);
-                }
-            }
+        if let Some(st) = self.try_state() {
+            return self.with_state(st, |st| process(st, item));
+        }
+        self.inbox.push(item);
+        // The holder may have drained for the last time before the push: look again, after a
+        // fence that pairs with the holder's after its unlock (see `inbox.rs`).
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        if let Some(st) = self.try_state() {
+            self.with_state(st, |_| false);
         }
     }
 
@@ -462,12 +462,9 @@ impl Checker {
             if !self.inbox.pending_after_unlock() {
                 return;
             }
-            st = match self.state.try_lock() {
-                Ok(st) => st,
-                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-                // Whoever holds it now drains before letting go.
-                Err(std::sync::TryLockError::WouldBlock) => return,
-            };
+            // Whoever holds it now drains before letting go.
+            let Some(next) = self.try_state() else { return };
+            st = next;
         }
     }
 
@@ -845,7 +842,7 @@ mod tests {
         submit_and_start(&checker, TaskKind::Kernel);
         let held = checker.inbox.take_held().expect("held back");
         assert!(matches!(held, Observed::Started { task: TASK, .. }));
-        checker.inbox.hold(held);
+        assert!(checker.inbox.hold(held).is_none(), "held again");
         // A notify record names its task as the releaser: its start must be known first.
         checker.observe(&Observed::TaskShared { task: TASK });
         assert_eq!(running(&checker), Some(0));

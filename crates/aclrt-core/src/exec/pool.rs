@@ -72,8 +72,9 @@ struct Stamp {
 }
 
 impl Stamp {
-    /// Notes the calling thread as the worker's (its OS id and `pthread_t`).
+    /// Notes the calling thread as the worker's (its handle, OS id and `pthread_t`).
     fn note_calling_thread(&self) {
+        let _ = self.thread.set(std::thread::current());
         let tid = crate::thread_state::os_thread_id();
         self.tid.store(u64::from(tid), Ordering::Release);
         self.pthread
@@ -290,7 +291,6 @@ impl Pool {
     }
 
     fn run_worker(self: Arc<Self>, stamp: Arc<Stamp>) {
-        let _ = stamp.thread.set(std::thread::current());
         stamp.note_calling_thread();
         LOCAL.with(|l| {
             *l.borrow_mut() = Some(Local {
